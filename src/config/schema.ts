@@ -1,0 +1,93 @@
+import { z } from 'zod';
+
+export const SYSTEMS = ['secrets', 'mesh', 'scheduler'] as const;
+export type SystemName = (typeof SYSTEMS)[number];
+
+const dialect = z.enum(['spec', 'hashicorp']);
+
+const baseUrl = z
+  .string()
+  .url('must be an absolute URL such as http://127.0.0.1:8200')
+  .refine((u) => /^https?:$/.test(new URL(u).protocol), 'must use http or https');
+
+const secretsTarget = z
+  .object({
+    url: baseUrl,
+    token: z.string().min(1, 'a client token is required'),
+    dialect: dialect.default('spec'),
+    capabilities: z
+      .object({
+        /** Enterprise namespaces (X-Service-Namespace). Without it the namespace rules are SKIP. */
+        namespaces: z.boolean().default(false),
+        /** The target is a proxy that requires X-Service-Request. */
+        requestHeaderProxy: z.boolean().default(false),
+      })
+      .strict()
+      .default({ namespaces: false, requestHeaderProxy: false }),
+  })
+  .strict();
+
+const meshTarget = z
+  .object({
+    url: baseUrl,
+    token: z.string().min(1, 'an ACL token with service:write is required'),
+    dialect: dialect.default('spec'),
+    capabilities: z
+      .object({ namespaces: z.boolean().default(false) })
+      .strict()
+      .default({ namespaces: false }),
+  })
+  .strict();
+
+const schedulerTarget = z
+  .object({
+    url: baseUrl,
+    token: z.string().min(1, 'a management ACL token is required'),
+    dialect: dialect.default('spec'),
+    /** Full node ID, for targets reached through a server where node_id is required. */
+    nodeId: z.string().optional(),
+    capabilities: z.object({}).strict().default({}),
+  })
+  .strict();
+
+export const targetsSchema = z
+  .object({
+    secrets: secretsTarget.optional(),
+    mesh: meshTarget.optional(),
+    scheduler: schedulerTarget.optional(),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    $schema: z.string().optional(),
+    /** `default` checks only what the spec says; `strict` adds UPSTREAM rules. */
+    profile: z.enum(['default', 'strict']).default('default'),
+    /** Number of generated cases per property. */
+    runs: z.number().int().positive().max(100_000).default(25),
+    seed: z.number().int().optional(),
+    /** fast-check replay path, only meaningful with a seed and a single rule. */
+    path: z.string().regex(/^\d+(:\d+)*$/, 'must look like 3:1:0').optional(),
+    systems: z.array(z.enum(SYSTEMS)).min(1).default([...SYSTEMS]),
+    /** Rule id prefixes or globs (`secrets.core.*`). Empty means all. */
+    rules: z.array(z.string().min(1)).default([]),
+    requestTimeoutMs: z.number().int().positive().max(600_000).default(10_000),
+    testTimeoutMs: z.number().int().positive().max(3_600_000).default(60_000),
+    reportsDir: z.string().min(1).default('reports'),
+    /** Dialect the embedded reference serves when no targets are configured. */
+    referenceDialect: dialect.default('spec'),
+    targets: targetsSchema.default({}),
+    load: z
+      .object({
+        smoke: z.boolean().default(true),
+      })
+      .strict()
+      .default({ smoke: true }),
+  })
+  .strict();
+
+export type StackproofConfig = z.infer<typeof configSchema>;
+export type Targets = z.infer<typeof targetsSchema>;
+export type SecretsTarget = z.infer<typeof secretsTarget>;
+export type MeshTarget = z.infer<typeof meshTarget>;
+export type SchedulerTarget = z.infer<typeof schedulerTarget>;

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { dialectFor, type DialectName } from '../config/dialects.ts';
+import { sendPlainError } from './http/plain-errors.ts';
+import { startHttpServer, type RunningServer } from './http/server.ts';
+import { FAULTS } from './faults/catalog.ts';
+import { FaultSet } from './faults/types.ts';
+import { CertificateAuthority } from './mesh/certificate-authority.ts';
+import { MeshService } from './mesh/service.ts';
+import { SchedulerService } from './scheduler/service.ts';
+import { sendErrors } from './secrets/respond.ts';
+import { SecretsService } from './secrets/service.ts';
+
+export interface ReferenceOptions {
+  dialect?: DialectName;
+  faults?: string[];
+  host?: string;
+}
+
+export interface ReferenceEndpoint {
+  url: string;
+  token: string;
+}
+
+export interface RunningReference {
+  dialect: DialectName;
+  faults: string[];
+  secrets: ReferenceEndpoint;
+  mesh: ReferenceEndpoint;
+  scheduler: ReferenceEndpoint & { nodeId: string };
+  stop(): Promise<void>;
+}
+
+export class UnknownFaultError extends Error {}
+
+/**
+ * Starts the embedded reference of all three systems, each on its own loopback listener with a
+ * port chosen by the OS, serving one dialect and carrying the given faults.
+ */
+export async function startReference(options: ReferenceOptions = {}): Promise<RunningReference> {
+  const dialectName = options.dialect ?? 'spec';
+  const dialect = dialectFor(dialectName);
+  const unknown = (options.faults ?? []).filter((id) => !FAULTS.some((f) => f.id === id));
+  if (unknown.length) throw new UnknownFaultError(`unknown fault id(s): ${unknown.join(', ')}`);
+  const faults = new FaultSet(options.faults ?? []);
+  const host = options.host ?? '127.0.0.1';
+
+  let meshIndex = 10;
+  const ca = await CertificateAuthority.create(`${randomUUID()}.consul`, () => ++meshIndex);
+  const secrets = new SecretsService({ dialect, faults });
+  const meshToken = randomUUID();
+  const mesh = new MeshService({ dialect, faults, ca, managementToken: meshToken });
+  const schedulerToken = randomUUID();
+  const nodeId = randomUUID();
+  const scheduler = new SchedulerService({
+    dialect,
+    faults,
+    nodeId,
+    managementToken: schedulerToken,
+    staticMeta: { 'node.rack': 'r1', 'connect.sidecar_image': 'envoy:v1', owner: 'platform' },
+  });
+
+  const servers: RunningServer[] = [];
+  try {
+    servers.push(await startHttpServer('secrets', (req, res, m) => secrets.handle(req, res, m), internalError(sendJsonError), { host }));
+    servers.push(await startHttpServer('mesh', (req, res, m) => mesh.handle(req, res, m), internalError(sendPlainInternal), { host }));
+    servers.push(await startHttpServer('scheduler', (req, res, m) => scheduler.handle(req, res, m), internalError(sendPlainInternal), { host }));
+  } catch (err) {
+    await Promise.all(servers.map((s) => s.close()));
+    throw err;
+  }
+  const [s, m, sc] = servers as [RunningServer, RunningServer, RunningServer];
+  return {
+    dialect: dialectName,
+    faults: faults.list(),
+    secrets: { url: s.url, token: secrets.rootToken.id },
+    mesh: { url: m.url, token: meshToken },
+    scheduler: { url: sc.url, token: schedulerToken, nodeId },
+    stop: async () => {
+      await Promise.all(servers.map((srv) => srv.close()));
+    },
+  };
+}
+
+function sendJsonError(res: ServerResponse, message: string): void {
+  sendErrors(res, 500, [message]);
+}
+
+function sendPlainInternal(res: ServerResponse, message: string): void {
+  sendPlainError(res, 500, message);
+}
+
+/** A handler bug answers 500 with the system's error format and is logged; it never stops the server. */
+function internalError(send: (res: ServerResponse, message: string) => void) {
+  return (req: IncomingMessage, res: ServerResponse, err: unknown) => {
+    console.error(`[reference] ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
+    send(res, `internal error: ${(err as Error)?.message ?? String(err)}`);
+  };
+}

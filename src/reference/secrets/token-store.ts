@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+
+export interface TokenEntry {
+  id: string;
+  accessor: string;
+  policies: string[];
+  /** Namespace path the token belongs to ('' for root). */
+  namespace: string;
+  /** Remaining uses; undefined means unlimited. */
+  usesLeft?: number;
+  expiresAt?: number;
+}
+
+/** Client tokens of the secrets service. Tokens are random; nothing is hard-coded. */
+export class TokenStore {
+  private readonly tokens = new Map<string, TokenEntry>();
+
+  create(entry: Omit<TokenEntry, 'id' | 'accessor'> & { prefix?: string }): TokenEntry {
+    const token: TokenEntry = {
+      id: `${entry.prefix ?? 'hvs.'}${randomBytes(18).toString('base64url')}`,
+      accessor: randomBytes(12).toString('base64url'),
+      policies: entry.policies,
+      namespace: entry.namespace,
+      usesLeft: entry.usesLeft,
+      expiresAt: entry.expiresAt,
+    };
+    this.tokens.set(token.id, token);
+    return token;
+  }
+
+  /** Looks a token up and spends one use of it; an exhausted or expired token is gone. */
+  use(id: string | undefined): TokenEntry | undefined {
+    if (!id) return undefined;
+    const entry = this.tokens.get(id);
+    if (!entry) return undefined;
+    if (entry.expiresAt !== undefined && Date.now() >= entry.expiresAt) {
+      this.tokens.delete(id);
+      return undefined;
+    }
+    if (entry.usesLeft !== undefined) {
+      entry.usesLeft -= 1;
+      if (entry.usesLeft <= 0) this.tokens.delete(id);
+    }
+    return entry;
+  }
+}

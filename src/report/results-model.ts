@@ -1,0 +1,116 @@
+import { z } from 'zod';
+
+/**
+ * results.json: the source of truth of a run; the HTML and JUnit reports are rendered from it.
+ * Versioned: a change that removes or retypes a field bumps SCHEMA_VERSION.
+ */
+export const SCHEMA_VERSION = 1;
+
+export const OUTCOMES = ['PASS', 'FAIL', 'SKIP', 'ERROR', 'WAIVED'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+const exchangeSchema = z.object({
+  method: z.string(),
+  url: z.string(),
+  requestHeaders: z.record(z.string(), z.string()),
+  requestBody: z.string().optional(),
+  status: z.number().int().optional(),
+  responseHeaders: z.record(z.string(), z.string()).optional(),
+  responseBody: z.string().optional(),
+  durationMs: z.number(),
+  error: z.string().optional(),
+});
+
+const citationSchema = z.object({ file: z.string(), section: z.string(), quote: z.string() });
+
+export const ruleResultSchema = z.object({
+  id: z.string(),
+  system: z.enum(['secrets', 'mesh', 'scheduler']),
+  title: z.string(),
+  level: z.enum(['MUST', 'SHOULD', 'MAY', 'UPSTREAM']),
+  sources: z.array(citationSchema),
+  upstream: z.object({ product: z.string(), source: z.string(), note: z.string() }).optional(),
+  outcome: z.enum(OUTCOMES),
+  durationMs: z.number(),
+  /** Why it failed, errored or was skipped. */
+  message: z.string().optional(),
+  expected: z.string().optional(),
+  actual: z.string().optional(),
+  counterexample: z
+    .object({ value: z.string(), seed: z.number(), path: z.string(), numRuns: z.number(), shrinks: z.number() })
+    .optional(),
+  /** The one command that replays this rule (and its counterexample) against the same target. */
+  replay: z.string().optional(),
+  exchanges: z.array(exchangeSchema),
+  droppedExchanges: z.number().int(),
+  observations: z.array(z.object({ rule: z.string(), ok: z.boolean(), detail: z.string() })),
+  notes: z.array(z.string()),
+  /** Faults in the reference's catalog that break this rule. */
+  faults: z.array(z.string()),
+});
+
+export const targetSummarySchema = z.object({
+  system: z.enum(['secrets', 'mesh', 'scheduler']),
+  url: z.string(),
+  dialect: z.enum(['spec', 'hashicorp']),
+  embedded: z.boolean(),
+});
+
+const percentilesSchema = z.object({
+  p50: z.number(),
+  p90: z.number(),
+  p99: z.number(),
+  p999: z.number(),
+  max: z.number(),
+  min: z.number(),
+  mean: z.number(),
+});
+
+export const loadScenarioResultSchema = z.object({
+  scenario: z.string(),
+  engine: z.string(),
+  model: z.enum(['open', 'closed']),
+  targetRate: z.number().optional(),
+  durationMs: z.number(),
+  requests: z.number().int(),
+  errors: z.number().int(),
+  /** Requests the schedule could not start in time (open model). */
+  dropped: z.number().int(),
+  throughput: z.number(),
+  latencyMs: percentilesSchema,
+  /** Base64 HDR histogram, so runs from several machines merge exactly. */
+  histogram: z.string(),
+  /** Per-second series for charts. */
+  timeline: z.array(z.object({ t: z.number(), requests: z.number(), errors: z.number(), p50: z.number(), p99: z.number() })),
+  thresholds: z.array(z.object({ name: z.string(), limit: z.number(), actual: z.number(), ok: z.boolean() })),
+});
+
+export const runResultsSchema = z.object({
+  schemaVersion: z.literal(SCHEMA_VERSION),
+  tool: z.object({ name: z.literal('stackproof'), version: z.string() }),
+  run: z.object({
+    id: z.string(),
+    startedAt: z.string(),
+    finishedAt: z.string(),
+    durationMs: z.number(),
+    profile: z.enum(['default', 'strict']),
+    seed: z.number(),
+    runs: z.number(),
+    command: z.string(),
+    faults: z.array(z.string()),
+  }),
+  targets: z.array(targetSummarySchema),
+  summary: z.object({
+    total: z.number().int(),
+    byOutcome: z.record(z.enum(OUTCOMES), z.number().int()),
+    exitCode: z.number().int(),
+    verdict: z.string(),
+  }),
+  rules: z.array(ruleResultSchema),
+  load: z.array(loadScenarioResultSchema),
+});
+
+export type RuleResult = z.infer<typeof ruleResultSchema>;
+export type RunResults = z.infer<typeof runResultsSchema>;
+export type LoadScenarioResult = z.infer<typeof loadScenarioResultSchema>;
+export type TargetSummary = z.infer<typeof targetSummarySchema>;

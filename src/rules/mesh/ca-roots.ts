@@ -1,0 +1,22 @@
+import type { Rule } from '../types.ts';
+import { SPEC_FILES } from '../spec-files.ts';
+
+const file = SPEC_FILES.mesh;
+
+export const meshCaRootsRules: Rule[] = [
+  {
+    id: 'mesh.roots.documented-fields',
+    system: 'mesh',
+    title: 'CA roots returns every documented field; ActiveRootID names a root whose Active is true; RootCert is an X.509 certificate',
+    level: 'MUST',
+    sources: [
+      { file, section: 'Resources and their fields > CA roots response', quote: 'ActiveRootID | string | ID of the active root' },
+      {
+        file,
+        section: 'Resources and their fields > CA roots response',
+        quote:
+          'Root fields: ID (string), Name (string), SerialNumber (integer), SigningKeyID (string), ExternalTrustDomain (string), NotBefore (timestamp string, ISO 8601), NotAfter (timestamp string), RootCert (PEM string), IntermediateCerts (null or list), Active (boolean), PrivateKeyType (string), PrivateKeyBits (integer), CreateIndex (integer), ModifyIndex (integer).',
+      },
+    ],
+  },
+];

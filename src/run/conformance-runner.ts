@@ -1,0 +1,84 @@
+import { createVitest, type TestSpecification, type Vitest } from 'vitest/node';
+import type { SystemName } from '../config/schema.ts';
+import type { RuleResult } from '../report/results-model.ts';
+import type { Rule } from '../rules/types.ts';
+import type { Observation } from './evidence.ts';
+import { ruleOutcome } from './outcomes.ts';
+import { PACKAGE_ROOT } from './package-root.ts';
+import type { SuiteContext } from './suite-context.ts';
+import { RuleCollector, type TestVerdict } from './vitest-collector.ts';
+
+export interface ConformanceRunnerOptions {
+  testTimeoutMs: number;
+  onVerdict?: (verdict: TestVerdict) => void;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Runs the conformance suites through vitest's Node API. One runner can run many times (the fault
+ * matrix does), each time with new targets handed to the suites through provide/inject.
+ */
+export class ConformanceRunner {
+  private constructor(
+    private readonly vitest: Vitest,
+    private readonly collector: RuleCollector,
+    private readonly specs: TestSpecification[],
+  ) {}
+
+  static async create(options: ConformanceRunnerOptions): Promise<ConformanceRunner> {
+    const collector = new RuleCollector(options.onVerdict);
+    const vitest = await createVitest(
+      'test',
+      {
+        config: false,
+        root: PACKAGE_ROOT,
+        dir: 'suites',
+        include: ['**/*.suite.ts'],
+        watch: false,
+        reporters: [collector],
+        testTimeout: options.testTimeoutMs,
+        hookTimeout: options.testTimeoutMs,
+        teardownTimeout: 10_000,
+        passWithNoTests: true,
+        pool: 'threads',
+        silent: true,
+        allowOnly: false,
+      },
+      { logLevel: 'silent', clearScreen: false, cacheDir: 'node_modules/.vite-stackproof' },
+    );
+    const specs = await vitest.globTestSpecifications();
+    return new ConformanceRunner(vitest, collector, specs);
+  }
+
+  /** Runs the tests of the given rules against the targets in `context`; one result per rule. */
+  async run(context: SuiteContext, rules: readonly Rule[]): Promise<Omit<RuleResult, 'replay'>[]> {
+    this.collector.reset();
+    const systems = new Set<SystemName>(rules.map((r) => r.system));
+    const specs = this.specs.filter((s) => [...systems].some((system) => s.moduleId.includes(`/suites/${system}/`)));
+    if (rules.length > 0 && specs.length > 0) {
+      this.vitest.provide('stackproof', context);
+      // A test's name is "<rule id> <title>": select by the id followed by a space.
+      this.vitest.setGlobalTestNamePattern(new RegExp(`(?:^| )(?:${rules.map((r) => escapeRegExp(r.id)).join('|')}) `));
+      await this.vitest.runTestSpecifications(specs, false);
+    }
+    const verdictsByRule = new Map<string, TestVerdict[]>();
+    const observationsByRule = new Map<string, Observation[]>();
+    for (const v of this.collector.verdicts) {
+      verdictsByRule.set(v.ruleId, [...(verdictsByRule.get(v.ruleId) ?? []), v]);
+      for (const o of v.evidence?.observations ?? []) observationsByRule.set(o.rule, [...(observationsByRule.get(o.rule) ?? []), o]);
+    }
+    return rules.map((rule) =>
+      ruleOutcome(rule, verdictsByRule.get(rule.id) ?? [], observationsByRule.get(rule.id) ?? [], {
+        moduleErrors: this.collector.moduleErrors,
+        system: rule.system,
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.vitest.close();
+  }
+}

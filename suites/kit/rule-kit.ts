@@ -1,0 +1,153 @@
+import fc from 'fast-check';
+import { Agent } from 'undici';
+import { dialectFor, tokenHeaders } from '../../src/config/dialects.ts';
+import type { SystemName } from '../../src/config/schema.ts';
+import { HttpClient } from '../../src/client/http-client.ts';
+import { MeshApi } from '../../src/client/mesh-api.ts';
+import { Redactor } from '../../src/client/redact.ts';
+import { SchedulerApi } from '../../src/client/scheduler-api.ts';
+import { SecretsApi } from '../../src/client/secrets-api.ts';
+import { TargetError } from '../../src/client/target-error.ts';
+import type { Rule } from '../../src/rules/types.ts';
+import type { Observation, RuleEvidence } from '../../src/run/evidence.ts';
+import type { SuiteContext } from '../../src/run/suite-context.ts';
+import { ExchangeLog } from './exchange-log.ts';
+
+/** A rule's precondition is not met by the target's declared configuration: the rule is SKIP. */
+export class SkipRule extends Error {}
+
+let sharedAgent: Agent | undefined;
+/** One connection pool per worker: rules reuse keep-alive connections to the same target. */
+function agentFor(timeoutMs: number): Agent {
+  sharedAgent ??= new Agent({ connectTimeout: Math.min(timeoutMs, 10_000), headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 4_000 });
+  return sharedAgent;
+}
+
+/** Everything a rule's test uses: clients for the targets, property checking, and the evidence it leaves. */
+export class RuleKit {
+  readonly log = new ExchangeLog();
+  readonly redactor = new Redactor();
+  readonly observations: Observation[] = [];
+  readonly notes: string[] = [];
+  private counterexample: RuleEvidence['counterexample'];
+  private readonly clients = new Map<SystemName, HttpClient>();
+
+  constructor(
+    readonly rule: Rule,
+    readonly ctx: SuiteContext,
+  ) {
+    for (const secret of ctx.secrets) this.redactor.add(secret);
+  }
+
+  private client(system: SystemName, defaultHeaders: Record<string, string>): HttpClient {
+    let client = this.clients.get(system);
+    if (!client) {
+      const target = this.ctx.targets[system];
+      if (!target) throw new SkipRule(`no ${system} target is configured`);
+      client = new HttpClient({
+        baseUrl: target.url,
+        defaultHeaders,
+        timeoutMs: this.ctx.requestTimeoutMs,
+        redactor: this.redactor,
+        dispatcher: agentFor(this.ctx.requestTimeoutMs),
+        observers: [(exchange) => this.log.add(exchange)],
+      });
+      this.clients.set(system, client);
+    }
+    return client;
+  }
+
+  get secrets(): SecretsApi {
+    const target = this.ctx.targets.secrets;
+    if (!target) throw new SkipRule('no secrets target is configured');
+    const dialect = dialectFor(target.dialect);
+    return new SecretsApi(this.client('secrets', { [dialect.secrets.tokenHeader]: target.token }), dialect);
+  }
+
+  get mesh(): MeshApi {
+    const target = this.ctx.targets.mesh;
+    if (!target) throw new SkipRule('no mesh target is configured');
+    const dialect = dialectFor(target.dialect);
+    return new MeshApi(this.client('mesh', tokenHeaders(dialect.mesh.token, target.token)), dialect);
+  }
+
+  get scheduler(): SchedulerApi {
+    const target = this.ctx.targets.scheduler;
+    if (!target) throw new SkipRule('no scheduler target is configured');
+    const dialect = dialectFor(target.dialect);
+    return new SchedulerApi(this.client('scheduler', tokenHeaders(dialect.scheduler.token, target.token)), dialect, target.nodeId);
+  }
+
+  /** Registers a secret learnt during the test (a client secret, a token) so it is redacted. */
+  secret(value: string | undefined): void {
+    this.redactor.add(value);
+  }
+
+  note(text: string): void {
+    this.notes.push(this.redactor.text(text));
+  }
+
+  observe(observation: Observation): void {
+    this.observations.push({ ...observation, detail: this.redactor.text(observation.detail) });
+  }
+
+  /**
+   * Checks a property over generated inputs against the live target. The run's seed makes it
+   * replayable; a failure records the shrunk counterexample, its seed and path, and the exchanges
+   * of that one case. A target that misbehaves stops the property at once as ERROR instead of
+   * being shrunk like a counterexample.
+   */
+  async property<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, options: { numRuns?: number } = {}): Promise<void> {
+    let targetError: TargetError | undefined;
+    const guarded = async (value: T): Promise<void> => {
+      if (targetError) throw targetError;
+      try {
+        await predicate(value);
+      } catch (err) {
+        if (err instanceof TargetError) targetError = err;
+        throw err;
+      }
+    };
+    const numRuns = options.numRuns ?? this.ctx.runs;
+    const details = await fc.check(fc.asyncProperty(arbitrary, guarded), {
+      numRuns,
+      seed: this.ctx.seed,
+      path: this.ctx.path,
+      endOnFailure: false,
+    });
+    if (targetError) throw targetError;
+    if (!details.failed) return;
+    const value = details.counterexample?.[0] as T;
+    // Run the shrunk case once more on a clean log so the evidence shows exactly its exchanges.
+    this.log.clear();
+    let failure: unknown = details.errorInstance;
+    try {
+      await predicate(value);
+    } catch (err) {
+      failure = err;
+    }
+    if (failure instanceof TargetError) throw failure;
+    this.counterexample = {
+      value: this.redactor.text(fc.stringify(value)),
+      seed: details.seed,
+      path: details.counterexamplePath ?? '',
+      numRuns: details.numRuns,
+      shrinks: details.numShrinks,
+    };
+    const original = failure instanceof Error ? failure : new Error(String(failure));
+    original.message = `counterexample ${this.counterexample.value} (seed ${details.seed}, path ${this.counterexample.path}): ${original.message}`;
+    throw original;
+  }
+
+  evidence(skipReason?: string): RuleEvidence {
+    return {
+      ruleId: this.rule.id,
+      exchanges: this.log.entries(),
+      droppedExchanges: this.log.droppedCount(),
+      observations: this.observations,
+      counterexample: this.counterexample,
+      skipReason,
+      notes: this.notes,
+    };
+  }
+}
