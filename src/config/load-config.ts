@@ -150,9 +150,11 @@ function originOf(origins: Origins, path: string[]): string | undefined {
     const hit = origins.get(path.slice(0, i).join('.'));
     if (hit) return hit;
   }
-  // An unknown key inside an object: report the origin of any sibling under the same prefix.
-  const prefix = path.join('.');
-  for (const [k, v] of origins) if (k.startsWith(prefix)) return v;
+  // A missing or unknown key: report where its siblings came from, nearest first.
+  for (let i = path.length; i > 0; i--) {
+    const prefix = `${path.slice(0, i).join('.')}.`;
+    for (const [k, v] of origins) if (k.startsWith(prefix)) return v;
+  }
   return undefined;
 }
 

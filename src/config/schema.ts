@@ -8,7 +8,8 @@ const dialect = z.enum(['spec', 'hashicorp']);
 const baseUrl = z
   .string()
   .url('must be an absolute URL such as http://127.0.0.1:8200')
-  .refine((u) => /^https?:$/.test(new URL(u).protocol), 'must use http or https');
+  // Only judged when the text is a URL at all; .url() already names the other case.
+  .refine((u) => !URL.canParse(u) || /^https?:$/.test(new URL(u).protocol), 'must use http or https');
 
 const secretsTarget = z
   .object({

@@ -1,0 +1,37 @@
+import { randomInt } from 'node:crypto';
+import type { DialectName } from '../../config/dialects.ts';
+import { loadConfig } from '../../config/load-config.ts';
+import { FAULTS } from '../../reference/faults/catalog.ts';
+import { UnknownFaultError } from '../../reference/reference.ts';
+import { selectRules } from '../../rules/catalog.ts';
+import { runFaultMatrix } from '../../run/fault-matrix.ts';
+import { EXIT } from '../exit-codes.ts';
+import { flagsToConfig, type CommonFlags } from '../flags.ts';
+
+export async function runFaultsCommand(flags: CommonFlags & { json?: boolean; fault: string[]; dialect: DialectName }): Promise<number> {
+  const config = loadConfig({ env: {}, flags: { ...flagsToConfig(flags), profile: flags.profile ?? 'strict' } });
+  const rules = selectRules(config.systems, config.rules, config.profile);
+  const ruleIds = new Set(rules.map((r) => r.id));
+  const unknown = flags.fault.filter((id) => !FAULTS.some((f) => f.id === id));
+  if (unknown.length) throw new UnknownFaultError(`unknown fault id(s): ${unknown.join(', ')}; see \`stackproof rules\``);
+  const faults = FAULTS.filter((f) => (flags.fault.length ? flags.fault.includes(f.id) : f.breaks.some((id) => ruleIds.has(id))));
+  const seed = config.seed ?? randomInt(0, 2 ** 31 - 1);
+  const log = flags.json ? (line: string) => process.stderr.write(`${line}\n`) : (line: string) => process.stdout.write(`${line}\n`);
+  log(`fault matrix: ${faults.length} fault(s) against ${rules.length} rule(s), dialect ${flags.dialect}, seed ${seed}`);
+  const report = await runFaultMatrix({
+    faults,
+    rules,
+    dialect: flags.dialect,
+    runs: config.runs,
+    seed,
+    testTimeoutMs: config.testTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
+    log,
+  });
+  if (flags.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else {
+    const caught = report.faults.filter((f) => f.caught).length;
+    log(`${caught}/${report.faults.length} faults caught; baseline ${report.baseline.allPass ? 'all PASS' : 'NOT all PASS'}`);
+  }
+  return report.allCaught ? EXIT.OK : EXIT.RULES_FAILED;
+}

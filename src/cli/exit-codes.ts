@@ -1,0 +1,13 @@
+/** The exit codes a CI job can gate on. */
+export const EXIT = {
+  /** Every MUST rule passed (and no load threshold was breached). */
+  OK: 0,
+  /** A MUST rule is FAIL or ERROR, or a fault went uncaught in the fault matrix. */
+  RULES_FAILED: 1,
+  /** Bad usage or an invalid configuration. */
+  USAGE: 2,
+  /** A configured target does not answer. */
+  UNREACHABLE: 3,
+  /** A load threshold (SLO) was breached. */
+  THRESHOLD: 4,
+} as const;

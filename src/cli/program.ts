@@ -1,0 +1,120 @@
+import { Command, CommanderError, Option } from 'commander';
+import { ConfigError, ENV_VARIABLES } from '../config/load-config.ts';
+import { SYSTEMS } from '../config/schema.ts';
+import { UnknownFaultError } from '../reference/reference.ts';
+import { TOOL_VERSION } from '../run/tool-version.ts';
+import { EXIT } from './exit-codes.ts';
+import { runConformCommand } from './commands/conform.ts';
+import { runFaultsCommand } from './commands/faults.ts';
+import { runRulesCommand } from './commands/rules.ts';
+import { runServeCommand } from './commands/serve.ts';
+import { NoRulesSelectedError, UnreachableTargetError } from '../run/conform.ts';
+
+function addSelectionOptions(cmd: Command): Command {
+  return cmd
+    .option('--systems <list>', `comma-separated systems to check (${SYSTEMS.join(',')})`)
+    .option('--rules <list>', 'comma-separated rule id prefixes or globs, e.g. secrets.core or mesh.*.leaf-*')
+    .option('--runs <n>', 'generated cases per property (default 25)')
+    .option('--seed <n>', 'seed for generated cases; a failure prints the seed that replays it')
+    .option('--profile <name>', 'default (the spec only) or strict (adds UPSTREAM rules)');
+}
+
+function addTargetOptions(cmd: Command): Command {
+  for (const system of SYSTEMS) {
+    cmd.option(`--${system}-url <url>`, `base URL of the ${system} target`);
+    cmd.option(`--${system}-token <token>`, `token for the ${system} target (prefer STACKPROOF_${system.toUpperCase()}_TOKEN)`);
+    cmd.addOption(new Option(`--${system}-dialect <dialect>`, `header and mount names of the ${system} target`).choices(['spec', 'hashicorp']));
+  }
+  return cmd.option('--scheduler-node-id <id>', 'full node ID, for a scheduler reached through a server');
+}
+
+export function buildProgram(): Command {
+  const program = new Command('stackproof')
+    .description('Conformance and load-test harness for a secrets service, a service-mesh agent and a scheduler')
+    .version(TOOL_VERSION)
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+
+  const conformCmd = program
+    .command('conform')
+    .description('run the conformance suites (against the embedded reference unless targets are configured) and write reports')
+    .option('--config <file>', 'JSON target profile; environment variables and flags override it');
+  addSelectionOptions(conformCmd);
+  addTargetOptions(conformCmd);
+  conformCmd
+    .option('--path <path>', 'fast-check replay path, printed with a counterexample')
+    .option('--reports-dir <dir>', 'where to write results.json, junit.xml and index.html (default reports)')
+    .option('--request-timeout <ms>', 'deadline of every request (default 10000)')
+    .addOption(new Option('--reference-dialect <dialect>', 'dialect the embedded reference serves').choices(['spec', 'hashicorp']))
+    .option('--reference-fault <id>', 'start the embedded reference with this fault (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--no-load-smoke', 'skip the short load smoke after the suites')
+    .option('--load-smoke', 'run the load smoke against configured targets too')
+    .action(async (opts) => {
+      process.exitCode = await runConformCommand(opts, process.argv.slice(2).join(' '));
+    });
+
+  program
+    .command('serve')
+    .description('start the embedded reference and print its URLs and tokens until Ctrl-C')
+    .addOption(new Option('--dialect <dialect>', 'header and mount names to serve').choices(['spec', 'hashicorp']).default('spec'))
+    .option('--fault <id>', 'start with this fault on (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .addOption(new Option('--host <address>', 'loopback address to listen on').choices(['127.0.0.1', '::1']).default('127.0.0.1'))
+    .action(async (opts) => {
+      process.exitCode = await runServeCommand(opts);
+    });
+
+  addSelectionOptions(
+    program
+      .command('rules')
+      .description('list the rule catalog: id, system, level, spec citation and the faults that break each rule')
+      .option('--json', 'print JSON'),
+  ).action(async (opts) => {
+    process.exitCode = await runRulesCommand(opts);
+  });
+
+  addSelectionOptions(
+    program
+      .command('faults')
+      .description('run the fault matrix: the reference with each fault on, and whether the suites catch it')
+      .option('--json', 'print JSON')
+      .option('--fault <id>', 'only this fault (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+      .addOption(new Option('--dialect <dialect>', 'dialect the reference serves').choices(['spec', 'hashicorp']).default('spec')),
+  ).action(async (opts) => {
+    process.exitCode = await runFaultsCommand(opts);
+  });
+
+  program.addHelpText(
+    'after',
+    `
+Exit codes: 0 every MUST rule passed; 1 a MUST rule FAIL or ERROR (or a fault not caught);
+2 usage or configuration error; 3 a target does not answer; 4 a load threshold breached.
+Environment: ${ENV_VARIABLES.join(', ')}.`,
+  );
+  return program;
+}
+
+export function usageFailure(err: unknown): number | undefined {
+  if (err instanceof ConfigError || err instanceof NoRulesSelectedError || err instanceof UnknownFaultError) {
+    process.stderr.write(`stackproof: ${err.message}\n`);
+    return EXIT.USAGE;
+  }
+  if (err instanceof UnreachableTargetError) {
+    process.stderr.write(`stackproof: target unreachable:\n${err.message}\n`);
+    return EXIT.UNREACHABLE;
+  }
+  return undefined;
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return Number(process.exitCode ?? 0);
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : EXIT.USAGE;
+    const code = usageFailure(err);
+    if (code !== undefined) return code;
+    process.stderr.write(`stackproof: unexpected failure: ${(err as Error)?.stack ?? String(err)}\n`);
+    return EXIT.RULES_FAILED;
+  }
+}

@@ -1,0 +1,42 @@
+import * as hdr from 'hdr-histogram-js';
+
+/** Latencies are recorded in microseconds, up to an hour, with 3 significant digits. */
+export function newLatencyHistogram(): hdr.Histogram {
+  return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3 });
+}
+
+export interface Percentiles {
+  p50: number;
+  p90: number;
+  p99: number;
+  p999: number;
+  max: number;
+  min: number;
+  mean: number;
+}
+
+/** Percentiles in milliseconds, from a histogram of microseconds. */
+export function percentilesMs(h: hdr.Histogram): Percentiles {
+  const ms = (us: number) => Math.round(us) / 1000;
+  if (h.totalCount === 0) return { p50: 0, p90: 0, p99: 0, p999: 0, max: 0, min: 0, mean: 0 };
+  return {
+    p50: ms(h.getValueAtPercentile(50)),
+    p90: ms(h.getValueAtPercentile(90)),
+    p99: ms(h.getValueAtPercentile(99)),
+    p999: ms(h.getValueAtPercentile(99.9)),
+    max: ms(h.maxValue),
+    min: ms(h.minNonZeroValue),
+    mean: ms(h.mean),
+  };
+}
+
+export function encodeHistogram(h: hdr.Histogram): string {
+  return hdr.encodeIntoCompressedBase64(h);
+}
+
+/** Merges encoded histograms from several runners: percentiles of the union, never an average of percentiles. */
+export function mergeHistograms(encoded: string[]): hdr.Histogram {
+  const total = newLatencyHistogram();
+  for (const e of encoded) total.add(hdr.decodeFromCompressedBase64(e));
+  return total;
+}

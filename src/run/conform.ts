@@ -1,0 +1,159 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import type { StackproofConfig, SystemName, Targets } from '../config/schema.ts';
+import { EXIT } from '../cli/exit-codes.ts';
+import { runLoadSmoke } from '../load/smoke.ts';
+import { startReference, type RunningReference } from '../reference/reference.ts';
+import type { LoadScenarioResult, RuleResult, RunResults, TargetSummary } from '../report/results-model.ts';
+import { SCHEMA_VERSION } from '../report/results-model.ts';
+import { selectRules } from '../rules/catalog.ts';
+import { ConformanceRunner } from './conformance-runner.ts';
+import { replayCommand, type Invocation } from './invocation.ts';
+import { countOutcomes } from './outcomes.ts';
+import { preflight } from './preflight.ts';
+import type { SuiteContext } from './suite-context.ts';
+import { TOOL_VERSION } from './tool-version.ts';
+
+export class UnreachableTargetError extends Error {}
+export class NoRulesSelectedError extends Error {}
+
+export interface ConformOptions {
+  config: StackproofConfig;
+  invocation: Invocation;
+  command: string;
+  /** Run the short load smoke after the suites (default: only against the embedded reference). */
+  loadSmoke?: boolean;
+  log: (line: string) => void;
+}
+
+export interface ConformOutcome {
+  results: RunResults;
+  exitCode: number;
+  secrets: string[];
+}
+
+/** Exit code by outcome: 1 when any MUST rule is FAIL or ERROR. */
+export function exitCodeFor(rules: Pick<RuleResult, 'level' | 'outcome'>[]): number {
+  return rules.some((r) => r.level === 'MUST' && (r.outcome === 'FAIL' || r.outcome === 'ERROR')) ? EXIT.RULES_FAILED : EXIT.OK;
+}
+
+function referenceTargets(ref: RunningReference, systems: SystemName[]): Targets {
+  const t: Targets = {};
+  const dialect = ref.dialect;
+  if (systems.includes('secrets')) t.secrets = { url: ref.secrets.url, token: ref.secrets.token, dialect, capabilities: { namespaces: false, requestHeaderProxy: false } };
+  if (systems.includes('mesh')) t.mesh = { url: ref.mesh.url, token: ref.mesh.token, dialect, capabilities: { namespaces: false } };
+  if (systems.includes('scheduler')) t.scheduler = { url: ref.scheduler.url, token: ref.scheduler.token, dialect, capabilities: {} };
+  return t;
+}
+
+/**
+ * One conformance run: targets (configured, or the embedded reference started here), preflight,
+ * the suites, an optional load smoke, and the results with an exit code.
+ */
+export async function conform(options: ConformOptions): Promise<ConformOutcome> {
+  const { config, log } = options;
+  const started = new Date();
+  const rules = selectRules(config.systems, config.rules, config.profile);
+  if (rules.length === 0) {
+    throw new NoRulesSelectedError(`no rule matches --systems ${config.systems.join(',')} --rules ${config.rules.join(',') || '(all)'} (profile ${config.profile}); see \`stackproof rules\``);
+  }
+  const systems = [...new Set(rules.map((r) => r.system))];
+  const external = Object.values(config.targets).some(Boolean);
+  let reference: RunningReference | undefined;
+  try {
+    let targets: Targets;
+    if (external) {
+      targets = Object.fromEntries(systems.filter((s) => config.targets[s]).map((s) => [s, config.targets[s]])) as Targets;
+    } else {
+      reference = await startReference({ dialect: config.referenceDialect, faults: options.invocation.referenceFaults });
+      targets = referenceTargets(reference, systems);
+      log(`reference: started on loopback (dialect ${reference.dialect}${reference.faults.length ? `, faults ${reference.faults.join(', ')}` : ''})`);
+    }
+    for (const s of systems) {
+      const t = targets[s];
+      log(t ? `  ${s.padEnd(9)} ${t.url}` : `  ${s.padEnd(9)} (no target configured: its rules are SKIP)`);
+    }
+
+    const probes = await preflight(targets);
+    const down = probes.filter((p) => !p.ok);
+    if (down.length > 0) {
+      throw new UnreachableTargetError(down.map((p) => `${p.system} target ${p.url} does not answer: ${p.problem}`).join('\n'));
+    }
+    log(`preflight: ${probes.map((p) => `${p.system} answers (${p.durationMs} ms)`).join(', ')}`);
+
+    const secrets = Object.values(targets).flatMap((t) => (t ? [t.token] : []));
+    const seed = config.seed ?? randomInt(0, 2 ** 31 - 1);
+    const context: SuiteContext = {
+      targets,
+      profile: config.profile,
+      runs: config.runs,
+      seed,
+      path: config.path,
+      requestTimeoutMs: config.requestTimeoutMs,
+      secrets,
+    };
+    log(`conform: ${rules.length} rule(s), profile ${config.profile}, seed ${seed}, ${config.runs} run(s) per property`);
+    const runner = await ConformanceRunner.create({
+      testTimeoutMs: config.testTimeoutMs,
+      onVerdict: (v) => log(`  ${v.state.padEnd(7)} ${v.ruleId} (${v.durationMs} ms)`),
+    });
+    let ruleResults: RuleResult[];
+    try {
+      const raw = await runner.run(context, rules);
+      ruleResults = raw.map((r) => ({
+        ...r,
+        replay:
+          r.outcome === 'FAIL' || r.outcome === 'ERROR'
+            ? replayCommand(options.invocation, r.id, r.counterexample?.seed ?? seed, config.runs, r.counterexample?.path)
+            : undefined,
+      }));
+    } finally {
+      await runner.close();
+    }
+
+    let load: LoadScenarioResult[] = [];
+    if ((options.loadSmoke ?? !external) && config.load.smoke) {
+      log('load smoke: 2 s at 50 requests/s per read path, open model');
+      load = await runLoadSmoke(targets, { rate: 50, durationMs: 2_000 });
+      for (const s of load) {
+        log(`  ${s.scenario}: ${s.requests} requests, ${s.errors} errors, p50 ${s.latencyMs.p50} ms, p99 ${s.latencyMs.p99} ms, thresholds ${s.thresholds.every((t) => t.ok) ? 'met' : 'BREACHED'}`);
+      }
+    }
+
+    const exitCode = exitCodeFor(ruleResults);
+    const counts = countOutcomes(ruleResults);
+    const finished = new Date();
+    const targetSummaries: TargetSummary[] = (Object.entries(targets) as [SystemName, NonNullable<Targets[SystemName]>][]).map(([system, t]) => ({
+      system,
+      url: t.url,
+      dialect: t.dialect,
+      embedded: !external,
+    }));
+    const results: RunResults = {
+      schemaVersion: SCHEMA_VERSION,
+      tool: { name: 'stackproof', version: TOOL_VERSION },
+      run: {
+        id: `${started.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`,
+        startedAt: started.toISOString(),
+        finishedAt: finished.toISOString(),
+        durationMs: finished.getTime() - started.getTime(),
+        profile: config.profile,
+        seed,
+        runs: config.runs,
+        command: options.command,
+        faults: reference?.faults ?? [],
+      },
+      targets: targetSummaries,
+      summary: {
+        total: ruleResults.length,
+        byOutcome: counts,
+        exitCode,
+        verdict: `${exitCode === 0 ? 'PASSED' : 'FAILED'}: ${counts.PASS} pass, ${counts.FAIL} fail, ${counts.ERROR} error, ${counts.SKIP} skip${counts.WAIVED ? `, ${counts.WAIVED} waived` : ''} of ${ruleResults.length} rules`,
+      },
+      rules: ruleResults,
+      load,
+    };
+    return { results, exitCode, secrets };
+  } finally {
+    await reference?.stop();
+  }
+}

@@ -1,0 +1,109 @@
+import type { DialectName } from '../config/dialects.ts';
+import type { SystemName, Targets } from '../config/schema.ts';
+import { FAULTS } from '../reference/faults/catalog.ts';
+import type { Fault } from '../reference/faults/types.ts';
+import { startReference } from '../reference/reference.ts';
+import type { Outcome } from '../report/results-model.ts';
+import { RULES, ruleById } from '../rules/catalog.ts';
+import type { Rule } from '../rules/types.ts';
+import { ConformanceRunner } from './conformance-runner.ts';
+import type { SuiteContext } from './suite-context.ts';
+
+export interface FaultVerdict {
+  fault: string;
+  system: SystemName;
+  description: string;
+  breaks: string[];
+  /** True when every rule the fault breaks was reported FAIL. */
+  caught: boolean;
+  outcomes: { rule: string; outcome: Outcome; message?: string }[];
+  durationMs: number;
+}
+
+export interface FaultMatrixReport {
+  dialect: DialectName;
+  seed: number;
+  runs: number;
+  /** With no fault on, every selected rule must PASS. */
+  baseline: { allPass: boolean; outcomes: { rule: string; outcome: Outcome; message?: string }[] };
+  faults: FaultVerdict[];
+  allCaught: boolean;
+}
+
+export interface FaultMatrixOptions {
+  faults?: readonly Fault[];
+  rules?: readonly Rule[];
+  dialect: DialectName;
+  runs: number;
+  seed: number;
+  testTimeoutMs: number;
+  requestTimeoutMs: number;
+  log: (line: string) => void;
+}
+
+/**
+ * Starts the reference once with no fault and once per fault, runs the suites of the rules each
+ * fault breaks, and reports whether the suites caught it (FAIL on every rule it breaks).
+ */
+export async function runFaultMatrix(options: FaultMatrixOptions): Promise<FaultMatrixReport> {
+  const faults = options.faults ?? FAULTS;
+  const baselineRules = options.rules ?? RULES.filter((r) => r.level !== 'UPSTREAM');
+  const runner = await ConformanceRunner.create({ testTimeoutMs: options.testTimeoutMs });
+  const runWith = async (faultIds: string[], rules: readonly Rule[]) => {
+    const ref = await startReference({ dialect: options.dialect, faults: faultIds });
+    try {
+      const targets: Targets = {
+        secrets: { url: ref.secrets.url, token: ref.secrets.token, dialect: ref.dialect, capabilities: { namespaces: false, requestHeaderProxy: false } },
+        mesh: { url: ref.mesh.url, token: ref.mesh.token, dialect: ref.dialect, capabilities: { namespaces: false } },
+        scheduler: { url: ref.scheduler.url, token: ref.scheduler.token, dialect: ref.dialect, capabilities: {} },
+      };
+      const context: SuiteContext = {
+        targets,
+        profile: rules.some((r) => r.level === 'UPSTREAM') ? 'strict' : 'default',
+        runs: options.runs,
+        seed: options.seed,
+        requestTimeoutMs: options.requestTimeoutMs,
+        secrets: [ref.secrets.token, ref.mesh.token, ref.scheduler.token],
+      };
+      return await runner.run(context, rules);
+    } finally {
+      await ref.stop();
+    }
+  };
+  try {
+    const baselineResults = await runWith([], baselineRules);
+    const baseline = {
+      allPass: baselineResults.every((r) => r.outcome === 'PASS'),
+      outcomes: baselineResults.map((r) => ({ rule: r.id, outcome: r.outcome, message: r.message })),
+    };
+    options.log(`baseline (no fault): ${baselineResults.filter((r) => r.outcome === 'PASS').length}/${baselineResults.length} rules pass`);
+    const verdicts: FaultVerdict[] = [];
+    for (const fault of faults) {
+      const started = performance.now();
+      const rules = fault.breaks.map((id) => ruleById(id)).filter((r): r is Rule => Boolean(r));
+      const results = await runWith([fault.id], rules);
+      const caught = rules.length > 0 && results.every((r) => r.outcome === 'FAIL');
+      const verdict: FaultVerdict = {
+        fault: fault.id,
+        system: fault.system,
+        description: fault.description,
+        breaks: fault.breaks,
+        caught,
+        outcomes: results.map((r) => ({ rule: r.id, outcome: r.outcome, message: r.message })),
+        durationMs: Math.round(performance.now() - started),
+      };
+      verdicts.push(verdict);
+      options.log(`  ${caught ? 'caught ' : 'MISSED '} ${fault.id} -> ${results.map((r) => `${r.id} ${r.outcome}`).join(', ')}`);
+    }
+    return {
+      dialect: options.dialect,
+      seed: options.seed,
+      runs: options.runs,
+      baseline,
+      faults: verdicts,
+      allCaught: baseline.allPass && verdicts.every((v) => v.caught),
+    };
+  } finally {
+    await runner.close();
+  }
+}

@@ -1,0 +1,40 @@
+import type { StackproofConfig, SystemName } from '../config/schema.ts';
+
+/**
+ * How the user pointed stackproof at its targets, kept so that a failure's replay command reaches
+ * the same targets. Tokens are never part of it: a replay names the variables that carry them.
+ */
+export interface Invocation {
+  configFile?: string;
+  /** Target URLs and dialects given as flags. */
+  flagTargets: Partial<Record<SystemName, { url?: string; dialect?: string }>>;
+  /** Names of STACKPROOF_* variables that were set. */
+  envVariables: string[];
+  referenceDialect: StackproofConfig['referenceDialect'];
+  referenceFaults: string[];
+  profile: StackproofConfig['profile'];
+}
+
+function quote(arg: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The one command that runs exactly this rule again, with the same seed and, for a counterexample, its path. */
+export function replayCommand(inv: Invocation, ruleId: string, seed: number, runs: number, path?: string): string {
+  const args = ['npx', 'stackproof', 'conform'];
+  if (inv.configFile) args.push('--config', inv.configFile);
+  for (const [system, t] of Object.entries(inv.flagTargets)) {
+    if (t?.url) args.push(`--${system}-url`, t.url);
+    if (t?.dialect) args.push(`--${system}-dialect`, t.dialect);
+  }
+  const external = inv.configFile || Object.keys(inv.flagTargets).length > 0 || inv.envVariables.some((v) => v.endsWith('_URL'));
+  if (!external) {
+    if (inv.referenceDialect !== 'spec') args.push('--reference-dialect', inv.referenceDialect);
+    for (const f of inv.referenceFaults) args.push('--reference-fault', f);
+  }
+  if (inv.profile !== 'default') args.push('--profile', inv.profile);
+  args.push('--systems', ruleId.split('.')[0]!, '--rules', ruleId, '--seed', String(seed), '--runs', String(runs));
+  if (path) args.push('--path', path);
+  const envNote = inv.envVariables.length ? ` (with ${inv.envVariables.filter((v) => !v.endsWith('_RULES') && !v.endsWith('_SEED')).join(', ')} set as before)` : '';
+  return args.map(quote).join(' ') + envNote;
+}
