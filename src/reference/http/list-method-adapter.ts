@@ -24,14 +24,14 @@ type State =
 
 export class ListMethodRewriter {
   private state: State = { kind: 'head' };
-  private pending = Buffer.alloc(0);
+  private pending: Buffer = Buffer.alloc(0);
 
   constructor(private readonly markerHeader: string) {}
 
   /** Feeds bytes from the socket; returns the bytes to hand to the HTTP parser. */
   push(chunk: Buffer): Buffer {
     const out: Buffer[] = [];
-    let buf = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
+    let buf: Buffer = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
     this.pending = Buffer.alloc(0);
     while (buf.length > 0) {
       const s = this.state;

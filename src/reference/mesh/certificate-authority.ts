@@ -1,4 +1,5 @@
 import { createHash, webcrypto } from 'node:crypto';
+type CryptoKeyPair = webcrypto.CryptoKeyPair;
 import { x509 } from '../../crypto/x509.ts';
 
 export interface CaRoot {

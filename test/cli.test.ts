@@ -1,0 +1,171 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startReference } from '../src/reference/reference.ts';
+import { runResultsSchema, type RunResults } from '../src/report/results-model.ts';
+import { RULES } from '../src/rules/catalog.ts';
+import { BIN, ROOT, runCli } from './support/run-cli.ts';
+
+const reportsDir = () => mkdtempSync(join(tmpdir(), 'stackproof-reports-'));
+const readResults = (dir: string): RunResults => runResultsSchema.parse(JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')));
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+describe('stackproof conform against the embedded reference', () => {
+  for (const dialect of ['spec', 'hashicorp'] as const) {
+    it(`passes every rule in the ${dialect} dialect and writes the three reports`, async () => {
+      const dir = reportsDir();
+      const res = await runCli(['conform', '--reference-dialect', dialect, '--reports-dir', dir, '--runs', '5']);
+      expect(res.code, res.stdout + res.stderr).toBe(0);
+      expect(res.stdout).toMatch(/PASSED: \d+ pass, 0 fail, 0 error/);
+      expect(res.stdout).toContain('reports: ');
+      const results = readResults(dir);
+      expect(results.rules.map((r) => r.id).sort()).toEqual(RULES.filter((r) => r.level !== 'UPSTREAM').map((r) => r.id).sort());
+      for (const r of results.rules) expect(r.outcome, `${r.id}: ${r.message}`).toBe('PASS');
+      expect(results.targets.every((t) => t.dialect === dialect && t.embedded)).toBe(true);
+      expect(results.load.length).toBe(3);
+      for (const s of results.load) expect(s.requests).toBeGreaterThan(0);
+
+      const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
+      expect(junit.match(/<testcase /g)?.length).toBe(results.rules.length);
+      const html = readFileSync(join(dir, 'index.html'), 'utf8');
+      for (const r of results.rules) expect(html).toContain(`id="rule-${r.id}"`);
+      // Self-contained: nothing to fetch from anywhere.
+      expect(html).not.toMatch(/<(script|img|link|iframe)[^>]+(src|href)=["']?(https?:)?\/\//i);
+      expect(html).not.toMatch(/@import|url\(\s*['"]?https?:/i);
+    });
+  }
+
+  it('reports a broken rule as FAIL with exit 1 and a replay command that reproduces it', async () => {
+    const dir = reportsDir();
+    const res = await runCli(['conform', '--reference-fault', 'secrets.list-empty-200', '--reports-dir', dir, '--runs', '5', '--no-load-smoke']);
+    expect(res.code, res.stdout + res.stderr).toBe(1);
+    const failed = readResults(dir).rules.find((r) => r.id === 'secrets.core.list-empty-404')!;
+    expect(failed.outcome).toBe('FAIL');
+    expect(failed.counterexample).toBeDefined();
+    expect(failed.exchanges.length).toBeGreaterThan(0);
+    expect(failed.replay).toMatch(/^npx stackproof conform .*--rules secrets\.core\.list-empty-404 .*--seed \d+/);
+    expect(res.stdout).toContain(`replay: ${failed.replay}`);
+
+    const replayDir = reportsDir();
+    const args = failed.replay!.split(' ').slice(2);
+    const replay = await runCli([...args, '--reports-dir', replayDir]);
+    expect(replay.code, replay.stdout + replay.stderr).toBe(1);
+    const replayed = readResults(replayDir).rules;
+    expect(replayed.map((r) => [r.id, r.outcome])).toEqual([['secrets.core.list-empty-404', 'FAIL']]);
+    expect(replayed[0]!.counterexample?.value).toBe(failed.counterexample?.value);
+  });
+});
+
+describe('stackproof conform against configured targets', () => {
+  it('exits 3 within 10 seconds, naming the target, when nothing listens', async () => {
+    const port = await closedPort();
+    const res = await runCli(['conform', '--mesh-url', `http://127.0.0.1:${port}`, '--mesh-token', 'some-token', '--reports-dir', reportsDir()]);
+    expect(res.code).toBe(3);
+    expect(res.stderr).toContain(`mesh target http://127.0.0.1:${port} does not answer`);
+    expect(res.durationMs).toBeLessThan(10_000);
+  });
+
+  it('exits 2 and names the field when the config does not validate', async () => {
+    const res = await runCli(['conform', '--secrets-url', 'ftp://example', '--secrets-token', 'abcdefgh']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/targets\.secrets\.url: must use http or https \(from command-line flag\)/);
+    const env = await runCli(['conform'], { env: { STACKPROOF_MESH_URL: 'http://127.0.0.1:1' } });
+    expect(env.code).toBe(2);
+    expect(env.stderr).toMatch(/targets\.mesh\.token: .*\(from environment variable STACKPROOF_MESH_URL\)/);
+  });
+
+  it('runs from environment variables against any implementation, and no token reaches a report', async () => {
+    const ref = await startReference({ dialect: 'hashicorp', faults: ['secrets.list-empty-200', 'mesh.roots-active-id-unknown'] });
+    try {
+      const dir = reportsDir();
+      const res = await runCli(['conform', '--reports-dir', dir, '--runs', '3'], {
+        env: {
+          STACKPROOF_SECRETS_URL: ref.secrets.url,
+          STACKPROOF_SECRETS_TOKEN: ref.secrets.token,
+          STACKPROOF_SECRETS_DIALECT: 'hashicorp',
+          STACKPROOF_MESH_URL: ref.mesh.url,
+          STACKPROOF_MESH_TOKEN: ref.mesh.token,
+          STACKPROOF_MESH_DIALECT: 'hashicorp',
+          STACKPROOF_SCHEDULER_URL: ref.scheduler.url,
+          STACKPROOF_SCHEDULER_TOKEN: ref.scheduler.token,
+          STACKPROOF_SCHEDULER_DIALECT: 'hashicorp',
+        },
+      });
+      expect(res.code, res.stdout + res.stderr).toBe(1);
+      const results = readResults(dir);
+      expect(results.targets.every((t) => !t.embedded)).toBe(true);
+      expect(results.load).toEqual([]);
+      const outcomes = Object.fromEntries(results.rules.map((r) => [r.id, r.outcome]));
+      expect(outcomes).toMatchObject({ 'secrets.core.list-empty-404': 'FAIL', 'mesh.roots.documented-fields': 'FAIL', 'scheduler.metadata.null-unsets': 'PASS' });
+      const failed = results.rules.find((r) => r.id === 'secrets.core.list-empty-404')!;
+      expect(failed.exchanges[0]?.requestHeaders['X-Vault-Token']).toBe('<redacted>');
+      for (const file of readdirSync(dir)) {
+        const text = readFileSync(join(dir, file), 'utf8');
+        for (const token of [ref.secrets.token, ref.mesh.token, ref.scheduler.token]) expect(text.includes(token), `${file} holds a token`).toBe(false);
+      }
+      expect(res.stdout.includes(ref.secrets.token)).toBe(false);
+    } finally {
+      await ref.stop();
+    }
+  });
+});
+
+describe('stackproof rules and faults', () => {
+  it('lists the catalog with citations and faults', async () => {
+    const res = await runCli(['rules', '--json']);
+    expect(res.code).toBe(0);
+    const rules = JSON.parse(res.stdout) as { id: string; sources: { file: string; section: string; quote: string }[]; faults: string[] }[];
+    expect(rules.length).toBe(RULES.length);
+    for (const r of rules) {
+      expect(r.sources[0]!.quote.length).toBeGreaterThan(0);
+      expect(r.faults.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('runs the fault matrix and every fault is caught', async () => {
+    const res = await runCli(['faults', '--json', '--runs', '5']);
+    expect(res.code, res.stderr).toBe(0);
+    const report = JSON.parse(res.stdout) as { allCaught: boolean; baseline: { allPass: boolean }; faults: { fault: string; caught: boolean }[] };
+    expect(report.baseline.allPass).toBe(true);
+    for (const f of report.faults) expect(f.caught, f.fault).toBe(true);
+    expect(report.allCaught).toBe(true);
+  });
+});
+
+describe('stackproof serve', () => {
+  it('prints the three base URLs and tokens, answers, and stops on Ctrl-C', async () => {
+    const child = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`serve printed: ${out}`)), 20_000);
+      child.stdout.on('data', () => {
+        if (/scheduler\s+http/.test(out)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    const secrets = /secrets\s+(http:\/\/\S+)\s+token (\S+)/.exec(out)!;
+    const mesh = /mesh\s+(http:\/\/\S+)\s+token (\S+)/.exec(out)!;
+    expect(secrets).not.toBeNull();
+    expect(mesh).not.toBeNull();
+    const res = await fetch(`${secrets[1]}/v1/secret/nothing?list=true`, { headers: { 'X-Service-Token': secrets[2]! } });
+    expect(res.status).toBe(404);
+    const roots = await fetch(`${mesh[1]}/v1/agent/connect/ca/roots`);
+    expect(roots.status).toBe(200);
+    const exit = new Promise<number | null>((r) => child.on('close', r));
+    child.kill('SIGINT');
+    expect(await exit).toBe(0);
+  });
+});
