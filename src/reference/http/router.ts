@@ -57,3 +57,13 @@ export class Router<H> {
     return allowed.length ? { kind: 'method-not-allowed', allowed: [...new Set(allowed)] } : { kind: 'not-found' };
   }
 }
+
+/** What a route handler of the mesh agent or the scheduler receives. */
+export interface RouteContext {
+  req: import('node:http').IncomingMessage;
+  res: import('node:http').ServerResponse;
+  url: URL;
+  params: Record<string, string>;
+}
+
+export type RouteHandler = (ctx: RouteContext) => void | Promise<void>;

@@ -2,10 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../../config/dialects.ts';
 import type { FaultSet } from '../faults/types.ts';
 import { sendJsonBody, sendPlainError } from '../http/plain-errors.ts';
-import { Router } from '../http/router.ts';
+import { Router, type RouteContext, type RouteHandler } from '../http/router.ts';
 import type { CertificateAuthority } from './certificate-authority.ts';
-
-type Handler = (ctx: { req: IncomingMessage; res: ServerResponse; url: URL; params: Record<string, string> }) => void | Promise<void>;
 
 export interface MeshServiceOptions {
   dialect: Dialect;
@@ -16,7 +14,7 @@ export interface MeshServiceOptions {
 
 /** The embedded service-mesh agent's connect endpoints. */
 export class MeshService {
-  private readonly router = new Router<Handler>();
+  private readonly router = new Router<RouteHandler>();
 
   constructor(private readonly options: MeshServiceOptions) {
     this.router.add('GET', '/v1/agent/connect/ca/roots', (ctx) => this.roots(ctx));
@@ -36,7 +34,7 @@ export class MeshService {
     await match.handler({ req, res, url, params: match.params });
   }
 
-  private roots({ res }: Parameters<Handler>[0]): void {
+  private roots({ res }: RouteContext): void {
     const faults = this.options.faults;
     const roots = this.options.ca.roots().map((root) => {
       const out: Record<string, unknown> = { ...root };

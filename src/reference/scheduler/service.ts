@@ -3,10 +3,8 @@ import type { Dialect } from '../../config/dialects.ts';
 import type { FaultSet } from '../faults/types.ts';
 import { BodyError, parseJsonObject, readBody } from '../http/body.ts';
 import { sendJsonBody, sendPlainError } from '../http/plain-errors.ts';
-import { Router } from '../http/router.ts';
+import { Router, type RouteContext, type RouteHandler } from '../http/router.ts';
 import { MetadataError, NodeMetadata } from './node-metadata.ts';
-
-type Handler = (ctx: { req: IncomingMessage; res: ServerResponse; url: URL; params: Record<string, string> }) => void | Promise<void>;
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -20,7 +18,7 @@ export interface SchedulerServiceOptions {
 
 /** The embedded scheduler: one client node answering the /v1/client endpoints. */
 export class SchedulerService {
-  private readonly router = new Router<Handler>();
+  private readonly router = new Router<RouteHandler>();
   private readonly metadata: NodeMetadata;
 
   constructor(private readonly options: SchedulerServiceOptions) {
@@ -65,12 +63,12 @@ export class SchedulerService {
     return false;
   }
 
-  private readMetadata({ res, url }: Parameters<Handler>[0]): void {
+  private readMetadata({ res, url }: RouteContext): void {
     if (!this.checkNode(url.searchParams.get('node_id'), res)) return;
     sendJsonBody(res, 200, this.metadata.view());
   }
 
-  private async updateMetadata({ req, res, url }: Parameters<Handler>[0]): Promise<void> {
+  private async updateMetadata({ req, res, url }: RouteContext): Promise<void> {
     let body: Record<string, unknown>;
     try {
       body = parseJsonObject(await readBody(req, MAX_BODY_BYTES));
