@@ -1,41 +1,8 @@
-import { connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ListMethodRewriter } from '../src/reference/http/list-method-adapter.ts';
 import { startReference, type RunningReference } from '../src/reference/reference.ts';
-
-/** Sends raw HTTP/1.1 requests one after another on a single keep-alive socket; returns each response's status line and body. */
-async function rawExchange(url: string, requests: string[]): Promise<{ status: string; body: string }[]> {
-  const { hostname, port } = new URL(url);
-  const socket = connect(Number(port), hostname);
-  let buffer = '';
-  const responses: { status: string; body: string }[] = [];
-  socket.on('data', (d) => (buffer += d.toString('latin1')));
-  const next = () =>
-    new Promise<{ status: string; body: string }>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no response; got ${JSON.stringify(buffer)}`)), 5_000);
-      const check = () => {
-        const end = buffer.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        const head = buffer.slice(0, end);
-        const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
-        if (buffer.length < end + 4 + length) return;
-        const body = buffer.slice(end + 4, end + 4 + length);
-        buffer = buffer.slice(end + 4 + length);
-        socket.off('data', check);
-        clearTimeout(timer);
-        resolve({ status: head.split('\r\n')[0]!, body });
-      };
-      socket.on('data', check);
-      check();
-    });
-  for (const req of requests) {
-    socket.write(req);
-    responses.push(await next());
-  }
-  socket.destroy();
-  return responses;
-}
+import { rawExchange } from './support/raw-http.ts';
 
 describe('the reference accepts the LIST verb (Node rejects unknown methods before any handler)', () => {
   let ref: RunningReference;
@@ -53,7 +20,7 @@ describe('the reference accepts the LIST verb (Node rejects unknown methods befo
       `LIST /v1/secret/raw HTTP/1.1\r\nHost: x\r\nX-Service-Token: ${t}\r\n\r\n`,
       `LIST /v1/secret/raw/nothing-here HTTP/1.1\r\nHost: x\r\nX-Service-Token: ${t}\r\n\r\n`,
     ]);
-    expect(responses.map((r) => r.status)).toEqual(['HTTP/1.1 204 No Content', 'HTTP/1.1 204 No Content', 'HTTP/1.1 200 OK', 'HTTP/1.1 404 Not Found']);
+    expect(responses.map((r) => r.statusLine)).toEqual(['HTTP/1.1 204 No Content', 'HTTP/1.1 204 No Content', 'HTTP/1.1 200 OK', 'HTTP/1.1 404 Not Found']);
     expect(JSON.parse(responses[2]!.body).data.keys).toEqual(['a', 'sub/']);
     expect(JSON.parse(responses[3]!.body)).toEqual({ errors: [] });
   });

@@ -11,6 +11,9 @@ const baseUrl = z
   // Only judged when the text is a URL at all; .url() already names the other case.
   .refine((u) => !URL.canParse(u) || /^https?:$/.test(new URL(u).protocol), 'must use http or https');
 
+/** A mount path such as `secret/`: no leading slash, one trailing slash. */
+const mountPath = z.string().regex(/^[^/].*\/$/, 'must look like secret/ (no leading slash, a trailing slash)');
+
 const secretsTarget = z
   .object({
     url: baseUrl,
@@ -20,13 +23,39 @@ const secretsTarget = z
       .object({
         /** Enterprise namespaces (X-Service-Namespace). Without it the namespace rules are SKIP. */
         namespaces: z.boolean().default(false),
-        /** The target is a proxy that requires X-Service-Request. */
+        /** A proxy that requires X-Service-Request is reachable at `requestHeaderProxyUrl`. */
         requestHeaderProxy: z.boolean().default(false),
+        /** A version 2 key-value engine is mounted at `kv.v2Mount`. */
+        kvV2: z.boolean().default(false),
       })
       .strict()
-      .default({ namespaces: false, requestHeaderProxy: false }),
+      .default({ namespaces: false, requestHeaderProxy: false, kvV2: false }),
+    kv: z
+      .object({
+        /** Where a version 1 key-value engine is mounted (a fresh install has one at secret/). */
+        v1Mount: mountPath.default('secret/'),
+        v2Mount: mountPath.optional(),
+      })
+      .strict()
+      .default({ v1Mount: 'secret/' }),
+    /** Namespaces that exist on the target, each with a version 1 key-value engine at kv.v1Mount; nested ones included, e.g. ["team-a/", "team-a/app/"]. */
+    namespaces: z.array(mountPath).default([]),
+    requestHeaderProxyUrl: baseUrl.optional(),
+    /** The listener's maximum request size (the spec's default is 32 MB). */
+    maxRequestBytes: z.number().int().positive().default(32 * 1024 * 1024),
   })
-  .strict();
+  .strict()
+  .superRefine((t, ctx) => {
+    if (t.capabilities.namespaces && t.namespaces.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['namespaces'], message: 'capabilities.namespaces needs at least one namespace path that exists on the target' });
+    }
+    if (t.capabilities.requestHeaderProxy && !t.requestHeaderProxyUrl) {
+      ctx.addIssue({ code: 'custom', path: ['requestHeaderProxyUrl'], message: 'capabilities.requestHeaderProxy needs the URL of the proxy' });
+    }
+    if (t.capabilities.kvV2 && !t.kv.v2Mount) {
+      ctx.addIssue({ code: 'custom', path: ['kv', 'v2Mount'], message: 'capabilities.kvV2 needs the mount path of the version 2 engine' });
+    }
+  });
 
 const meshTarget = z
   .object({

@@ -9,7 +9,7 @@ import { CertificateAuthority } from './mesh/certificate-authority.ts';
 import { MeshService } from './mesh/service.ts';
 import { SchedulerService } from './scheduler/service.ts';
 import { sendErrors } from './secrets/respond.ts';
-import { SecretsService } from './secrets/service.ts';
+import { KV_V2_MOUNT, SecretsService } from './secrets/service.ts';
 
 export interface ReferenceOptions {
   dialect?: DialectName;
@@ -22,10 +22,13 @@ export interface ReferenceEndpoint {
   token: string;
 }
 
+/** Namespaces the embedded secrets service creates at start (reference setup), nested ones included. */
+export const REFERENCE_NAMESPACES = ['team-a/', 'team-a/app/', 'team-b/'];
+
 export interface RunningReference {
   dialect: DialectName;
   faults: string[];
-  secrets: ReferenceEndpoint;
+  secrets: ReferenceEndpoint & { proxyUrl: string; namespaces: string[]; kvV2Mount: string };
   mesh: ReferenceEndpoint;
   scheduler: ReferenceEndpoint & { nodeId: string };
   stop(): Promise<void>;
@@ -47,7 +50,7 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
 
   let meshIndex = 10;
   const ca = await CertificateAuthority.create(`${randomUUID()}.consul`, () => ++meshIndex);
-  const secrets = new SecretsService({ dialect, faults });
+  const secrets = new SecretsService({ dialect, faults, namespaces: REFERENCE_NAMESPACES });
   const meshToken = randomUUID();
   const mesh = new MeshService({ dialect, faults, ca, managementToken: meshToken });
   const schedulerToken = randomUUID();
@@ -63,17 +66,19 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
   const servers: RunningServer[] = [];
   try {
     servers.push(await startHttpServer('secrets', (req, res, m) => secrets.handle(req, res, m), internalError(sendJsonError), { host }));
+    // The request-header proxy mode: a second listener in front of the same service.
+    servers.push(await startHttpServer('secrets-proxy', (req, res, m) => secrets.handleViaProxy(req, res, m), internalError(sendJsonError), { host }));
     servers.push(await startHttpServer('mesh', (req, res, m) => mesh.handle(req, res, m), internalError(sendPlainInternal), { host }));
     servers.push(await startHttpServer('scheduler', (req, res, m) => scheduler.handle(req, res, m), internalError(sendPlainInternal), { host }));
   } catch (err) {
     await Promise.all(servers.map((s) => s.close()));
     throw err;
   }
-  const [s, m, sc] = servers as [RunningServer, RunningServer, RunningServer];
+  const [s, proxy, m, sc] = servers as [RunningServer, RunningServer, RunningServer, RunningServer];
   return {
     dialect: dialectName,
     faults: faults.list(),
-    secrets: { url: s.url, token: secrets.rootToken.id },
+    secrets: { url: s.url, token: secrets.rootToken.id, proxyUrl: proxy.url, namespaces: secrets.namespaces.paths(), kvV2Mount: KV_V2_MOUNT },
     mesh: { url: m.url, token: meshToken },
     scheduler: { url: sc.url, token: schedulerToken, nodeId },
     stop: async () => {

@@ -1,11 +1,22 @@
 import type { SystemName } from '../config/schema.ts';
 import { meshCaRootsRules } from './mesh/ca-roots.ts';
 import { schedulerMetadataRules } from './scheduler/metadata.ts';
-import { secretsCoreRules } from './secrets/core.ts';
+import { secretsAuthRules, secretsCoreRules, secretsErrorRules, secretsNamespaceRules } from './secrets/core.ts';
+import { secretsKvRules } from './secrets/kv.ts';
+import { secretsUpstreamRules } from './secrets/upstream.ts';
 import type { Rule } from './types.ts';
 
 /** Every documented rule stackproof checks. Each area of each system contributes its own list. */
-export const RULES: readonly Rule[] = [...secretsCoreRules, ...meshCaRootsRules, ...schedulerMetadataRules];
+export const RULES: readonly Rule[] = [
+  ...secretsCoreRules,
+  ...secretsAuthRules,
+  ...secretsErrorRules,
+  ...secretsNamespaceRules,
+  ...secretsKvRules,
+  ...secretsUpstreamRules,
+  ...meshCaRootsRules,
+  ...schedulerMetadataRules,
+];
 
 const byId = new Map(RULES.map((r) => [r.id, r]));
 

@@ -10,6 +10,7 @@ import { ConformanceRunner } from './conformance-runner.ts';
 import { replayCommand, type Invocation } from './invocation.ts';
 import { countOutcomes } from './outcomes.ts';
 import { preflight } from './preflight.ts';
+import { referenceTargets } from './reference-targets.ts';
 import type { SuiteContext } from './suite-context.ts';
 import { TOOL_VERSION } from './tool-version.ts';
 
@@ -34,15 +35,6 @@ export interface ConformOutcome {
 /** Exit code by outcome: 1 when any MUST rule is FAIL or ERROR. */
 export function exitCodeFor(rules: Pick<RuleResult, 'level' | 'outcome'>[]): number {
   return rules.some((r) => r.level === 'MUST' && (r.outcome === 'FAIL' || r.outcome === 'ERROR')) ? EXIT.RULES_FAILED : EXIT.OK;
-}
-
-function referenceTargets(ref: RunningReference, systems: SystemName[]): Targets {
-  const t: Targets = {};
-  const dialect = ref.dialect;
-  if (systems.includes('secrets')) t.secrets = { url: ref.secrets.url, token: ref.secrets.token, dialect, capabilities: { namespaces: false, requestHeaderProxy: false } };
-  if (systems.includes('mesh')) t.mesh = { url: ref.mesh.url, token: ref.mesh.token, dialect, capabilities: { namespaces: false } };
-  if (systems.includes('scheduler')) t.scheduler = { url: ref.scheduler.url, token: ref.scheduler.token, dialect, capabilities: {} };
-  return t;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { createVitest, type TestSpecification, type Vitest } from 'vitest/node';
 import type { SystemName } from '../config/schema.ts';
 import type { RuleResult } from '../report/results-model.ts';
@@ -13,6 +14,15 @@ export interface ConformanceRunnerOptions {
   onVerdict?: (verdict: TestVerdict) => void;
 }
 
+/** Reads each suite file's ruleTest('<id>' …) declarations. */
+async function ruleFiles(files: string[]): Promise<Map<string, string>> {
+  const map = new Map<string, string>();
+  for (const file of files) {
+    for (const m of (await readFile(file, 'utf8')).matchAll(/ruleTest\(\s*'([^']+)'/g)) map.set(m[1]!, file);
+  }
+  return map;
+}
+
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -26,6 +36,8 @@ export class ConformanceRunner {
     private readonly vitest: Vitest,
     private readonly collector: RuleCollector,
     private readonly specs: TestSpecification[],
+    /** Which suite file declares each rule's test, so a run loads only the files it needs. */
+    private readonly fileOfRule: Map<string, string>,
   ) {}
 
   static async create(options: ConformanceRunnerOptions): Promise<ConformanceRunner> {
@@ -44,20 +56,25 @@ export class ConformanceRunner {
         teardownTimeout: 10_000,
         passWithNoTests: true,
         pool: 'threads',
+        // Suites share nothing through module state, and reusing workers saves the fault matrix a
+        // fresh module graph per run.
+        isolate: false,
         silent: true,
         allowOnly: false,
       },
       { logLevel: 'silent', clearScreen: false, cacheDir: 'node_modules/.vite-stackproof' },
     );
     const specs = await vitest.globTestSpecifications();
-    return new ConformanceRunner(vitest, collector, specs);
+    return new ConformanceRunner(vitest, collector, specs, await ruleFiles(specs.map((s) => s.moduleId)));
   }
 
   /** Runs the tests of the given rules against the targets in `context`; one result per rule. */
   async run(context: SuiteContext, rules: readonly Rule[]): Promise<Omit<RuleResult, 'replay'>[]> {
     this.collector.reset();
     const systems = new Set<SystemName>(rules.map((r) => r.system));
-    const specs = this.specs.filter((s) => [...systems].some((system) => s.moduleId.includes(`/suites/${system}/`)));
+    const files = new Set(rules.map((r) => this.fileOfRule.get(r.id)));
+    // A rule whose file is unknown (not declared with ruleTest) falls back to every file of its system.
+    const specs = this.specs.filter((s) => files.has(s.moduleId) || (files.has(undefined) && [...systems].some((system) => s.moduleId.includes(`/suites/${system}/`))));
     if (rules.length > 0 && specs.length > 0) {
       this.vitest.provide('stackproof', context);
       // A test's name is "<rule id> <title>": select by the id followed by a space.

@@ -1,5 +1,6 @@
 import type { DialectName } from '../config/dialects.ts';
-import type { SystemName, Targets } from '../config/schema.ts';
+import type { SystemName } from '../config/schema.ts';
+import { referenceTargets } from './reference-targets.ts';
 import { FAULTS } from '../reference/faults/catalog.ts';
 import type { Fault } from '../reference/faults/types.ts';
 import { startReference } from '../reference/reference.ts';
@@ -52,11 +53,7 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
   const runWith = async (faultIds: string[], rules: readonly Rule[]) => {
     const ref = await startReference({ dialect: options.dialect, faults: faultIds });
     try {
-      const targets: Targets = {
-        secrets: { url: ref.secrets.url, token: ref.secrets.token, dialect: ref.dialect, capabilities: { namespaces: false, requestHeaderProxy: false } },
-        mesh: { url: ref.mesh.url, token: ref.mesh.token, dialect: ref.dialect, capabilities: { namespaces: false } },
-        scheduler: { url: ref.scheduler.url, token: ref.scheduler.token, dialect: ref.dialect, capabilities: {} },
-      };
+      const targets = referenceTargets(ref);
       const context: SuiteContext = {
         targets,
         profile: rules.some((r) => r.level === 'UPSTREAM') ? 'strict' : 'default',

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { Agent } from 'undici';
 import { dialectFor, tokenHeaders } from '../../src/config/dialects.ts';
-import type { SystemName } from '../../src/config/schema.ts';
+import type { SecretsTarget } from '../../src/config/schema.ts';
+import type { ExchangeObserver } from '../../src/client/exchange.ts';
+import { secretsConventionObserver } from './observers/secrets-conventions.ts';
 import { HttpClient } from '../../src/client/http-client.ts';
 import { MeshApi } from '../../src/client/mesh-api.ts';
 import { Redactor } from '../../src/client/redact.ts';
@@ -30,7 +32,7 @@ export class RuleKit {
   readonly observations: Observation[] = [];
   readonly notes: string[] = [];
   private counterexample: RuleEvidence['counterexample'];
-  private readonly clients = new Map<SystemName, HttpClient>();
+  private readonly clients = new Map<string, HttpClient>();
 
   constructor(
     readonly rule: Rule,
@@ -39,43 +41,63 @@ export class RuleKit {
     for (const secret of ctx.secrets) this.redactor.add(secret);
   }
 
-  private client(system: SystemName, defaultHeaders: Record<string, string>): HttpClient {
-    let client = this.clients.get(system);
+  private client(key: string, baseUrl: string, defaultHeaders: Record<string, string>, observers: ExchangeObserver[] = []): HttpClient {
+    let client = this.clients.get(key);
     if (!client) {
-      const target = this.ctx.targets[system];
-      if (!target) throw new SkipRule(`no ${system} target is configured`);
       client = new HttpClient({
-        baseUrl: target.url,
+        baseUrl,
         defaultHeaders,
         timeoutMs: this.ctx.requestTimeoutMs,
         redactor: this.redactor,
         dispatcher: agentFor(this.ctx.requestTimeoutMs),
-        observers: [(exchange) => this.log.add(exchange)],
+        observers: [(exchange) => this.log.add(exchange), ...observers],
       });
-      this.clients.set(system, client);
+      this.clients.set(key, client);
     }
     return client;
   }
 
-  get secrets(): SecretsApi {
+  /** The secrets target's profile; SKIP when there is none. */
+  get secretsTarget(): SecretsTarget {
     const target = this.ctx.targets.secrets;
     if (!target) throw new SkipRule('no secrets target is configured');
+    return target;
+  }
+
+  /**
+   * The secrets API with the client token and, like the upstream CLI and SDK, the request header.
+   * Every exchange also feeds the service-wide convention checks.
+   */
+  get secrets(): SecretsApi {
+    return this.secretsAt(this.secretsTarget.url, 'secrets');
+  }
+
+  /** The secrets API through the request-header proxy the target declares. */
+  get secretsProxy(): SecretsApi {
+    const url = this.secretsTarget.requestHeaderProxyUrl;
+    if (!url) throw new SkipRule('the secrets target declares no request-header proxy URL');
+    return this.secretsAt(url, 'secrets-proxy');
+  }
+
+  private secretsAt(url: string, key: string): SecretsApi {
+    const target = this.secretsTarget;
     const dialect = dialectFor(target.dialect);
-    return new SecretsApi(this.client('secrets', { [dialect.secrets.tokenHeader]: target.token }), dialect);
+    const headers = { [dialect.secrets.tokenHeader]: target.token, [dialect.secrets.requestHeader]: 'true' };
+    return new SecretsApi(this.client(key, url, headers, [secretsConventionObserver((o) => this.observe(o))]), dialect);
   }
 
   get mesh(): MeshApi {
     const target = this.ctx.targets.mesh;
     if (!target) throw new SkipRule('no mesh target is configured');
     const dialect = dialectFor(target.dialect);
-    return new MeshApi(this.client('mesh', tokenHeaders(dialect.mesh.token, target.token)), dialect);
+    return new MeshApi(this.client('mesh', target.url, tokenHeaders(dialect.mesh.token, target.token)), dialect);
   }
 
   get scheduler(): SchedulerApi {
     const target = this.ctx.targets.scheduler;
     if (!target) throw new SkipRule('no scheduler target is configured');
     const dialect = dialectFor(target.dialect);
-    return new SchedulerApi(this.client('scheduler', tokenHeaders(dialect.scheduler.token, target.token)), dialect, target.nodeId);
+    return new SchedulerApi(this.client('scheduler', target.url, tokenHeaders(dialect.scheduler.token, target.token)), dialect, target.nodeId);
   }
 
   /** Registers a secret learnt during the test (a client secret, a token) so it is redacted. */
@@ -87,7 +109,13 @@ export class RuleKit {
     this.notes.push(this.redactor.text(text));
   }
 
+  /**
+   * Records a cross-cutting check. Only breaches are kept as evidence (a property run makes
+   * thousands of passing ones); the first few of each rule are enough to act on.
+   */
   observe(observation: Observation): void {
+    if (observation.ok) return;
+    if (this.observations.filter((o) => o.rule === observation.rule).length >= 5) return;
     this.observations.push({ ...observation, detail: this.redactor.text(observation.detail) });
   }
 

@@ -1,23 +1,197 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { errorBodySchema } from '../../src/client/schemas/secrets.ts';
+import { helpResponseSchema, openApi3Schema } from '../../src/client/schemas/openapi.ts';
+import { errorBodySchema, readResultSchema } from '../../src/client/schemas/secrets.ts';
+import { expectShape } from '../kit/expect-shape.ts';
+import { kvKey, kvValue, resourceName, runPrefix } from '../kit/generators/secrets.ts';
+import type { RuleKit } from '../kit/rule-kit.ts';
 import { ruleTest } from '../kit/rule-test.ts';
 
 const segment = fc.stringMatching(/^[a-z][a-z0-9_-]{0,11}$/);
-const runId = `stackproof-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+const run = runPrefix('core');
+
+/** The v1 mount the target declares (secret/ on a fresh install). */
+const v1 = (kit: RuleKit) => kit.secretsTarget.kv.v1Mount;
 
 ruleTest('secrets.core.list-empty-404', async (kit) => {
   // A sibling secret makes sure the engine has data nearby; the listed directory itself stays empty.
-  const sibling = await kit.secrets.write(`secret/${runId}/present`, { value: 'x' });
+  const sibling = await kit.secrets.write(`${v1(kit)}${run}/present`, { value: 'x' });
   expect(sibling.status, 'writing a sibling secret succeeds').toBeLessThan(300);
-  await kit.property(fc.array(segment, { minLength: 1, maxLength: 3 }), async (segments) => {
-    const dir = `secret/${runId}/empty/${segments.join('/')}/`;
-    for (const via of ['verb', 'query'] as const) {
-      const res = await kit.secrets.list(dir, via);
-      const how = via === 'verb' ? 'LIST' : 'GET ?list=true';
-      expect(res.status, `${how} ${dir} with no results answers 404`).toBe(404);
-      expect(errorBodySchema.safeParse(res.json()).success, `${how} ${dir}: body is {"errors":[...]}`).toBe(true);
-      expect(res.json(), `${how} ${dir}: body is exactly {"errors":[]}`).toEqual({ errors: [] });
-    }
-  }, { numRuns: Math.min(kit.ctx.runs, 10) });
+  await kit.property(
+    fc.array(segment, { minLength: 1, maxLength: 3 }),
+    async (segments) => {
+      const dir = `${v1(kit)}${run}/empty/${segments.join('/')}/`;
+      for (const via of ['verb', 'query'] as const) {
+        const res = await kit.secrets.list(dir, via);
+        const how = via === 'verb' ? 'LIST' : 'GET ?list=true';
+        expect(res.status, `${how} ${dir} with no results answers 404`).toBe(404);
+        expect(errorBodySchema.safeParse(res.json()).success, `${how} ${dir}: body is {"errors":[...]}`).toBe(true);
+        expect(res.json(), `${how} ${dir}: body is exactly {"errors":[]}`).toEqual({ errors: [] });
+      }
+    },
+    { numRuns: Math.min(kit.ctx.runs, 10) },
+  );
 });
+
+ruleTest('secrets.core.kv-mounted-at-secret', async (kit) => {
+  const v2AtSecret = kit.secretsTarget.kv.v2Mount === 'secret/';
+  const key = `${run}/mounted`;
+  const path = v2AtSecret ? `secret/data/${key}` : `secret/${key}`;
+  const write = await kit.secrets.write(path, v2AtSecret ? { data: { probe: 'mounted' } } : { probe: 'mounted' });
+  expect(write.status, `POST /v1/${path} succeeds: an engine is mounted at secret/`).toBeLessThan(300);
+  const read = await kit.secrets.read(path);
+  expect(read.status, `GET /v1/${path} answers 200`).toBe(200);
+  const data = read.parse(readResultSchema).data;
+  expect(v2AtSecret ? (data.data as Record<string, unknown>) : data, 'the secret reads back').toEqual({ probe: 'mounted' });
+});
+
+ruleTest('secrets.core.content-type-set', async (kit) => {
+  const path = `${v1(kit)}${run}/content-type`;
+  await kit.secrets.write(path, { a: 'b' });
+  for (const res of [await kit.secrets.read(path), await kit.secrets.list(`${v1(kit)}${run}/`, 'verb'), await kit.secrets.read(`${v1(kit)}${run}/absent`)]) {
+    expect(res.header('content-type'), `${res.exchange.method} ${res.exchange.url} (${res.status}) sets Content-Type`).toBeTruthy();
+  }
+  // Every other exchange of the run is checked too (an observation per response with a body).
+});
+
+ruleTest('secrets.core.content-type-not-required', async (kit) => {
+  await kit.property(
+    fc.tuple(kvKey, kvValue),
+    async ([key, value]) => {
+      const path = `${v1(kit)}${run}/no-ct/${key}`;
+      const res = await kit.secrets.writeRaw(path, JSON.stringify(value));
+      expect(res.exchange.requestHeaders['content-type'], 'the request carries no Content-Type').toBeUndefined();
+      expect(res.status, 'a write without Content-Type succeeds').toBeLessThan(300);
+      const read = await kit.secrets.read(path);
+      expect(read.status).toBe(200);
+      expect(read.parse(readResultSchema).data, 'the value written without Content-Type reads back').toEqual(value);
+    },
+    { numRuns: Math.min(kit.ctx.runs, 10) },
+  );
+});
+
+ruleTest('secrets.core.post-put-synonyms', async (kit) => {
+  let n = 0;
+  await kit.property(fc.tuple(kvKey, kvValue, kvValue), async ([key, first, second]) => {
+    n += 1;
+    const viaPost = `${v1(kit)}${run}/synonyms/${n}/post/${key}`;
+    const viaPut = `${v1(kit)}${run}/synonyms/${n}/put/${key}`;
+    const a = await kit.secrets.write(viaPost, first, 'POST');
+    const b = await kit.secrets.write(viaPut, first, 'PUT');
+    expect(b.status, 'PUT answers like POST').toBe(a.status);
+    expect(a.status, 'the write succeeds').toBeLessThan(300);
+    // Overwrite with the other verb: both replace the value.
+    const c = await kit.secrets.write(viaPost, second, 'PUT');
+    const d = await kit.secrets.write(viaPut, second, 'POST');
+    expect(c.status, 'PUT over a POST answers like POST over a PUT').toBe(d.status);
+    const readPost = await kit.secrets.read(viaPost);
+    const readPut = await kit.secrets.read(viaPut);
+    expect(readPost.parse(readResultSchema).data, 'PUT replaced what POST wrote').toEqual(second);
+    expect(readPut.parse(readResultSchema).data, 'POST replaced what PUT wrote').toEqual(second);
+  });
+});
+
+/** The parts of a list answer that must agree between LIST and GET ?list=true (request ids differ). */
+function listAnswer(res: { status: number; json(): unknown }): unknown {
+  const body = res.json() as Record<string, unknown>;
+  if (res.status >= 400) return { status: res.status, errors: body.errors };
+  const keys = ((body.data as { keys?: string[] } | undefined)?.keys ?? []).slice().sort();
+  return { status: res.status, keys };
+}
+
+ruleTest('secrets.core.list-verb-equals-query', async (kit) => {
+  let n = 0;
+  await kit.property(fc.uniqueArray(kvKey, { minLength: 1, maxLength: 6 }), async (keys) => {
+    n += 1;
+    const base = `${v1(kit)}${run}/list-eq/${n}/`;
+    for (const key of keys) expect((await kit.secrets.write(`${base}${key}`, { k: key })).status).toBeLessThan(300);
+    const dirs = new Set<string>([base, `${base}absent/`]);
+    for (const key of keys) {
+      const parts = key.split('/');
+      for (let i = 1; i < parts.length; i++) dirs.add(`${base}${parts.slice(0, i).join('/')}/`);
+    }
+    for (const dir of dirs) {
+      const verb = await kit.secrets.list(dir, 'verb');
+      const query = await kit.secrets.list(dir, 'query');
+      expect(listAnswer(query), `GET ${dir}?list=true answers like LIST ${dir}`).toEqual(listAnswer(verb));
+    }
+  });
+});
+
+ruleTest('secrets.core.success-status', async (kit) => {
+  const path = `${v1(kit)}${run}/status`;
+  const checks = [await kit.secrets.write(path, { a: '1' }), await kit.secrets.read(path), await kit.secrets.list(`${v1(kit)}${run}/`, 'verb'), await kit.secrets.delete(path)];
+  for (const res of checks) {
+    expect(res.status, `${res.exchange.method} ${res.exchange.url} succeeds`).toBeLessThan(300);
+    const ok = (res.status === 200 && res.body.length > 0) || (res.status === 204 && res.body.length === 0);
+    expect(ok, `${res.exchange.method} ${res.exchange.url} answered ${res.status} with ${res.body.length} bytes: success is 200 with a body or 204 without`).toBe(true);
+  }
+});
+
+ruleTest('secrets.core.help-openapi', async (kit) => {
+  const secretPath = `${v1(kit)}${run}/helped`;
+  await kit.secrets.write(secretPath, { a: 'b' });
+  for (const path of [v1(kit), secretPath]) {
+    const res = await kit.secrets.help(path);
+    expect(res.status, `GET /v1/${path}?help=1 answers 200`).toBe(200);
+    const body = expectShape(res, helpResponseSchema, `?help=1 on ${path}`);
+    const doc = openApi3Schema.safeParse(body.openapi);
+    expect(doc.success, `openapi of ${path} is an OpenAPI 3 document: ${doc.success ? '' : doc.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`).toBe(true);
+    const paths = Object.keys(doc.data!.paths);
+    expect(paths.length, 'the document describes at least the queried path').toBeGreaterThan(0);
+    const queried = path.replace(/\/$/, '');
+    for (const p of paths) {
+      expect(p.startsWith('/v1/'), `path "${p}" is relative to the queried path, not absolute`).toBe(false);
+      expect(p.includes(queried), `path "${p}" does not repeat the queried path ${queried}`).toBe(false);
+    }
+  }
+});
+
+ruleTest('secrets.core.help-no-leak', async (kit) => {
+  for (const path of [v1(kit), `${v1(kit)}${run}/helped`]) {
+    const res = await kit.secrets.help(path, { bare: true });
+    expect(res.status, `?help=1 on ${path} without a token is refused`).toBeGreaterThanOrEqual(400);
+    expect(res.status, 'refused with 403 or 404').toBeOneOf([403, 404]);
+    const body = res.json() as Record<string, unknown>;
+    expect(body.help, 'no help text leaks').toBeUndefined();
+    expect(body.openapi, 'no OpenAPI document leaks').toBeUndefined();
+  }
+});
+
+/** The spec's routes that take a name as a path parameter (spec 000, Endpoints). */
+function namedRoutes(kit: RuleKit): string[] {
+  const auth = kit.secrets.dialect.secrets.cloudAuthMount;
+  return ['identity/oidc/provider/', 'identity/oidc/scope/', 'identity/oidc/client/', 'identity/oidc/assignment/', `auth/${auth}/role/`];
+}
+
+ruleTest('secrets.core.path-param-trailing-period-404', async (kit) => {
+  // The rule has teeth only if the route exists: a valid name must be accepted on the scope route.
+  const probe = `stackproof-probe-${Date.now().toString(36)}`;
+  const created = await kit.secrets.write(`identity/oidc/scope/${probe}`, { description: 'stackproof probe' });
+  expect(created.status, `a valid name (${probe}) is accepted on identity/oidc/scope/:name`).toBeLessThan(300);
+  await kit.secrets.delete(`identity/oidc/scope/${probe}`);
+  await kit.property(
+    fc.tuple(resourceName, fc.integer({ min: 1, max: 3 })),
+    async ([name, dots]) => {
+      const bad = `${name}${'.'.repeat(dots)}`;
+      for (const route of namedRoutes(kit)) {
+        for (const method of ['GET', 'POST'] as const) {
+          const res = method === 'GET' ? await kit.secrets.read(`${route}${bad}`) : await kit.secrets.write(`${route}${bad}`, {});
+          expect(res.status, `${method} /v1/${route}${bad} answers 404`).toBe(404);
+        }
+      }
+    },
+    { numRuns: Math.min(kit.ctx.runs, 10) },
+  );
+});
+
+ruleTest('secrets.limits.max-request-size', async (kit) => {
+  const limit = kit.secretsTarget.maxRequestBytes;
+  const filler = 'x'.repeat(limit + 1024 * 1024);
+  const res = await kit.secrets.writeRaw(`${v1(kit)}${run}/oversized`, `{"big":"${filler}"}`, { headers: { 'content-type': 'application/json' } });
+  expect(res.status, `a ${limit + 1024 * 1024}-byte request is refused with a 4xx`).toBeGreaterThanOrEqual(400);
+  expect(res.status).toBeLessThan(500);
+  expect(errorBodySchema.safeParse(res.json()).success, 'with the error body').toBe(true);
+  const read = await kit.secrets.read(`${v1(kit)}${run}/oversized`);
+  expect(read.status, 'and nothing was stored').toBe(404);
+}, { timeoutMs: 120_000 });

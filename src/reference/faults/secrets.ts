@@ -1,16 +1,36 @@
 import type { Fault } from './types.ts';
 
+const f = (id: string, breaks: string[], description: string): Fault => ({ id: `secrets.${id}`, system: 'secrets', breaks, description });
+
 export const secretsFaults: Fault[] = [
-  {
-    id: 'secrets.list-empty-200',
-    system: 'secrets',
-    breaks: ['secrets.core.list-empty-404'],
-    description: 'An empty LIST answers 200 with {"data":{"keys":[]}} instead of 404 {"errors":[]}',
-  },
-  {
-    id: 'secrets.list-verb-405',
-    system: 'secrets',
-    breaks: ['secrets.core.list-empty-404'],
-    description: 'The LIST verb is refused with 405 (as a stock HTTP framework would); only GET ?list=true lists',
-  },
+  f('list-empty-200', ['secrets.core.list-empty-404'], 'An empty LIST answers 200 with {"data":{"keys":[]}} instead of 404 {"errors":[]}'),
+  f('list-verb-405', ['secrets.core.list-empty-404', 'secrets.core.list-verb-equals-query'], 'The LIST verb is refused with 405 (as a stock HTTP framework would); only GET ?list=true lists'),
+  f('list-query-ignored', ['secrets.core.list-verb-equals-query'], 'GET ?list=true is treated as a plain read of the directory path'),
+  f('kv-not-mounted', ['secrets.core.kv-mounted-at-secret'], 'No key-value engine is mounted at secret/ on a fresh start'),
+  f('response-no-content-type', ['secrets.core.content-type-set'], 'Successful responses with a body carry no Content-Type header'),
+  f('request-content-type-required', ['secrets.core.content-type-not-required'], 'Writes without Content-Type: application/json are refused with 415'),
+  f('put-405', ['secrets.core.post-put-synonyms'], 'PUT is refused with 405; only POST writes'),
+  f('write-201', ['secrets.core.success-status'], 'A write of the version 1 engine answers 201 Created'),
+  f('help-absolute-paths', ['secrets.core.help-openapi'], 'The ?help=1 OpenAPI document has absolute paths (/v1/...) instead of paths relative to the queried path'),
+  f('help-unauthenticated', ['secrets.core.help-no-leak'], '?help=1 is answered without a client token'),
+  f('trailing-period-accepted', ['secrets.core.path-param-trailing-period-404'], 'Names ending in a period are accepted on named-resource routes'),
+  f('no-size-limit', ['secrets.limits.max-request-size'], 'Requests of any size are accepted (buffered whole)'),
+  f('auth-missing-token-allowed', ['secrets.auth.token-required'], 'A request without a token is served as if it carried the root token'),
+  f('auth-any-token-accepted', ['secrets.auth.bad-token-refused'], 'Any token string is accepted as the root token'),
+  f('auth-bearer-ignored', ['secrets.auth.token-headers-equivalent'], 'Authorization: Bearer is not read; only X-Service-Token works'),
+  f('proxy-header-not-required', ['secrets.proxy.request-header-required'], 'The request-header proxy forwards requests that lack the header'),
+  f('error-body-singular', ['secrets.errors.body-on-every-error'], 'Errors carry {"error":"..."} instead of {"errors":[...]}'),
+  f('unsupported-method-400', ['secrets.errors.method-not-allowed-405'], 'An unsupported method answers 400 instead of 405'),
+  f('unknown-path-400', ['secrets.errors.unknown-path-404'], 'A path no engine serves answers 400 instead of 404'),
+  f('malformed-json-500', ['secrets.errors.malformed-json-400'], 'A body that is not valid JSON makes the service answer 500'),
+  f('ns-header-ignored', ['secrets.ns.header-path-equivalence'], 'The namespace header is ignored: the path is taken as relative to the root namespace'),
+  f('ns-shared-storage', ['secrets.ns.isolation'], 'All namespaces share one set of engines, so a secret is visible from every namespace'),
+  f('kv-list-recursive', ['secrets.kv.list-keys-at-path'], 'LIST returns every key below the directory (full relative paths) instead of the keys at the path'),
+  f('kv-write-merges', ['secrets.kv.v1-model'], 'A write to an existing secret merges the new fields into the old ones instead of replacing them'),
+  f('kv-delete-noop', ['secrets.kv.v1-model'], 'DELETE answers 204 but keeps the secret'),
+  f('kv2-unwrapped-read', ['secrets.kv.v2-data-path'], 'A version 2 read returns the fields directly in data instead of in data.data'),
+  f('kv2-delete-noop', ['secrets.kv.v2-model'], 'A version 2 DELETE answers 204 but the secret still reads back'),
+  f('proxy-missing-header-400', ['secrets.upstream.proxy-missing-header-412'], 'The request-header proxy refuses a request without the header with 400 instead of 412'),
+  f('list-bad-bool-accepted', ['secrets.upstream.list-invalid-bool-400'], '?list= with a value that is not a boolean is read as false'),
+  f('unsupported-path-message', ['secrets.upstream.unsupported-path-message'], 'A name ending in a period answers 404 with an empty error list'),
 ];

@@ -11,27 +11,56 @@ export class BodyError extends Error {
 }
 
 /**
+ * After a 413 the rest of the body is not worth reading: answer with Connection: close and drop
+ * the connection once the answer is out.
+ */
+export function closeAfterResponse(req: IncomingMessage, res: import('node:http').ServerResponse): void {
+  if (!res.headersSent) res.setHeader('connection', 'close');
+  res.once('finish', () => req.socket.destroy());
+}
+
+/**
  * Reads a request body up to `limit` bytes. A declared Content-Length over the limit is refused
  * before reading anything, and a body that grows past it is cut off, so an oversized request is
  * never buffered whole.
  */
-export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    throw new BodyError(413, `request body of ${declared} bytes is over the ${limit}-byte limit`);
+    return Promise.reject(new BodyError(413, `request body of ${declared} bytes is over the ${limit}-byte limit`));
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      req.destroy();
-      throw new BodyError(413, `request body is over the ${limit}-byte limit`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+  // Listeners rather than for-await: leaving a for-await loop destroys the request, and with it the
+  // socket the 413 answer still has to go out on.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        req.pause();
+        reject(new BodyError(413, `request body is over the ${limit}-byte limit`));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks));
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(new BodyError(400, `request body could not be read: ${err.message}`));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
 }
 
 /** Parses a JSON object body; an empty body is an empty object (the spec does not require Content-Type). */

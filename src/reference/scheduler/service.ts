@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../../config/dialects.ts';
 import type { FaultSet } from '../faults/types.ts';
-import { BodyError, parseJsonObject, readBody } from '../http/body.ts';
+import { BodyError, closeAfterResponse, parseJsonObject, readBody } from '../http/body.ts';
 import { sendJsonBody, sendPlainError } from '../http/plain-errors.ts';
 import { Router, type RouteContext, type RouteHandler } from '../http/router.ts';
 import { MetadataError, NodeMetadata } from './node-metadata.ts';
@@ -73,7 +73,10 @@ export class SchedulerService {
     try {
       body = parseJsonObject(await readBody(req, MAX_BODY_BYTES));
     } catch (err) {
-      if (err instanceof BodyError) return sendPlainError(res, err.status, err.message);
+      if (err instanceof BodyError) {
+        if (err.status === 413) closeAfterResponse(req, res);
+        return sendPlainError(res, err.status, err.message);
+      }
       throw err;
     }
     const nodeId = typeof body.NodeID === 'string' ? body.NodeID : url.searchParams.get('node_id');

@@ -9,9 +9,29 @@ export interface EngineRequest {
   path: string;
   data: Record<string, unknown>;
   query: URLSearchParams;
+  /** The namespace path ('' for root, else ending in '/'). */
+  namespace: string;
+  /** The path as the caller sent it below /v1/ (with the namespace header applied), for help documents. */
+  requestPath: string;
+}
+
+/** What ?help=1 returns: markdown text and an OpenAPI 3 document whose paths are relative to the queried path. */
+export interface HelpDocument {
+  help: string;
+  openapi: Record<string, unknown>;
 }
 
 export interface SecretsEngine {
   readonly type: string;
   handle(request: EngineRequest): EngineResult | Promise<EngineResult>;
+  /** Help for a path below the mount; undefined when the path is not one the engine serves. */
+  help(path: string): HelpDocument | undefined;
+}
+
+/** Names in URLs follow the upstream name pattern: word characters, dashes and dots, starting and ending with a word character. */
+const NAME = /^\w(([\w.-]+)?\w)?$/;
+
+/** Spec 000: path parameters must not end with a period; such a path is unsupported (404). */
+export function isValidName(name: string): boolean {
+  return NAME.test(name);
 }

@@ -1,9 +1,23 @@
 import type { FaultSet } from '../faults/types.ts';
-import type { EngineRequest, SecretsEngine } from './engine.ts';
+import type { EngineRequest, HelpDocument, SecretsEngine } from './engine.ts';
+import { helpDocument } from './help.ts';
 import { badRequest, notFound, type EngineResult } from './respond.ts';
 
 /** Default lease the v1 engine reports on reads (32 days), as the upstream engine does. */
 const KV_V1_LEASE_SECONDS = 2_764_800;
+
+/** Lists the names directly under `prefix` among `keys`: leaf names, and sub-directories with a trailing '/'. */
+export function keysAt(keys: Iterable<string>, prefix: string, recursive = false): string[] {
+  const out = new Set<string>();
+  for (const key of keys) {
+    if (!key.startsWith(prefix)) continue;
+    const rest = key.slice(prefix.length);
+    if (rest === '') continue;
+    const slash = rest.indexOf('/');
+    out.add(recursive || slash < 0 ? rest : rest.slice(0, slash + 1));
+  }
+  return [...out].sort();
+}
 
 /** The version 1 key-value engine: one JSON object per key, listing on directories only. */
 export class KvV1Engine implements SecretsEngine {
@@ -21,11 +35,20 @@ export class KvV1Engine implements SecretsEngine {
       case 'create-or-update':
         return this.write(req.path, req.data);
       case 'delete':
-        this.secrets.delete(req.path);
+        if (!this.faults.has('secrets.kv-delete-noop')) this.secrets.delete(req.path);
         return { kind: 'no-content' };
       default:
         return { kind: 'error', status: 405, errors: ['unsupported operation'] };
     }
+  }
+
+  help(path: string): HelpDocument {
+    return helpDocument(
+      'KV secrets engine, version 1',
+      `Reads, writes, deletes and lists secrets at \`${path || '/'}\` and beneath it. Listing is allowed on directories only.`,
+      { summary: 'the secret or directory at this path', verbs: ['get', 'post', 'put', 'delete', 'list'] },
+      { summary: 'a secret or directory beneath this path', verbs: ['get', 'post', 'put', 'delete', 'list'] },
+    );
   }
 
   private read(key: string): EngineResult {
@@ -36,21 +59,15 @@ export class KvV1Engine implements SecretsEngine {
   private write(key: string, data: Record<string, unknown>): EngineResult {
     if (key === '' || key.endsWith('/')) return badRequest('missing secret name in path');
     if (Object.keys(data).length === 0) return badRequest('no data provided');
-    this.secrets.set(key, structuredClone(data));
-    return { kind: 'no-content' };
+    const previous = this.faults.has('secrets.kv-write-merges') ? (this.secrets.get(key) ?? {}) : {};
+    this.secrets.set(key, { ...previous, ...structuredClone(data) });
+    return this.faults.has('secrets.write-201') ? { kind: 'raw', status: 201, body: {} } : { kind: 'no-content' };
   }
 
   private list(dir: string): EngineResult {
     const prefix = dir === '' || dir.endsWith('/') ? dir : `${dir}/`;
-    const keys = new Set<string>();
-    for (const key of this.secrets.keys()) {
-      if (!key.startsWith(prefix)) continue;
-      const rest = key.slice(prefix.length);
-      const slash = rest.indexOf('/');
-      keys.add(slash < 0 ? rest : rest.slice(0, slash + 1));
-    }
-    const sorted = [...keys].sort();
-    if (sorted.length === 0 && !this.faults.has('secrets.list-empty-200')) return notFound();
-    return { kind: 'data', data: { keys: sorted } };
+    const keys = keysAt(this.secrets.keys(), prefix, this.faults.has('secrets.kv-list-recursive'));
+    if (keys.length === 0 && !this.faults.has('secrets.list-empty-200')) return notFound();
+    return { kind: 'data', data: { keys } };
   }
 }

@@ -1,128 +1,231 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../../config/dialects.ts';
 import type { FaultSet } from '../faults/types.ts';
-import { BodyError, parseJsonObject, readBody } from '../http/body.ts';
+import { BodyError, closeAfterResponse, parseJsonObject, readBody } from '../http/body.ts';
 import type { Operation, SecretsEngine } from './engine.ts';
+import { absolutizePaths } from './help.ts';
+import { IdentityOidcEngine } from './identity-oidc.ts';
 import { KvV1Engine } from './kv-v1.ts';
-import { dataEnvelope, sendErrors, sendJson, sendNoContent, type EngineResult } from './respond.ts';
+import { KvV2Engine } from './kv-v2.ts';
+import { NamespaceTree, normalizeNamespace, type Namespace } from './namespaces.ts';
+import { dataEnvelope, type EngineResult } from './respond.ts';
 import { TokenStore, type TokenEntry } from './token-store.ts';
 
 /** 32 MB, the documented default maximum request size. */
 export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 
+/** Where the embedded reference mounts its version 2 key-value engine (the spec's fresh install has only secret/). */
+export const KV_V2_MOUNT = 'kv-v2/';
+
+/** Values Go's strconv.ParseBool accepts, as the upstream service parses ?list=. */
+const BOOL_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const BOOL_FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
+
 export interface SecretsServiceOptions {
   dialect: Dialect;
   faults: FaultSet;
+  /** Namespaces to create at start (reference setup). */
+  namespaces: string[];
 }
 
-/** The embedded secrets service: routes /v1/<mount>/<path> to the engine mounted there. */
+/** Paths below a namespace that need no client token (login and public OIDC endpoints). */
+const UNAUTHENTICATED: RegExp[] = [];
+
+/**
+ * The embedded secrets service: resolves the namespace (header joined with the path), checks the
+ * client token, and routes to the engine mounted at the longest matching prefix.
+ */
 export class SecretsService {
   readonly tokens = new TokenStore();
   readonly rootToken: TokenEntry;
-  private readonly mounts = new Map<string, SecretsEngine>();
+  readonly namespaces: NamespaceTree;
+  private readonly sharedMounts?: Map<string, SecretsEngine>;
 
   constructor(private readonly options: SecretsServiceOptions) {
+    const faults = options.faults;
+    const mountsFor = (path: string): Map<string, SecretsEngine> => {
+      if (faults.has('secrets.ns-shared-storage') && this.sharedMounts) return this.sharedMounts;
+      const mounts = new Map<string, SecretsEngine>();
+      // A fresh install has a key-value engine at secret/.
+      if (!faults.has('secrets.kv-not-mounted')) mounts.set('secret/', new KvV1Engine(faults));
+      mounts.set('identity/', new IdentityOidcEngine(faults));
+      if (path === '') mounts.set(KV_V2_MOUNT, new KvV2Engine(faults));
+      return mounts;
+    };
+    this.namespaces = new NamespaceTree(mountsFor);
+    this.sharedMounts = this.namespaces.resolve('').namespace.mounts;
+    for (const ns of options.namespaces) this.namespaces.create(ns);
     this.rootToken = this.tokens.create({ policies: ['root'], namespace: '' });
-    // A fresh install has a key-value engine at secret/.
-    this.mounts.set('secret/', new KvV1Engine(options.faults));
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
+    const faults = this.options.faults;
     const url = new URL(req.url ?? '/', 'http://reference.invalid');
     if (!url.pathname.startsWith('/v1/')) {
-      sendErrors(res, 404, ['Missing /v1/ prefix in path. Use vault path-help command to retrieve API help for paths']);
-      return;
+      req.resume();
+      return this.sendErrors(res, 404, ['Missing /v1/ prefix in path. Use vault path-help command to retrieve API help for paths']);
     }
-    let path: string;
-    try {
-      path = decodeURIComponent(url.pathname.slice('/v1/'.length));
-    } catch {
-      sendErrors(res, 400, ['invalid percent-encoding in request path']);
-      return;
+    const path = decodePath(url.pathname.slice('/v1/'.length));
+    if (path === undefined) {
+      req.resume();
+      return this.sendErrors(res, 400, ['invalid request path: bad percent-encoding, an encoded slash, or a "." or ".." segment']);
     }
     const operation = this.operationFor(method, url.searchParams);
-    if (!operation) {
-      sendErrors(res, 405, ['unsupported operation']);
-      return;
+    if (typeof operation === 'object') {
+      req.resume();
+      return this.sendErrors(res, operation.status, operation.errors);
     }
-    const token = this.tokens.use(this.tokenFrom(req));
-    if (!token) {
-      sendErrors(res, 403, ['permission denied']);
-      return;
+
+    const header = req.headers[this.options.dialect.secrets.namespaceHeader.toLowerCase()];
+    const nsHeader = faults.has('secrets.ns-header-ignored') ? '' : normalizeNamespace(typeof header === 'string' ? header : undefined);
+    const { namespace, rest } = this.namespaces.resolve(nsHeader + path);
+
+    const needsToken = !UNAUTHENTICATED.some((re) => re.test(rest)) && !(operation === 'help' && faults.has('secrets.help-unauthenticated'));
+    if (needsToken) {
+      const token = this.authenticate(req);
+      if (!token || !namespace.path.startsWith(token.namespace)) {
+        req.resume();
+        return this.sendErrors(res, 403, ['permission denied']);
+      }
     }
-    const mount = this.findMount(path);
+
+    const mount = findMount(namespace, rest);
     if (!mount) {
-      sendErrors(res, 404, [`no handler for route "${path}". route entry not found.`]);
-      return;
+      req.resume();
+      return this.sendErrors(res, faults.has('secrets.unknown-path-400') ? 400 : 404, [`no handler for route "${nsHeader}${path}". route entry not found.`]);
     }
+
     let data: Record<string, unknown> = {};
     if (operation === 'create-or-update') {
+      if (faults.has('secrets.request-content-type-required') && !/^application\/json/i.test(req.headers['content-type'] ?? '')) {
+        req.resume();
+        return this.sendErrors(res, 415, ['Content-Type must be application/json']);
+      }
       try {
-        data = parseJsonObject(await readBody(req, MAX_REQUEST_BYTES));
+        data = parseJsonObject(await readBody(req, faults.has('secrets.no-size-limit') ? Number.MAX_SAFE_INTEGER : MAX_REQUEST_BYTES));
       } catch (err) {
-        if (err instanceof BodyError) {
-          sendErrors(res, err.status, [err.message]);
-          return;
-        }
-        throw err;
+        if (!(err instanceof BodyError)) throw err;
+        if (err.status === 413) closeAfterResponse(req, res);
+        return this.sendErrors(res, err.status === 400 && faults.has('secrets.malformed-json-500') ? 500 : err.status, [err.message]);
       }
     } else {
       req.resume();
     }
-    let rel = path.slice(mount.prefix.length);
+
+    let rel = rest.slice(mount.prefix.length);
+    if (operation === 'help') {
+      let doc = mount.engine.help(rel);
+      if (!doc) return this.sendErrors(res, 404, [`unsupported path: ${rest}`]);
+      if (faults.has('secrets.help-absolute-paths')) doc = absolutizePaths(doc, nsHeader + path);
+      return this.sendJson(res, 200, { ...dataEnvelope(null), help: doc.help, openapi: doc.openapi, see_also: null });
+    }
     if (operation === 'list' && rel !== '' && !rel.endsWith('/')) rel += '/';
-    const result = await mount.engine.handle({ operation, path: rel, data, query: url.searchParams });
+    const result = await mount.engine.handle({ operation, path: rel, data, query: url.searchParams, namespace: namespace.path, requestPath: nsHeader + path });
     this.send(res, result);
   }
 
-  private operationFor(method: string, query: URLSearchParams): Operation | undefined {
+  /** The proxy mode (reference setup): requests without the request header are refused before reaching the service. */
+  async handleViaProxy(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
+    const faults = this.options.faults;
+    const name = this.options.dialect.secrets.requestHeader;
+    const value = req.headers[name.toLowerCase()];
+    if (value === undefined && !faults.has('secrets.proxy-header-not-required')) {
+      req.resume();
+      return this.sendErrors(res, faults.has('secrets.proxy-missing-header-400') ? 400 : 412, [`missing "${name}" header`]);
+    }
+    return this.handle(req, res, method);
+  }
+
+  private operationFor(method: string, query: URLSearchParams): Operation | { status: number; errors: string[] } {
+    const faults = this.options.faults;
+    if (query.get('help') === '1' && (method === 'GET' || method === 'LIST')) return 'help';
+    const unsupported = { status: faults.has('secrets.unsupported-method-400') ? 400 : 405, errors: ['unsupported operation'] };
     switch (method) {
-      case 'GET':
-        return query.get('list') === 'true' ? 'list' : 'read';
+      case 'GET': {
+        const list = query.get('list');
+        if (list === null || faults.has('secrets.list-query-ignored')) return 'read';
+        if (BOOL_TRUE.has(list)) return 'list';
+        if (BOOL_FALSE.has(list) || faults.has('secrets.list-bad-bool-accepted')) return 'read';
+        return { status: 400, errors: [`invalid value for list: ${JSON.stringify(list)} is not a boolean`] };
+      }
       case 'LIST':
-        return this.options.faults.has('secrets.list-verb-405') ? undefined : 'list';
+        return faults.has('secrets.list-verb-405') ? unsupported : 'list';
       case 'POST':
-      case 'PUT':
         return 'create-or-update';
+      case 'PUT':
+        return faults.has('secrets.put-405') ? unsupported : 'create-or-update';
       case 'DELETE':
         return 'delete';
       default:
-        return undefined;
+        return unsupported;
     }
   }
 
-  private tokenFrom(req: IncomingMessage): string | undefined {
+  private authenticate(req: IncomingMessage): TokenEntry | undefined {
+    const faults = this.options.faults;
     const header = req.headers[this.options.dialect.secrets.tokenHeader.toLowerCase()];
-    if (typeof header === 'string' && header) return header;
-    const auth = req.headers.authorization;
-    const bearer = auth && /^Bearer\s+(.+)$/i.exec(auth);
-    return bearer ? bearer[1]!.trim() : undefined;
-  }
-
-  private findMount(path: string): { prefix: string; engine: SecretsEngine } | undefined {
-    let best: { prefix: string; engine: SecretsEngine } | undefined;
-    for (const [prefix, engine] of this.mounts) {
-      if ((path === prefix.slice(0, -1) || path.startsWith(prefix)) && (!best || prefix.length > best.prefix.length)) {
-        best = { prefix, engine };
-      }
-    }
-    return best;
+    let id = typeof header === 'string' && header ? header : undefined;
+    if (!id && !faults.has('secrets.auth-bearer-ignored')) id = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
+    if (!id) return faults.has('secrets.auth-missing-token-allowed') ? this.rootToken : undefined;
+    return this.tokens.use(id) ?? (faults.has('secrets.auth-any-token-accepted') ? this.rootToken : undefined);
   }
 
   private send(res: ServerResponse, result: EngineResult): void {
     switch (result.kind) {
       case 'data':
-        sendJson(res, result.status ?? 200, dataEnvelope(result.data, { lease_duration: result.leaseDuration }));
-        return;
+        return this.sendJson(res, result.status ?? 200, dataEnvelope(result.data, { lease_duration: result.leaseDuration }));
       case 'raw':
         if (result.headers) for (const [k, v] of Object.entries(result.headers)) res.setHeader(k, v);
-        sendJson(res, result.status, result.body);
-        return;
+        return this.sendJson(res, result.status, result.body);
       case 'no-content':
-        sendNoContent(res);
+        if (res.headersSent) return;
+        res.writeHead(204);
+        res.end();
         return;
       case 'error':
-        sendErrors(res, result.status, result.errors);
+        return this.sendErrors(res, result.status, result.errors);
     }
   }
+
+  /** Every status >= 400 carries {"errors":[...]}. */
+  sendErrors(res: ServerResponse, status: number, errors: string[]): void {
+    const body = this.options.faults.has('secrets.error-body-singular') ? { error: errors.join('; ') } : { errors };
+    this.sendJson(res, status, body);
+  }
+
+  private sendJson(res: ServerResponse, status: number, body: unknown): void {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const text = JSON.stringify(body);
+    const headers: Record<string, string | number> = { 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' };
+    if (!(this.options.faults.has('secrets.response-no-content-type') && status < 400)) headers['content-type'] = 'application/json';
+    res.writeHead(status, headers);
+    res.end(text);
+  }
+}
+
+/** Decodes each segment; refuses encodings that would change the path's shape. */
+function decodePath(raw: string): string | undefined {
+  const out: string[] = [];
+  for (const segment of raw.split('/')) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      return undefined;
+    }
+    if (decoded.includes('/') || decoded === '.' || decoded === '..' || decoded.includes('\u0000')) return undefined;
+    out.push(decoded);
+  }
+  return out.join('/');
+}
+
+function findMount(ns: Namespace, path: string): { prefix: string; engine: SecretsEngine } | undefined {
+  let best: { prefix: string; engine: SecretsEngine } | undefined;
+  for (const [prefix, engine] of ns.mounts) {
+    if ((path === prefix.slice(0, -1) || path.startsWith(prefix)) && (!best || prefix.length > best.prefix.length)) best = { prefix, engine };
+  }
+  return best;
 }

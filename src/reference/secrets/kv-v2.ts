@@ -1,0 +1,87 @@
+import type { FaultSet } from '../faults/types.ts';
+import type { EngineRequest, HelpDocument, SecretsEngine } from './engine.ts';
+import { helpDocument } from './help.ts';
+import { keysAt } from './kv-v1.ts';
+import { badRequest, notFound, type EngineResult } from './respond.ts';
+
+interface Version {
+  data: Record<string, unknown>;
+  created_time: string;
+  deletion_time: string;
+  destroyed: boolean;
+  version: number;
+}
+
+/**
+ * The version 2 key-value engine: versioned secrets under `data/<name>`, with the body
+ * `{data:{...}}`; listing under `metadata/`.
+ */
+export class KvV2Engine implements SecretsEngine {
+  readonly type = 'kv-v2';
+  private readonly secrets = new Map<string, Version[]>();
+
+  constructor(private readonly faults: FaultSet) {}
+
+  handle(req: EngineRequest): EngineResult {
+    const [area, ...rest] = req.path.split('/');
+    const key = rest.join('/');
+    if (area === 'data') {
+      if (req.operation === 'read') return this.read(key);
+      if (req.operation === 'create-or-update') return this.write(key, req.data);
+      if (req.operation === 'delete') return this.remove(key);
+      if (req.operation === 'list') return { kind: 'error', status: 405, errors: ['unsupported operation'] };
+    }
+    if (area === 'metadata' && req.operation === 'list') {
+      const live = [...this.secrets.entries()].filter(([, v]) => v.some((x) => !x.deletion_time)).map(([k]) => k);
+      const keys = keysAt(live, key === '' || key.endsWith('/') ? key : `${key}/`);
+      return keys.length ? { kind: 'data', data: { keys } } : notFound();
+    }
+    return { kind: 'error', status: 404, errors: [`unsupported path: a version 2 engine serves data/<name> and metadata/<name>, not "${req.path}"`] };
+  }
+
+  help(path: string): HelpDocument {
+    return helpDocument(
+      'KV secrets engine, version 2',
+      `Versioned secrets. Write and read with \`data/<name>\` and the body \`{"data":{...}}\`; list with \`metadata/\`. Queried path: \`${path || '/'}\`.`,
+      { summary: 'the versioned secret or directory at this path', verbs: ['get', 'post', 'put', 'delete', 'list'] },
+      { summary: 'a secret beneath this path', verbs: ['get', 'post', 'put', 'delete', 'list'] },
+    );
+  }
+
+  private latest(key: string): Version | undefined {
+    const versions = this.secrets.get(key);
+    const last = versions?.[versions.length - 1];
+    return last && !last.deletion_time && !last.destroyed ? last : undefined;
+  }
+
+  private read(key: string): EngineResult {
+    const v = this.latest(key);
+    if (!v) return notFound();
+    const metadata = { version: v.version, created_time: v.created_time, deletion_time: '', destroyed: false, custom_metadata: null };
+    if (this.faults.has('secrets.kv2-unwrapped-read')) return { kind: 'data', data: { ...v.data } };
+    return { kind: 'data', data: { data: v.data, metadata } };
+  }
+
+  private write(key: string, body: Record<string, unknown>): EngineResult {
+    if (key === '' || key.endsWith('/')) return badRequest('missing secret name in path');
+    const data = body.data;
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) return badRequest('no data provided');
+    const versions = this.secrets.get(key) ?? [];
+    const version: Version = {
+      data: structuredClone(data as Record<string, unknown>),
+      created_time: new Date().toISOString(),
+      deletion_time: '',
+      destroyed: false,
+      version: versions.length + 1,
+    };
+    versions.push(version);
+    this.secrets.set(key, versions);
+    return { kind: 'data', data: { version: version.version, created_time: version.created_time, deletion_time: '', destroyed: false } };
+  }
+
+  private remove(key: string): EngineResult {
+    const v = this.latest(key);
+    if (v && !this.faults.has('secrets.kv2-delete-noop')) v.deletion_time = new Date().toISOString();
+    return { kind: 'no-content' };
+  }
+}

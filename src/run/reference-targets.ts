@@ -1,0 +1,23 @@
+import type { SystemName, Targets } from '../config/schema.ts';
+import type { RunningReference } from '../reference/reference.ts';
+
+/** The target profile of a running embedded reference: every optional capability declared. */
+export function referenceTargets(ref: RunningReference, systems: readonly SystemName[] = ['secrets', 'mesh', 'scheduler']): Targets {
+  const t: Targets = {};
+  const dialect = ref.dialect;
+  if (systems.includes('secrets')) {
+    t.secrets = {
+      url: ref.secrets.url,
+      token: ref.secrets.token,
+      dialect,
+      capabilities: { namespaces: true, requestHeaderProxy: true, kvV2: true },
+      kv: { v1Mount: 'secret/', v2Mount: ref.secrets.kvV2Mount },
+      namespaces: ref.secrets.namespaces,
+      requestHeaderProxyUrl: ref.secrets.proxyUrl,
+      maxRequestBytes: 32 * 1024 * 1024,
+    };
+  }
+  if (systems.includes('mesh')) t.mesh = { url: ref.mesh.url, token: ref.mesh.token, dialect, capabilities: { namespaces: false } };
+  if (systems.includes('scheduler')) t.scheduler = { url: ref.scheduler.url, token: ref.scheduler.token, dialect, capabilities: {} };
+  return t;
+}
