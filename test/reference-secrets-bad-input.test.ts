@@ -64,7 +64,13 @@ describe('secrets reference under bad input', () => {
     const res = await new Promise<string>((resolve) => {
       const socket = connect(Number(new URL(ref.secrets.url).port), '127.0.0.1');
       let out = '';
-      socket.on('data', (d) => (out += d.toString('latin1')));
+      socket.on('data', (d) => {
+        out += d.toString('latin1');
+        if (out.includes('\r\n\r\n')) {
+          socket.destroy();
+          resolve(out);
+        }
+      });
       socket.on('error', () => resolve(out));
       socket.on('close', () => resolve(out));
       socket.write(`POST /v1/secret/huge HTTP/1.1\r\nHost: x\r\nX-Service-Token: ${token}\r\nTransfer-Encoding: chunked\r\n\r\n`);

@@ -10,13 +10,20 @@ export class BodyError extends Error {
   }
 }
 
+/** How long the rest of a refused body may keep arriving before the connection is dropped. */
+const DRAIN_GRACE_MS = 10_000;
+
 /**
- * After a 413 the rest of the body is not worth reading: answer with Connection: close and drop
- * the connection once the answer is out.
+ * After a 413 the rest of the body is not worth keeping: answer with Connection: close, then
+ * discard what is still coming (a client that is mid-upload gets to read the answer instead of a
+ * reset) and drop the connection after a grace period.
  */
 export function closeAfterResponse(req: IncomingMessage, res: import('node:http').ServerResponse): void {
   if (!res.headersSent) res.setHeader('connection', 'close');
-  res.once('finish', () => req.socket.destroy());
+  res.once('finish', () => {
+    req.resume();
+    setTimeout(() => req.socket.destroy(), DRAIN_GRACE_MS).unref();
+  });
 }
 
 /**
