@@ -35,3 +35,19 @@ describe('Redactor', () => {
     expect(r.text('url?x=4f1c2d9e-token-value and "note: 4f1c2d9e-token-value"')).not.toContain('4f1c2d9e-token-value');
   });
 });
+
+describe('Redactor.value', () => {
+  it('keeps any JSON value well-formed whatever secrets are registered', async () => {
+    const fc = (await import('fast-check')).default;
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.array(fc.string({ minLength: 6, maxLength: 12 }), { maxLength: 4 }), (value, secrets) => {
+        const r = new Redactor();
+        for (const s of secrets) r.add(s);
+        const out = r.value({ payload: value, note: secrets.join(' ') });
+        expect(() => JSON.stringify(out)).not.toThrow();
+        for (const s of secrets) expect(JSON.stringify(out.note)).not.toContain(JSON.stringify(s).slice(1, -1));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -51,8 +51,22 @@ export class Redactor {
     return out;
   }
 
-  /** Redacts every string inside a JSON-like value. */
+  /**
+   * Redacts every string inside a JSON-like value, one string at a time (redacting the serialised
+   * text could cut across JSON syntax), and blanks the values of credential fields.
+   */
   value<T>(input: T): T {
-    return JSON.parse(this.text(JSON.stringify(input))) as T;
+    const walk = (v: unknown, key?: string): unknown => {
+      if (typeof v === 'string') return key && SENSITIVE_FIELD.test(key) && v !== '' ? REDACTED : this.text(v);
+      if (Array.isArray(v)) return v.map((x) => walk(x));
+      if (v && typeof v === 'object') {
+        const headerLike = key !== undefined && /headers$/i.test(key);
+        const entries = Object.entries(v as Record<string, unknown>);
+        if (headerLike && entries.every(([, x]) => typeof x === 'string')) return this.headers(v as Record<string, string>);
+        return Object.fromEntries(entries.map(([k, x]) => [k, walk(x, k)]));
+      }
+      return v;
+    };
+    return walk(input) as T;
   }
 }

@@ -27,9 +27,11 @@ const secretsTarget = z
         requestHeaderProxy: z.boolean().default(false),
         /** A version 2 key-value engine is mounted at `kv.v2Mount`. */
         kvV2: z.boolean().default(false),
+        /** Identity entities can be had through `fixtures` (for the OIDC flow rules). */
+        identityFixtures: z.boolean().default(false),
       })
       .strict()
-      .default({ namespaces: false, requestHeaderProxy: false, kvV2: false }),
+      .default({ namespaces: false, requestHeaderProxy: false, kvV2: false, identityFixtures: false }),
     kv: z
       .object({
         /** Where a version 1 key-value engine is mounted (a fresh install has one at secret/). */
@@ -41,8 +43,35 @@ const secretsTarget = z
     /** Namespaces that exist on the target, each with a version 1 key-value engine at kv.v1Mount; nested ones included, e.g. ["team-a/", "team-a/app/"]. */
     namespaces: z.array(mountPath).default([]),
     requestHeaderProxyUrl: baseUrl.optional(),
+    /** The name of a signing key other than 'default' that exists on the target (the spec does not show how keys are made). */
+    oidcAltKey: z.string().min(1).optional(),
     /** The listener's maximum request size (the spec's default is 32 MB). */
     maxRequestBytes: z.number().int().positive().default(32 * 1024 * 1024),
+    /**
+     * How identity entities (with a client token each) are had: the spec does not show how they are
+     * made. Either a control interface that creates them (the embedded reference has one), or a
+     * list of entities made beforehand on a real target.
+     */
+    fixtures: z
+      .object({
+        controlUrl: baseUrl.optional(),
+        controlToken: z.string().optional(),
+        entities: z
+          .array(
+            z
+              .object({
+                id: z.string(),
+                name: z.string(),
+                token: z.string(),
+                metadata: z.record(z.string(), z.string()).default({}),
+                groups: z.array(z.object({ id: z.string(), name: z.string() }).strict()).default([]),
+              })
+              .strict(),
+          )
+          .default([]),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .superRefine((t, ctx) => {
@@ -51,6 +80,9 @@ const secretsTarget = z
     }
     if (t.capabilities.requestHeaderProxy && !t.requestHeaderProxyUrl) {
       ctx.addIssue({ code: 'custom', path: ['requestHeaderProxyUrl'], message: 'capabilities.requestHeaderProxy needs the URL of the proxy' });
+    }
+    if (t.capabilities.identityFixtures && !t.fixtures?.controlUrl && !t.fixtures?.entities.length) {
+      ctx.addIssue({ code: 'custom', path: ['fixtures'], message: 'capabilities.identityFixtures needs fixtures.controlUrl or at least one fixtures.entities entry' });
     }
     if (t.capabilities.kvV2 && !t.kv.v2Mount) {
       ctx.addIssue({ code: 'custom', path: ['kv', 'v2Mount'], message: 'capabilities.kvV2 needs the mount path of the version 2 engine' });

@@ -10,6 +10,8 @@ import { MeshService } from './mesh/service.ts';
 import { SchedulerService } from './scheduler/service.ts';
 import { sendErrors } from './secrets/respond.ts';
 import { KV_V2_MOUNT, SecretsService } from './secrets/service.ts';
+import { SigningKey } from './secrets/oidc/signing-key.ts';
+import { ControlService } from './control.ts';
 
 export interface ReferenceOptions {
   dialect?: DialectName;
@@ -25,12 +27,17 @@ export interface ReferenceEndpoint {
 /** Namespaces the embedded secrets service creates at start (reference setup), nested ones included. */
 export const REFERENCE_NAMESPACES = ['team-a/', 'team-a/app/', 'team-b/'];
 
+/** The second OIDC signing key the reference creates at start (the spec does not show how keys are made). */
+export const REFERENCE_ALT_KEY = 'stackproof-alt';
+
 export interface RunningReference {
   dialect: DialectName;
   faults: string[];
-  secrets: ReferenceEndpoint & { proxyUrl: string; namespaces: string[]; kvV2Mount: string };
+  secrets: ReferenceEndpoint & { proxyUrl: string; namespaces: string[]; kvV2Mount: string; oidcAltKey: string };
   mesh: ReferenceEndpoint;
   scheduler: ReferenceEndpoint & { nodeId: string };
+  /** The reference-only control interface (fixtures, CA rotation, event generation). */
+  control: ReferenceEndpoint;
   stop(): Promise<void>;
 }
 
@@ -50,7 +57,14 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
 
   let meshIndex = 10;
   const ca = await CertificateAuthority.create(`${randomUUID()}.consul`, () => ++meshIndex);
-  const secrets = new SecretsService({ dialect, faults, namespaces: REFERENCE_NAMESPACES });
+  // Reference setup: a second signing key, so that a change of a client's key can be told from a missing key.
+  const signingKeys = new Map([
+    ['default', await SigningKey.create('default')],
+    [REFERENCE_ALT_KEY, await SigningKey.create(REFERENCE_ALT_KEY)],
+  ]);
+  const secrets = new SecretsService({ dialect, faults, namespaces: REFERENCE_NAMESPACES, signingKeys });
+  const controlToken = randomUUID();
+  const control = new ControlService({ token: controlToken, secrets });
   const meshToken = randomUUID();
   const mesh = new MeshService({ dialect, faults, ca, managementToken: meshToken });
   const schedulerToken = randomUUID();
@@ -70,17 +84,20 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
     servers.push(await startHttpServer('secrets-proxy', (req, res, m) => secrets.handleViaProxy(req, res, m), internalError(sendJsonError), { host }));
     servers.push(await startHttpServer('mesh', (req, res, m) => mesh.handle(req, res, m), internalError(sendPlainInternal), { host }));
     servers.push(await startHttpServer('scheduler', (req, res, m) => scheduler.handle(req, res, m), internalError(sendPlainInternal), { host }));
+    servers.push(await startHttpServer('control', (req, res, m) => control.handle(req, res, m), internalError(sendPlainInternal), { host }));
   } catch (err) {
     await Promise.all(servers.map((s) => s.close()));
     throw err;
   }
-  const [s, proxy, m, sc] = servers as [RunningServer, RunningServer, RunningServer, RunningServer];
+  const [s, proxy, m, sc, ctl] = servers as [RunningServer, RunningServer, RunningServer, RunningServer, RunningServer];
+  secrets.apiAddr = s.url;
   return {
     dialect: dialectName,
     faults: faults.list(),
-    secrets: { url: s.url, token: secrets.rootToken.id, proxyUrl: proxy.url, namespaces: secrets.namespaces.paths(), kvV2Mount: KV_V2_MOUNT },
+    secrets: { url: s.url, token: secrets.rootToken.id, proxyUrl: proxy.url, namespaces: secrets.namespaces.paths(), kvV2Mount: KV_V2_MOUNT, oidcAltKey: REFERENCE_ALT_KEY },
     mesh: { url: m.url, token: meshToken },
     scheduler: { url: sc.url, token: schedulerToken, nodeId },
+    control: { url: ctl.url, token: controlToken },
     stop: async () => {
       await Promise.all(servers.map((srv) => srv.close()));
     },

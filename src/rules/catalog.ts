@@ -3,6 +3,7 @@ import { meshCaRootsRules } from './mesh/ca-roots.ts';
 import { schedulerMetadataRules } from './scheduler/metadata.ts';
 import { secretsAuthRules, secretsCoreRules, secretsErrorRules, secretsNamespaceRules } from './secrets/core.ts';
 import { secretsKvRules } from './secrets/kv.ts';
+import { secretsOidcConfigRules, secretsOidcFlowRules, secretsOidcUpstreamRules } from './secrets/oidc.ts';
 import { secretsUpstreamRules } from './secrets/upstream.ts';
 import type { Rule } from './types.ts';
 
@@ -13,7 +14,10 @@ export const RULES: readonly Rule[] = [
   ...secretsErrorRules,
   ...secretsNamespaceRules,
   ...secretsKvRules,
+  ...secretsOidcConfigRules,
+  ...secretsOidcFlowRules,
   ...secretsUpstreamRules,
+  ...secretsOidcUpstreamRules,
   ...meshCaRootsRules,
   ...schedulerMetadataRules,
 ];

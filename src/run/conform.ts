@@ -72,7 +72,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     }
     log(`preflight: ${probes.map((p) => `${p.system} answers (${p.durationMs} ms)`).join(', ')}`);
 
-    const secrets = Object.values(targets).flatMap((t) => (t ? [t.token] : []));
+    const secrets = [...Object.values(targets).flatMap((t) => (t ? [t.token] : [])), ...(targets.secrets?.fixtures?.controlToken ? [targets.secrets.fixtures.controlToken] : []), ...(targets.secrets?.fixtures?.entities.map((e) => e.token) ?? [])];
     const seed = config.seed ?? randomInt(0, 2 ** 31 - 1);
     const context: SuiteContext = {
       targets,

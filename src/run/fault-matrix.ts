@@ -60,7 +60,7 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
         runs: options.runs,
         seed: options.seed,
         requestTimeoutMs: options.requestTimeoutMs,
-        secrets: [ref.secrets.token, ref.mesh.token, ref.scheduler.token],
+        secrets: [ref.secrets.token, ref.mesh.token, ref.scheduler.token, ref.control.token],
       };
       return await runner.run(context, rules);
     } finally {

@@ -10,11 +10,13 @@ export function referenceTargets(ref: RunningReference, systems: readonly System
       url: ref.secrets.url,
       token: ref.secrets.token,
       dialect,
-      capabilities: { namespaces: true, requestHeaderProxy: true, kvV2: true },
+      capabilities: { namespaces: true, requestHeaderProxy: true, kvV2: true, identityFixtures: true },
       kv: { v1Mount: 'secret/', v2Mount: ref.secrets.kvV2Mount },
       namespaces: ref.secrets.namespaces,
       requestHeaderProxyUrl: ref.secrets.proxyUrl,
+      oidcAltKey: ref.secrets.oidcAltKey,
       maxRequestBytes: 32 * 1024 * 1024,
+      fixtures: { controlUrl: ref.control.url, controlToken: ref.control.token, entities: [] },
     };
   }
   if (systems.includes('mesh')) t.mesh = { url: ref.mesh.url, token: ref.mesh.token, dialect, capabilities: { namespaces: false } };

@@ -9,6 +9,8 @@ import { MeshApi } from '../../src/client/mesh-api.ts';
 import { Redactor } from '../../src/client/redact.ts';
 import { SchedulerApi } from '../../src/client/scheduler-api.ts';
 import { SecretsApi } from '../../src/client/secrets-api.ts';
+import { OidcApi } from '../../src/client/oidc-api.ts';
+import { IdentityFixtures } from '../../src/client/identity-fixtures.ts';
 import { TargetError } from '../../src/client/target-error.ts';
 import type { Rule } from '../../src/rules/types.ts';
 import type { Observation, RuleEvidence } from '../../src/run/evidence.ts';
@@ -70,6 +72,30 @@ export class RuleKit {
    */
   get secrets(): SecretsApi {
     return this.secretsAt(this.secretsTarget.url, 'secrets');
+  }
+
+  /** The OIDC provider endpoints of the secrets target (in `namespace`, root by default). */
+  oidc(namespace = ''): OidcApi {
+    return new OidcApi(this.secrets, namespace);
+  }
+
+  /** Identity entities, as the target profile says they are had; SKIP when it says nothing. */
+  get fixtures(): IdentityFixtures {
+    const target = this.secretsTarget;
+    const f = target.fixtures;
+    if (!target.capabilities.identityFixtures || !f) throw new SkipRule('the secrets target declares no identity fixtures (capabilities.identityFixtures)');
+    const control = f.controlUrl
+      ? this.client('secrets-control', f.controlUrl, f.controlToken ? { authorization: `Bearer ${f.controlToken}` } : {})
+      : undefined;
+    const fixtures = new IdentityFixtures(f, control);
+    const entity = fixtures.entity.bind(fixtures);
+    // Every entity token handed to a test is a secret.
+    fixtures.entity = async (spec) => {
+      const e = await entity(spec);
+      this.secret(e.token);
+      return e;
+    };
+    return fixtures;
   }
 
   /** The secrets API through the request-header proxy the target declares. */

@@ -13,6 +13,11 @@ export interface EngineRequest {
   namespace: string;
   /** The path as the caller sent it below /v1/ (with the namespace header applied), for help documents. */
   requestPath: string;
+  headers: import('node:http').IncomingHttpHeaders;
+  /** The authenticated client token; absent on paths that need none. */
+  token?: import('./token-store.ts').TokenEntry;
+  /** The HTTP method, for endpoints that document more than one. */
+  method: string;
 }
 
 /** What ?help=1 returns: markdown text and an OpenAPI 3 document whose paths are relative to the queried path. */

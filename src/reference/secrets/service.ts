@@ -10,6 +10,7 @@ import { KvV2Engine } from './kv-v2.ts';
 import { NamespaceTree, normalizeNamespace, type Namespace } from './namespaces.ts';
 import { dataEnvelope, type EngineResult } from './respond.ts';
 import { TokenStore, type TokenEntry } from './token-store.ts';
+import type { SigningKey } from './oidc/signing-key.ts';
 
 /** 32 MB, the documented default maximum request size. */
 export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
@@ -26,10 +27,11 @@ export interface SecretsServiceOptions {
   faults: FaultSet;
   /** Namespaces to create at start (reference setup). */
   namespaces: string[];
+  /** OIDC signing keys by name: the built-in 'default' and any the reference setup adds. */
+  signingKeys: Map<string, SigningKey>;
 }
 
-/** Paths below a namespace that need no client token (login and public OIDC endpoints). */
-const UNAUTHENTICATED: RegExp[] = [];
+const PROVIDER = String.raw`identity/oidc/provider/[^/]+`;
 
 /**
  * The embedded secrets service: resolves the namespace (header joined with the path), checks the
@@ -40,15 +42,22 @@ export class SecretsService {
   readonly rootToken: TokenEntry;
   readonly namespaces: NamespaceTree;
   private readonly sharedMounts?: Map<string, SecretsEngine>;
+  /** The service's own address (api_addr), known once its listener is up. */
+  apiAddr = 'http://127.0.0.1';
+  /** Paths below a namespace that need no client token: the public OIDC endpoints and logins. */
+  private readonly unauthenticated: RegExp[];
 
   constructor(private readonly options: SecretsServiceOptions) {
     const faults = options.faults;
+    this.unauthenticated = [new RegExp(`^${PROVIDER}/token$`)];
+    if (!faults.has('secrets.oidc-well-known-needs-token')) this.unauthenticated.push(new RegExp(`^${PROVIDER}/\\.well-known/(openid-configuration|keys)$`));
+    if (faults.has('secrets.oidc-userinfo-no-auth')) this.unauthenticated.push(new RegExp(`^${PROVIDER}/userinfo$`));
     const mountsFor = (path: string): Map<string, SecretsEngine> => {
       if (faults.has('secrets.ns-shared-storage') && this.sharedMounts) return this.sharedMounts;
       const mounts = new Map<string, SecretsEngine>();
       // A fresh install has a key-value engine at secret/.
       if (!faults.has('secrets.kv-not-mounted')) mounts.set('secret/', new KvV1Engine(faults));
-      mounts.set('identity/', new IdentityOidcEngine(faults));
+      mounts.set('identity/', new IdentityOidcEngine({ faults, tokens: this.tokens, keys: options.signingKeys, apiAddr: () => this.apiAddr, namespace: path }));
       if (path === '') mounts.set(KV_V2_MOUNT, new KvV2Engine(faults));
       return mounts;
     };
@@ -80,10 +89,11 @@ export class SecretsService {
     const nsHeader = faults.has('secrets.ns-header-ignored') ? '' : normalizeNamespace(typeof header === 'string' ? header : undefined);
     const { namespace, rest } = this.namespaces.resolve(nsHeader + path);
 
-    const needsToken = !UNAUTHENTICATED.some((re) => re.test(rest)) && !(operation === 'help' && faults.has('secrets.help-unauthenticated'));
+    const needsToken = !this.unauthenticated.some((re) => re.test(rest)) && !(operation === 'help' && faults.has('secrets.help-unauthenticated'));
+    let token: TokenEntry | undefined;
     if (needsToken) {
-      const token = this.authenticate(req);
-      if (!token || !namespace.path.startsWith(token.namespace)) {
+      token = this.authenticate(req);
+      if (!token || !namespace.path.startsWith(token.namespace) || (token.allowedPath && !token.allowedPath.test(rest))) {
         req.resume();
         return this.sendErrors(res, 403, ['permission denied']);
       }
@@ -102,7 +112,8 @@ export class SecretsService {
         return this.sendErrors(res, 415, ['Content-Type must be application/json']);
       }
       try {
-        data = parseJsonObject(await readBody(req, faults.has('secrets.no-size-limit') ? Number.MAX_SAFE_INTEGER : MAX_REQUEST_BYTES));
+        const body = await readBody(req, faults.has('secrets.no-size-limit') ? Number.MAX_SAFE_INTEGER : MAX_REQUEST_BYTES);
+        data = /^application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '') ? Object.fromEntries(new URLSearchParams(body.toString('utf8'))) : parseJsonObject(body);
       } catch (err) {
         if (!(err instanceof BodyError)) throw err;
         if (err.status === 413) closeAfterResponse(req, res);
@@ -120,8 +131,26 @@ export class SecretsService {
       return this.sendJson(res, 200, { ...dataEnvelope(null), help: doc.help, openapi: doc.openapi, see_also: null });
     }
     if (operation === 'list' && rel !== '' && !rel.endsWith('/')) rel += '/';
-    const result = await mount.engine.handle({ operation, path: rel, data, query: url.searchParams, namespace: namespace.path, requestPath: nsHeader + path });
+    const result = await mount.engine.handle({
+      operation,
+      path: rel,
+      data,
+      query: url.searchParams,
+      namespace: namespace.path,
+      requestPath: nsHeader + path,
+      headers: req.headers,
+      token,
+      method,
+    });
     this.send(res, result);
+  }
+
+  /** The identity engine of a namespace, for the reference's control interface. */
+  identityEngine(namespacePath: string): IdentityOidcEngine | undefined {
+    const ns = this.namespaces.resolve(normalizeNamespace(namespacePath)).namespace;
+    if (ns.path !== normalizeNamespace(namespacePath)) return undefined;
+    const engine = ns.mounts.get('identity/');
+    return engine instanceof IdentityOidcEngine ? engine : undefined;
   }
 
   /** The proxy mode (reference setup): requests without the request header are refused before reaching the service. */

@@ -9,20 +9,26 @@ export interface TokenEntry {
   /** Remaining uses; undefined means unlimited. */
   usesLeft?: number;
   expiresAt?: number;
+  createdAt: number;
+  /** The identity entity the token belongs to, if any. */
+  entityId?: string;
+  /** Only paths (relative to the namespace) matching this may be used with the token. */
+  allowedPath?: RegExp;
+  /** Set on access tokens issued by an OIDC provider's token endpoint. */
+  oidc?: { provider: string; clientId: string; scopes: string[] };
 }
 
 /** Client tokens of the secrets service. Tokens are random; nothing is hard-coded. */
 export class TokenStore {
   private readonly tokens = new Map<string, TokenEntry>();
 
-  create(entry: Omit<TokenEntry, 'id' | 'accessor'> & { prefix?: string }): TokenEntry {
+  create(entry: Omit<TokenEntry, 'id' | 'accessor' | 'createdAt'> & { prefix?: string }): TokenEntry {
+    const { prefix, ...rest } = entry;
     const token: TokenEntry = {
-      id: `${entry.prefix ?? 'hvs.'}${randomBytes(18).toString('base64url')}`,
+      ...rest,
+      id: `${prefix ?? 'hvs.'}${randomBytes(18).toString('base64url')}`,
       accessor: randomBytes(12).toString('base64url'),
-      policies: entry.policies,
-      namespace: entry.namespace,
-      usesLeft: entry.usesLeft,
-      expiresAt: entry.expiresAt,
+      createdAt: Date.now(),
     };
     this.tokens.set(token.id, token);
     return token;

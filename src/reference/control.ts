@@ -1,0 +1,93 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BodyError, parseJsonObject, readBody } from './http/body.ts';
+import { sendJsonBody, sendPlainError } from './http/plain-errors.ts';
+import { Router, type RouteContext, type RouteHandler } from './http/router.ts';
+import type { SecretsService } from './secrets/service.ts';
+
+export interface ControlOptions {
+  token: string;
+  secrets: SecretsService;
+}
+
+/**
+ * The reference's control interface, on a listener of its own and apart from every spec endpoint:
+ * what a real deployment does by other means (creating identity entities, rotating a CA, driving
+ * events). Suites reach it only when a target profile names it as the way fixtures are made.
+ */
+export class ControlService {
+  private readonly router = new Router<RouteHandler>();
+
+  constructor(private readonly options: ControlOptions) {
+    this.router.add('POST', '/v1/control/secrets/entities', (ctx) => this.createEntity(ctx));
+    this.router.add('POST', '/v1/control/secrets/groups', (ctx) => this.createGroup(ctx));
+  }
+
+  /** Lets other systems add their own control routes. */
+  add(method: string, path: string, handler: RouteHandler): void {
+    this.router.add(method, path, handler);
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://reference.invalid');
+    if (req.headers.authorization !== `Bearer ${this.options.token}`) {
+      req.resume();
+      return sendPlainError(res, 403, 'control interface: missing or wrong Bearer token');
+    }
+    const match = this.router.match(method, url.pathname);
+    if (match.kind !== 'found') {
+      req.resume();
+      return sendPlainError(res, match.kind === 'not-found' ? 404 : 405, `control interface: no ${method} ${url.pathname}`);
+    }
+    await match.handler({ req, res, url, params: match.params });
+  }
+
+  private async body(ctx: RouteContext): Promise<Record<string, unknown> | undefined> {
+    try {
+      return parseJsonObject(await readBody(ctx.req, 1024 * 1024));
+    } catch (err) {
+      if (err instanceof BodyError) {
+        sendPlainError(ctx.res, err.status, err.message);
+        return undefined;
+      }
+      throw err;
+    }
+  }
+
+  private identityOf(ctx: RouteContext, body: Record<string, unknown>) {
+    const ns = typeof body.namespace === 'string' ? body.namespace : '';
+    const engine = this.options.secrets.identityEngine(ns);
+    if (!engine) sendPlainError(ctx.res, 404, `control interface: no namespace "${ns}"`);
+    return { engine, ns };
+  }
+
+  /** Creates an entity (and its groups, by name) with a client token bound to it. */
+  private async createEntity(ctx: RouteContext): Promise<void> {
+    const body = await this.body(ctx);
+    if (!body) return;
+    const { engine, ns } = this.identityOf(ctx, body);
+    if (!engine) return;
+    const name = typeof body.name === 'string' && body.name ? body.name : `entity-${Date.now().toString(36)}`;
+    const metadata = (typeof body.metadata === 'object' && body.metadata !== null ? body.metadata : {}) as Record<string, string>;
+    const groups = Array.isArray(body.groups) ? body.groups.filter((g): g is string => typeof g === 'string') : [];
+    const entity = engine.identity.createEntity(name, metadata, groups);
+    const token = this.options.secrets.tokens.create({ policies: ['default'], namespace: engine.namespacePath, entityId: entity.id });
+    sendJsonBody(ctx.res, 200, {
+      id: entity.id,
+      name: entity.name,
+      namespace: ns,
+      metadata: entity.metadata,
+      token: token.id,
+      groups: entity.groupIds.map((id) => ({ id, name: engine.identity.groups.get(id)!.name })),
+    });
+  }
+
+  private async createGroup(ctx: RouteContext): Promise<void> {
+    const body = await this.body(ctx);
+    if (!body) return;
+    const { engine } = this.identityOf(ctx, body);
+    if (!engine) return;
+    if (typeof body.name !== 'string' || !body.name) return sendPlainError(ctx.res, 400, 'control interface: name is required');
+    const group = engine.identity.group(body.name);
+    sendJsonBody(ctx.res, 200, { id: group.id, name: group.name });
+  }
+}

@@ -1,0 +1,372 @@
+import type { Rule } from '../types.ts';
+import { SPEC_FILES } from '../spec-files.ts';
+
+const file = SPEC_FILES.secrets;
+const PROVIDER = 'Resources and their fields > OIDC provider';
+const SCOPE = 'Resources and their fields > OIDC scope';
+const CLIENT = 'Resources and their fields > OIDC client';
+const ASSIGNMENT = 'Resources and their fields > OIDC assignment';
+const ENDPOINTS = 'Endpoints > OIDC provider';
+const AUTH = 'Authentication';
+const FIXTURES = 'identityFixtures';
+
+const rule = (r: Omit<Rule, 'system' | 'level'> & { level?: Rule['level'] }): Rule => ({ system: 'secrets', level: 'MUST', ...r });
+
+/** Spec 000: the OIDC provider's configuration resources. */
+export const secretsOidcConfigRules: Rule[] = [
+  rule({
+    id: 'secrets.oidc.provider-crud',
+    title: 'A provider can be created, read back with allowed_client_ids, issuer and scopes_supported, listed and deleted',
+    sources: [
+      { file, section: ENDPOINTS, quote: 'GET | identity/oidc/provider/:name | none | {data:{allowed_client_ids, issuer, scopes_supported}}' },
+      { file, section: ENDPOINTS, quote: 'LIST | identity/oidc/provider | none | {data:{keys:[names]}}' },
+    ],
+  }),
+  rule({
+    id: 'secrets.oidc.provider-issuer-empty-when-unset',
+    title: 'A provider created without an issuer reads back issuer as the empty string',
+    sources: [{ file, section: PROVIDER, quote: 'Read returns the empty string when not set' }],
+  }),
+  rule({
+    id: 'secrets.oidc.provider-issuer-default',
+    title: "Without an issuer, the discovered issuer is the service's address followed by /v1/<namespace>/identity/oidc/provider/<name>",
+    sources: [{ file, section: PROVIDER, quote: "Default: a URL built from the service's api_addr, then path /v1/<namespace>/identity/oidc/provider/<name>." }],
+  }),
+  rule({
+    id: 'secrets.oidc.provider-issuer-configured',
+    title: 'A configured issuer (scheme://host:port) is read back and is the scheme, host and port of the iss claim',
+    sources: [{ file, section: PROVIDER, quote: 'Scheme://host:port part of the iss claim.' }],
+  }),
+  rule({
+    id: 'secrets.oidc.provider-scopes-supported',
+    title: "The configuration's scopes_supported lists the provider's scopes and openid",
+    sources: [
+      { file, section: ENDPOINTS, quote: 'scopes_supported (array of string; includes openid)' },
+      { file, section: PROVIDER, quote: 'Scopes that may be requested on the provider' },
+    ],
+  }),
+  rule({
+    id: 'secrets.oidc.scope-crud',
+    title: 'A scope can be created with template and description, read back, listed and deleted',
+    sources: [
+      { file, section: ENDPOINTS, quote: 'GET | identity/oidc/scope/:name | none | {data:{description, template}}' },
+      { file, section: ENDPOINTS, quote: 'LIST | identity/oidc/scope | none | {data:{keys}}' },
+    ],
+  }),
+  rule({
+    id: 'secrets.oidc.scope-openid-reserved',
+    title: "A scope named 'openid' cannot be created",
+    sources: [{ file, section: SCOPE, quote: "The name 'openid' is reserved" }],
+  }),
+  rule({
+    id: 'secrets.oidc.scope-template-forms',
+    title: 'A scope template given as JSON text and the same template base64-encoded yield the same claims',
+    capability: FIXTURES,
+    sources: [{ file, section: SCOPE, quote: 'JSON template text; escaped JSON or base64-encoded JSON. May contain template expressions over identity data' }],
+  }),
+  rule({
+    id: 'secrets.oidc.client-crud',
+    title: 'A client can be created, read back with every documented field, listed and deleted',
+    sources: [
+      { file, section: ENDPOINTS, quote: 'GET | identity/oidc/client/:name | none | {data:{access_token_ttl, assignments, client_id, client_secret, client_type, id_token_ttl, key, redirect_uris}}' },
+      { file, section: ENDPOINTS, quote: 'LIST | identity/oidc/client | none | {data:{keys}}' },
+    ],
+  }),
+  rule({
+    id: 'secrets.oidc.client-defaults',
+    title: "A client created with no fields has key 'default', client_type 'confidential', TTLs of 24h (86400 s) and no assignments",
+    sources: [
+      { file, section: CLIENT, quote: "Default 'default' (built-in default key)." },
+      { file, section: CLIENT, quote: "'confidential' (default) or 'public'." },
+      { file, section: CLIENT, quote: "Default '24h'." },
+      { file, section: 'Limits', quote: 'Default id_token_ttl and access_token_ttl | 24h' },
+    ],
+  }),
+  rule({
+    id: 'secrets.oidc.client-ttl-forms',
+    title: 'TTLs given as integer seconds or as duration strings read back as integer seconds',
+    sources: [
+      { file, section: CLIENT, quote: 'integer seconds or duration string (e.g. 30m, 6h)' },
+      { file, section: CLIENT, quote: 'TTLs are returned by read as integer seconds.' },
+    ],
+  }),
+  rule({
+    id: 'secrets.oidc.client-key-immutable',
+    title: "A client's key cannot be changed after creation",
+    sources: [{ file, section: CLIENT, quote: 'Names the key that signs the client\'s ID tokens. Cannot be changed after creation' }],
+  }),
+  rule({
+    id: 'secrets.oidc.client-type-immutable',
+    title: "A client's client_type cannot be changed after creation",
+    sources: [{ file, section: CLIENT, quote: "'confidential' (default) or 'public'. Cannot be changed after creation" }],
+  }),
+  rule({
+    id: 'secrets.oidc.client-credentials',
+    title: 'A client gets a client_id that does not change on update; a confidential client gets a client_secret, a public one none',
+    sources: [
+      { file, section: CLIENT, quote: 'client_id | string | read only | Returned on read' },
+      { file, section: CLIENT, quote: 'Returned on read for confidential clients; public clients have none' },
+    ],
+  }),
+  rule({
+    id: 'secrets.oidc.assignment-crud',
+    title: 'An assignment can be created with entity_ids and group_ids, read back, listed and deleted',
+    sources: [
+      { file, section: ENDPOINTS, quote: 'GET | identity/oidc/assignment/:name | none | {data:{entity_ids, group_ids}}' },
+      { file, section: ASSIGNMENT, quote: 'entity_ids | array of string | no' },
+    ],
+  }),
+  rule({
+    id: 'secrets.oidc.assignment-allow-all',
+    title: "The built-in assignment 'allow_all' exists and lets any entity authenticate through a client that names it",
+    capability: FIXTURES,
+    sources: [{ file, section: CLIENT, quote: "The built-in assignment 'allow_all' allows all entities" }],
+  }),
+  rule({
+    id: 'secrets.oidc.client-no-assignments-denies',
+    title: 'A client with no assignments lets no entity authenticate',
+    capability: FIXTURES,
+    sources: [{ file, section: CLIENT, quote: 'By default no entities are allowed.' }],
+  }),
+  rule({
+    id: 'secrets.oidc.allowed-client-ids',
+    title: "A provider's allowed_client_ids decides which clients may use it: empty allows none, '*' allows all, otherwise exactly the listed ones",
+    capability: FIXTURES,
+    sources: [{ file, section: PROVIDER, quote: "Empty list: no client allowed. Value '*': all clients allowed" }],
+  }),
+  rule({
+    id: 'secrets.oidc.assignments-decide',
+    title: "For generated entities, groups and assignments, an entity may authenticate through a client exactly when one of the client's assignments names it or one of its groups",
+    capability: FIXTURES,
+    sources: [{ file, section: CLIENT, quote: 'Names of assignments limiting which entities and groups may authenticate through the client.' }],
+  }),
+];
+
+/** Spec 000: discovery, key set, authorize, token, userinfo. */
+export const secretsOidcFlowRules: Rule[] = [
+  rule({
+    id: 'secrets.oidc.discovery-fields',
+    title: 'The OpenID configuration has every documented field with the documented values',
+    sources: [
+      {
+        file,
+        section: ENDPOINTS,
+        quote:
+          'OpenID configuration fields: issuer (string), jwks_uri, authorization_endpoint (an address of the interface\'s authorize page for the provider), token_endpoint, userinfo_endpoint (strings), request_parameter_supported (boolean, false), request_uri_parameter_supported (boolean, false), id_token_signing_alg_values_supported (RS256, RS384, RS512, ES256, ES384, ES512, EdDSA), response_types_supported (code), scopes_supported (array of string; includes openid), subject_types_supported (public), grant_types_supported (authorization_code), token_endpoint_auth_methods_supported (client_secret_basic, client_secret_post, none).',
+      },
+    ],
+  }),
+  rule({
+    id: 'secrets.oidc.discovery-no-token',
+    title: 'The well-known configuration and the key set answer without a token',
+    sources: [{ file, section: ENDPOINTS, quote: 'The well-known configuration and the key set need no token in their examples.' }],
+  }),
+  rule({
+    id: 'secrets.oidc.jwks-fields',
+    title: "The key set's keys have use 'sig', kty, kid, alg, n and e (base64url)",
+    sources: [{ file, section: 'Resources and their fields > Public key set (JWKS)', quote: "Object with 'keys': array of objects with use (string, 'sig'), kty (string), kid (string), alg (string), n (string, base64url), e (string, base64url)." }],
+  }),
+  rule({
+    id: 'secrets.oidc.authorize-code-state',
+    title: 'Authorize by GET and by POST answers {code, state} with the request state echoed',
+    capability: FIXTURES,
+    sources: [
+      { file, section: ENDPOINTS, quote: 'GET or POST | identity/oidc/provider/:name/authorize | parameters below | {code, state}' },
+      { file, section: 'Resources and their fields > Authorization code response', quote: 'state | string (echo of request state)' },
+    ],
+  }),
+  rule({
+    id: 'secrets.oidc.authorize-scope-openid',
+    title: "Authorize with a scope that does not include 'openid' is refused",
+    capability: FIXTURES,
+    sources: [{ file, section: ENDPOINTS, quote: "Space-delimited; must include 'openid'" }],
+  }),
+  rule({
+    id: 'secrets.oidc.authorize-response-type-code',
+    title: "Authorize with a response_type other than 'code' is refused",
+    capability: FIXTURES,
+    sources: [{ file, section: ENDPOINTS, quote: "response_type | string | yes | Only 'code'" }],
+  }),
+  rule({
+    id: 'secrets.oidc.authorize-unknown-client',
+    title: 'Authorize with a client_id the service did not issue is refused',
+    capability: FIXTURES,
+    sources: [{ file, section: ENDPOINTS, quote: 'client_id | string | yes' }],
+  }),
+  rule({
+    id: 'secrets.oidc.redirect-uri-exact',
+    title: 'For generated near misses of a registered redirect URI (trailing slash, case, query, port, path, fragment), authorize is refused',
+    capability: FIXTURES,
+    sources: [{ file, section: CLIENT, quote: 'One value must exactly equal the redirect_uri of each authentication request' }],
+  }),
+  rule({
+    id: 'secrets.oidc.token-redirect-uri-repeat',
+    title: 'The token call must repeat the redirect_uri used at authorize; another registered one is refused',
+    capability: FIXTURES,
+    sources: [{ file, section: ENDPOINTS, quote: 'redirect_uri | string | yes | Must equal the one used when the code was generated' }],
+  }),
+  rule({
+    id: 'secrets.oidc.token-response',
+    title: "The token response has access_token, id_token, token_type 'Bearer' and expires_in in integer seconds",
+    capability: FIXTURES,
+    sources: [
+      { file, section: 'Resources and their fields > Token response', quote: "token_type | string | 'Bearer'" },
+      { file, section: 'Resources and their fields > Token response', quote: 'expires_in | integer | seconds' },
+    ],
+  }),
+  rule({
+    id: 'secrets.oidc.id-token-verifies',
+    title: "The ID token verifies against the key set: signature, iss equal to the discovered issuer, aud the client's client_id, exp after iat, a sub",
+    capability: FIXTURES,
+    sources: [
+      { file, section: 'Resources and their fields > Token response', quote: 'id_token | string | JWT' },
+      { file, section: PROVIDER, quote: 'If given it must point to a service instance reachable by clients for ID token validation.' },
+    ],
+  }),
+  rule({
+    id: 'secrets.oidc.id-token-nonce',
+    title: 'The nonce of the authorize request comes back in the ID token nonce claim',
+    capability: FIXTURES,
+    sources: [{ file, section: ENDPOINTS, quote: 'Returned in the ID token nonce claim; recommended' }],
+  }),
+  rule({
+    id: 'secrets.oidc.id-token-ttl',
+    title: "The ID token's lifetime (exp - iat) is the client's id_token_ttl",
+    capability: FIXTURES,
+    sources: [{ file, section: CLIENT, quote: 'id_token_ttl | integer seconds or duration string (e.g. 30m, 6h)' }],
+  }),
+  rule({
+    id: 'secrets.oidc.code-single-use',
+    title: 'An authorization code works once; a second exchange is refused',
+    capability: FIXTURES,
+    sources: [{ file, section: ENDPOINTS, quote: 'code | string | yes | Code from authorize' }],
+  }),
+  rule({
+    id: 'secrets.oidc.client-secret-basic',
+    title: 'A confidential client authenticates with client_secret_basic; a wrong secret is refused',
+    capability: FIXTURES,
+    sources: [
+      { file, section: ENDPOINTS, quote: "Header 'Authorization: Basic <base64(client_id:client_secret)>' is required only for confidential clients using client_secret_basic." },
+      { file, section: AUTH, quote: 'The token endpoint authenticates the OIDC client (client_secret_basic, client_secret_post or none).' },
+    ],
+  }),
+  rule({
+    id: 'secrets.oidc.client-secret-post',
+    title: 'A confidential client authenticates with client_id and client_secret in the form, without a Basic header; a wrong secret is refused',
+    capability: FIXTURES,
+    sources: [{ file, section: ENDPOINTS, quote: 'client_secret | string | conditional | Required for confidential clients using client_secret_post' }],
+  }),
+  rule({
+    id: 'secrets.oidc.public-client-none',
+    title: 'A public client exchanges its code with method none: client_id and code_verifier, no secret',
+    capability: FIXTURES,
+    sources: [{ file, section: CLIENT, quote: "Public clients have no secret, authenticate with method 'none', and must use PKCE." }],
+  }),
+  rule({
+    id: 'secrets.oidc.grant-type',
+    title: "The token endpoint refuses a grant_type other than 'authorization_code'",
+    capability: FIXTURES,
+    sources: [{ file, section: ENDPOINTS, quote: "grant_type | string | yes | Only 'authorization_code'" }],
+  }),
+  rule({
+    id: 'secrets.oidc.pkce-verifier',
+    title: 'For generated verifiers (43 to 128 unreserved characters) with plain and S256, the right verifier succeeds and any other fails',
+    capability: FIXTURES,
+    sources: [
+      { file, section: ENDPOINTS, quote: "code_challenge_method | string | no | 'plain' (default) or 'S256'" },
+      { file, section: ENDPOINTS, quote: 'code_verifier | string | conditional | Required for codes granted with PKCE and for public clients' },
+    ],
+  }),
+  rule({
+    id: 'secrets.oidc.pkce-public-requires-challenge',
+    title: 'Authorize for a public client without a code_challenge is refused',
+    capability: FIXTURES,
+    sources: [{ file, section: ENDPOINTS, quote: 'PKCE challenge; optional for confidential, required for public clients' }],
+  }),
+  rule({
+    id: 'secrets.oidc.pkce-verifier-required',
+    title: 'A code granted with PKCE is refused at the token endpoint without a code_verifier',
+    capability: FIXTURES,
+    sources: [{ file, section: ENDPOINTS, quote: 'Required for codes granted with PKCE and for public clients' }],
+  }),
+  rule({
+    id: 'secrets.oidc.pkce-default-plain',
+    title: 'Without code_challenge_method the challenge is plain: the verifier equal to the challenge succeeds',
+    capability: FIXTURES,
+    sources: [{ file, section: ENDPOINTS, quote: "'plain' (default) or 'S256'" }],
+  }),
+  rule({
+    id: 'secrets.oidc.userinfo-sub',
+    title: "Userinfo with the access token as a Bearer token returns claims whose sub is the ID token's sub",
+    capability: FIXTURES,
+    sources: [
+      { file, section: AUTH, quote: 'The userinfo endpoint requires the access token issued by the token endpoint as a Bearer token.' },
+      { file, section: 'Resources and their fields > Userinfo response (claims)', quote: 'sub | string' },
+    ],
+  }),
+  rule({
+    id: 'secrets.oidc.userinfo-claims-by-scope',
+    title: "Userinfo carries the claims of the requested scopes' templates rendered for the entity (username, groups, contact), and none of scopes not requested",
+    capability: FIXTURES,
+    sources: [{ file, section: 'Resources and their fields > Userinfo response (claims)', quote: 'Claims present depend on the scopes of the provider.' }],
+  }),
+  rule({
+    id: 'secrets.oidc.userinfo-methods',
+    title: 'Userinfo answers POST and GET alike',
+    capability: FIXTURES,
+    sources: [{ file, section: ENDPOINTS, quote: 'POST (an example request uses GET) | identity/oidc/provider/:name/userinfo' }],
+  }),
+  rule({
+    id: 'secrets.oidc.userinfo-requires-access-token',
+    title: 'Userinfo without the access token, or with a client token instead of it, returns no claims',
+    capability: FIXTURES,
+    sources: [{ file, section: AUTH, quote: 'The userinfo endpoint requires the access token issued by the token endpoint as a Bearer token.' }],
+  }),
+];
+
+const notes = 'shared/notes/upstream-behaviors.md § 1b';
+const upstream = (source: string, note: string) => ({ product: 'Vault', source: `hashicorp/vault ${source}`, note: `${note} (${notes})` });
+
+/** What the spec leaves "not shown" for the OIDC endpoints and the upstream product does; strict profile only. */
+export const secretsOidcUpstreamRules: Rule[] = [
+  rule({
+    id: 'secrets.upstream.oidc-authorize-errors',
+    level: 'UPSTREAM',
+    capability: FIXTURES,
+    title: 'Authorize errors are 400 with {error, error_description} and the OAuth codes (invalid_redirect_uri, invalid_request, unsupported_response_type, invalid_client_id)',
+    sources: [{ file, section: 'Errors', quote: 'Which condition of each individual OIDC or login operation yields which status: not shown.' }],
+    upstream: upstream('vault/identity_store_oidc_provider.go', 'authorize errors: 400 JSON {error, error_description, state}'),
+  }),
+  rule({
+    id: 'secrets.upstream.oidc-token-invalid-client',
+    level: 'UPSTREAM',
+    capability: FIXTURES,
+    title: 'A wrong client secret at the token endpoint answers 401 invalid_client with WWW-Authenticate',
+    sources: [{ file, section: 'Errors', quote: 'Which condition of each individual OIDC or login operation yields which status: not shown.' }],
+    upstream: upstream('vault/identity_store_oidc_provider.go', 'invalid_client → 401 + WWW-Authenticate: Basic'),
+  }),
+  rule({
+    id: 'secrets.upstream.oidc-token-invalid-grant',
+    level: 'UPSTREAM',
+    capability: FIXTURES,
+    title: 'A reused authorization code answers 400 invalid_grant',
+    sources: [{ file, section: 'Errors', quote: 'Which condition of each individual OIDC or login operation yields which status: not shown.' }],
+    upstream: upstream('vault/identity_store_oidc_provider.go', 'code unknown/expired/reused → invalid_grant'),
+  }),
+  rule({
+    id: 'secrets.upstream.oidc-token-no-store',
+    level: 'UPSTREAM',
+    capability: FIXTURES,
+    title: 'Token responses carry Cache-Control: no-store and Pragma: no-cache',
+    sources: [{ file, section: ENDPOINTS, quote: 'POST | identity/oidc/provider/:name/token | form parameters below | token response' }],
+    upstream: upstream('vault/identity_store_oidc_provider.go', 'token endpoint headers always Cache-Control: no-store, Pragma: no-cache'),
+  }),
+  rule({
+    id: 'secrets.upstream.oidc-userinfo-invalid-token',
+    level: 'UPSTREAM',
+    capability: FIXTURES,
+    title: 'Userinfo with the access token outside the Authorization: Bearer header answers 401 invalid_token',
+    sources: [{ file, section: AUTH, quote: 'The userinfo endpoint requires the access token issued by the token endpoint as a Bearer token.' }],
+    upstream: upstream('vault/identity_store_oidc_provider.go', 'token not sent via Authorization: Bearer → 401 invalid_token'),
+  }),
+];

@@ -1,0 +1,291 @@
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import { assignmentReadSchema, clientReadSchema, discoverySchema, providerReadSchema, scopeReadSchema, userinfoSchema } from '../../src/client/schemas/oidc.ts';
+import { listResultSchema } from '../../src/client/schemas/secrets.ts';
+import { expectShape } from '../kit/expect-shape.ts';
+import { authorize, codeFlow, expectWritten, setupOidc, uniqueName, verifyIdToken } from '../kit/oidc-fixture.ts';
+import { SkipRule, type RuleKit } from '../kit/rule-kit.ts';
+import { ruleTest } from '../kit/rule-test.ts';
+
+async function expectListed(kit: RuleKit, kind: 'provider' | 'scope' | 'client' | 'assignment', name: string, present: boolean): Promise<void> {
+  const res = await kit.oidc().list(kind);
+  const keys = res.status === 200 ? res.parse(listResultSchema).data.keys : [];
+  if (present) expect(res.status, `LIST identity/oidc/${kind} answers 200`).toBe(200);
+  expect(keys.includes(name), `LIST identity/oidc/${kind} ${present ? 'includes' : 'no longer includes'} ${name}`).toBe(present);
+}
+
+async function expectDeleted(kit: RuleKit, kind: 'provider' | 'scope' | 'client' | 'assignment', name: string): Promise<void> {
+  expectWritten(await kit.oidc().delete(kind, name), `DELETE ${kind} ${name}`);
+  expect((await kit.oidc().read(kind, name)).status, `${kind} ${name} is gone after DELETE`).toBe(404);
+  await expectListed(kit, kind, name, false);
+}
+
+ruleTest('secrets.oidc.provider-crud', async (kit) => {
+  const api = kit.oidc();
+  const scope = uniqueName('scope');
+  expectWritten(await api.write('scope', scope, { template: '{"x":"y"}' }), 'create a scope');
+  const name = uniqueName('provider');
+  expectWritten(await api.write('provider', name, { issuer: 'https://oidc.example.com:8200', allowed_client_ids: ['a', 'b'], scopes_supported: [scope] }), 'create a provider');
+  const read = expectShape(await api.read('provider', name), providerReadSchema, 'provider read');
+  expect(read.data).toMatchObject({ issuer: 'https://oidc.example.com:8200', allowed_client_ids: ['a', 'b'], scopes_supported: [scope] });
+  await expectListed(kit, 'provider', name, true);
+  await expectDeleted(kit, 'provider', name);
+});
+
+ruleTest('secrets.oidc.provider-issuer-empty-when-unset', async (kit) => {
+  const name = uniqueName('provider');
+  expectWritten(await kit.oidc().write('provider', name, {}), 'create a provider with no issuer');
+  const read = expectShape(await kit.oidc().read('provider', name), providerReadSchema, 'provider read');
+  expect(read.data.issuer, 'issuer reads back as the empty string').toBe('');
+});
+
+ruleTest('secrets.oidc.provider-issuer-default', async (kit) => {
+  const name = uniqueName('provider');
+  expectWritten(await kit.oidc().write('provider', name, {}), 'create a provider with no issuer');
+  const doc = expectShape(await kit.oidc().discovery(name), discoverySchema, 'OpenID configuration');
+  expect(doc.issuer, 'the issuer is a URL').toMatch(/^https?:\/\/[^/]+\//);
+  expect(new URL(doc.issuer).pathname, 'its path is /v1/<namespace>/identity/oidc/provider/<name> (root namespace: no namespace segment)').toBe(`/v1/identity/oidc/provider/${name}`);
+  if (kit.secretsTarget.capabilities.namespaces) {
+    const ns = kit.secretsTarget.namespaces[0]!;
+    const inNs = kit.oidc(ns);
+    expectWritten(await inNs.write('provider', name, {}), `create the provider in namespace ${ns}`);
+    const nsDoc = expectShape(await inNs.discovery(name), discoverySchema, 'OpenID configuration in a namespace');
+    expect(new URL(nsDoc.issuer).pathname, `in namespace ${ns} the path carries the namespace`).toBe(`/v1/${ns}identity/oidc/provider/${name}`);
+  }
+});
+
+ruleTest('secrets.oidc.provider-issuer-configured', async (kit) => {
+  const name = uniqueName('provider');
+  const issuer = 'https://issuer.example.com:8200';
+  expectWritten(await kit.oidc().write('provider', name, { issuer }), 'create a provider with an issuer');
+  expect(expectShape(await kit.oidc().read('provider', name), providerReadSchema, 'provider read').data.issuer, 'the issuer reads back').toBe(issuer);
+  const doc = expectShape(await kit.oidc().discovery(name), discoverySchema, 'OpenID configuration');
+  expect(new URL(doc.issuer).origin, 'the issuer is the scheme://host:port of the iss').toBe(issuer);
+});
+
+ruleTest('secrets.oidc.provider-scopes-supported', async (kit) => {
+  const api = kit.oidc();
+  const scopes = [uniqueName('scope'), uniqueName('scope')];
+  for (const s of scopes) expectWritten(await api.write('scope', s, { template: '{}' }), `create scope ${s}`);
+  const name = uniqueName('provider');
+  expectWritten(await api.write('provider', name, { scopes_supported: scopes }), 'create a provider with two scopes');
+  const doc = expectShape(await api.discovery(name), discoverySchema, 'OpenID configuration');
+  expect(doc.scopes_supported.slice().sort(), "scopes_supported is the provider's scopes and openid").toEqual([...scopes, 'openid'].sort());
+});
+
+ruleTest('secrets.oidc.scope-crud', async (kit) => {
+  const api = kit.oidc();
+  const name = uniqueName('scope');
+  const template = '{"username":{{identity.entity.name}}}';
+  expectWritten(await api.write('scope', name, { template, description: 'who you are' }), 'create a scope');
+  const read = expectShape(await api.read('scope', name), scopeReadSchema, 'scope read');
+  expect(read.data.description).toBe('who you are');
+  expect(read.data.template).toBe(template);
+  await expectListed(kit, 'scope', name, true);
+  await expectDeleted(kit, 'scope', name);
+});
+
+ruleTest('secrets.oidc.scope-openid-reserved', async (kit) => {
+  const res = await kit.oidc().write('scope', 'openid', { template: '{}', description: 'not allowed' });
+  expect(res.status, "creating the scope 'openid' is refused").toBeGreaterThanOrEqual(400);
+  expect(res.status).toBeLessThan(500);
+});
+
+ruleTest('secrets.oidc.scope-template-forms', async (kit) => {
+  const template = '{"username":{{identity.entity.name}},"groups":{{identity.entity.groups.names}},"contact":{"email":{{identity.entity.metadata.email}}}}';
+  const claimsFor = async (text: string) => {
+    const setup = await setupOidc(kit, { scopes: [{ template: text }], entity: { metadata: { email: 'same@example.com' }, groups: ['forms'] } });
+    const { token } = await codeFlow(setup);
+    const info = (await setup.api.userinfo(setup.provider, token.access_token)).parse(userinfoSchema);
+    const { sub: _sub, ...claims } = info;
+    return { claims, entity: setup.entity };
+  };
+  const json = await claimsFor(template);
+  const b64 = await claimsFor(Buffer.from(template).toString('base64'));
+  expect(json.claims.username, 'the JSON template renders').toBe(json.entity.name);
+  expect({ ...b64.claims, username: json.entity.name }, 'the base64 template renders the same claims').toEqual(json.claims);
+  expect(b64.claims.username, 'the base64 template renders the username').toBe(b64.entity.name);
+});
+
+ruleTest('secrets.oidc.client-crud', async (kit) => {
+  const api = kit.oidc();
+  const assignment = uniqueName('assignment');
+  expectWritten(await api.write('assignment', assignment, { entity_ids: ['e1'] }), 'create an assignment');
+  const name = uniqueName('client');
+  const body = { redirect_uris: ['https://a.example.com/cb', 'https://b.example.com/cb'], assignments: [assignment], id_token_ttl: 1800, access_token_ttl: 7200 };
+  expectWritten(await api.write('client', name, body), 'create a client');
+  const read = expectShape(await api.read('client', name), clientReadSchema, 'client read');
+  kit.secret(read.data.client_secret);
+  expect(read.data).toMatchObject({ ...body, key: 'default', client_type: 'confidential' });
+  await expectListed(kit, 'client', name, true);
+  await expectDeleted(kit, 'client', name);
+});
+
+ruleTest('secrets.oidc.client-defaults', async (kit) => {
+  const name = uniqueName('client');
+  expectWritten(await kit.oidc().write('client', name, {}), 'create a client with no fields');
+  const read = expectShape(await kit.oidc().read('client', name), clientReadSchema, 'client read');
+  kit.secret(read.data.client_secret);
+  expect(read.data.key, "key defaults to 'default'").toBe('default');
+  expect(read.data.client_type, "client_type defaults to 'confidential'").toBe('confidential');
+  expect(read.data.id_token_ttl, 'id_token_ttl defaults to 24h').toBe(86_400);
+  expect(read.data.access_token_ttl, 'access_token_ttl defaults to 24h').toBe(86_400);
+  expect(read.data.assignments, 'no assignments by default').toEqual([]);
+});
+
+/** A duration as the spec allows it: integer seconds, or a string of units. */
+const duration = fc.oneof(
+  fc.integer({ min: 1, max: 86_400 }).map((s) => ({ given: s as number | string, seconds: s })),
+  fc.integer({ min: 1, max: 86_400 }).map((s) => ({ given: String(s) as number | string, seconds: s })),
+  fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 }))
+    .filter(([h, m, s]) => h + m + s > 0)
+    .map(([h, m, s]) => ({ given: `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${s ? `${s}s` : ''}` as number | string, seconds: h * 3600 + m * 60 + s })),
+);
+
+ruleTest('secrets.oidc.client-ttl-forms', async (kit) => {
+  await kit.property(
+    fc.tuple(duration, duration),
+    async ([idTtl, accessTtl]) => {
+      const name = uniqueName('client');
+      expectWritten(await kit.oidc().write('client', name, { id_token_ttl: idTtl.given, access_token_ttl: accessTtl.given }), `create a client with TTLs ${JSON.stringify(idTtl.given)} and ${JSON.stringify(accessTtl.given)}`);
+      const res = await kit.oidc().read('client', name);
+      const raw = res.json() as { data?: Record<string, unknown> };
+      expect(raw.data?.id_token_ttl, `id_token_ttl ${JSON.stringify(idTtl.given)} reads back as ${idTtl.seconds} (integer seconds)`).toBe(idTtl.seconds);
+      expect(raw.data?.access_token_ttl, `access_token_ttl ${JSON.stringify(accessTtl.given)} reads back as ${accessTtl.seconds}`).toBe(accessTtl.seconds);
+      kit.secret(res.parse(clientReadSchema).data.client_secret);
+      await kit.oidc().delete('client', name);
+    },
+    { numRuns: Math.min(kit.ctx.runs, 15) },
+  );
+});
+
+ruleTest('secrets.oidc.client-key-immutable', async (kit) => {
+  // Changing to a key that does not exist is refused anyway; only a second, existing key tells.
+  const alt = kit.secretsTarget.oidcAltKey;
+  if (!alt) throw new SkipRule('the target profile names no second signing key (oidcAltKey), so a key change cannot be told from a missing key');
+  for (const [from, to] of [
+    ['default', alt],
+    [alt, 'default'],
+  ]) {
+    const name = uniqueName('client');
+    expectWritten(await kit.oidc().write('client', name, { key: from }), `create a client with key ${from}`);
+    const res = await kit.oidc().write('client', name, { key: to });
+    expect(res.status, `changing the key from ${from} to ${to} (which exists) is refused`).toBeGreaterThanOrEqual(400);
+    const same = await kit.oidc().write('client', name, { key: from });
+    expect(same.status, 'naming the same key again is an ordinary update').toBeLessThan(300);
+    const read = (await kit.oidc().read('client', name)).parse(clientReadSchema).data;
+    kit.secret(read.client_secret);
+    expect(read.key, 'the key is unchanged').toBe(from);
+  }
+});
+
+ruleTest('secrets.oidc.client-type-immutable', async (kit) => {
+  for (const [from, to] of [
+    ['confidential', 'public'],
+    ['public', 'confidential'],
+  ] as const) {
+    const name = uniqueName('client');
+    expectWritten(await kit.oidc().write('client', name, { client_type: from }), `create a ${from} client`);
+    const res = await kit.oidc().write('client', name, { client_type: to });
+    expect(res.status, `changing client_type from ${from} to ${to} is refused`).toBeGreaterThanOrEqual(400);
+    const read = (await kit.oidc().read('client', name)).parse(clientReadSchema).data;
+    kit.secret(read.client_secret);
+    expect(read.client_type, 'the type is unchanged').toBe(from);
+  }
+});
+
+ruleTest('secrets.oidc.client-credentials', async (kit) => {
+  const api = kit.oidc();
+  const conf = uniqueName('client');
+  expectWritten(await api.write('client', conf, { client_type: 'confidential' }), 'create a confidential client');
+  const first = (await api.read('client', conf)).parse(clientReadSchema).data;
+  kit.secret(first.client_secret);
+  expect(first.client_id.length, 'a client_id is generated').toBeGreaterThan(0);
+  expect(first.client_secret?.length ?? 0, 'a confidential client has a client_secret').toBeGreaterThan(0);
+  expectWritten(await api.write('client', conf, { redirect_uris: ['https://x.example.com/cb'] }), 'update the client');
+  const second = (await api.read('client', conf)).parse(clientReadSchema).data;
+  expect(second.client_id, 'the client_id does not change on update').toBe(first.client_id);
+  const pub = uniqueName('client');
+  expectWritten(await api.write('client', pub, { client_type: 'public' }), 'create a public client');
+  const p = (await api.read('client', pub)).parse(clientReadSchema).data;
+  expect(p.client_id.length).toBeGreaterThan(0);
+  expect(p.client_secret ?? '', 'a public client has no client_secret').toBe('');
+  expect(p.client_id, 'each client gets its own client_id').not.toBe(first.client_id);
+});
+
+ruleTest('secrets.oidc.assignment-crud', async (kit) => {
+  const api = kit.oidc();
+  const name = uniqueName('assignment');
+  expectWritten(await api.write('assignment', name, { entity_ids: ['e1', 'e2'], group_ids: ['g1'] }), 'create an assignment');
+  const read = expectShape(await api.read('assignment', name), assignmentReadSchema, 'assignment read');
+  expect(read.data).toEqual({ entity_ids: ['e1', 'e2'], group_ids: ['g1'] });
+  await expectListed(kit, 'assignment', name, true);
+  await expectDeleted(kit, 'assignment', name);
+});
+
+ruleTest('secrets.oidc.assignment-allow-all', async (kit) => {
+  expect((await kit.oidc().read('assignment', 'allow_all')).status, "the assignment 'allow_all' exists").toBe(200);
+  const setup = await setupOidc(kit, { assignments: 'allow_all' });
+  const res = await authorize(setup);
+  expect(res.status, `an entity no assignment names authenticates through a client with allow_all: ${res.text.slice(0, 200)}`).toBe(200);
+});
+
+ruleTest('secrets.oidc.client-no-assignments-denies', async (kit) => {
+  const setup = await setupOidc(kit, { assignments: 'none' });
+  const res = await authorize(setup);
+  expect(res.status, 'authorize through a client with no assignments is refused').toBeGreaterThanOrEqual(400);
+  expect((res.json() as { code?: unknown }).code, 'and no code is issued').toBeUndefined();
+});
+
+ruleTest('secrets.oidc.allowed-client-ids', async (kit) => {
+  for (const [allowed, expectOk, what] of [
+    [[] as string[], false, 'an empty allowed_client_ids allows no client'],
+    ['*', true, "'*' allows every client"],
+    ['self', true, 'a list naming the client allows it'],
+    [['someone-else'], false, 'a list not naming the client refuses it'],
+  ] as const) {
+    const setup = await setupOidc(kit, { allowedClientIds: allowed as 'self' | '*' | string[] });
+    const res = await authorize(setup);
+    if (expectOk) expect(res.status, `${what}: ${res.text.slice(0, 200)}`).toBe(200);
+    else expect(res.status, what).toBeGreaterThanOrEqual(400);
+    if (expectOk) {
+      const { token } = await codeFlow(setup);
+      await verifyIdToken(setup, token.id_token);
+    }
+  }
+});
+
+ruleTest('secrets.oidc.assignments-decide', async (kit) => {
+  const fixtures = kit.fixtures;
+  if (!fixtures.dynamic) kit.note('static fixtures: entities and their groups are the ones the profile lists');
+  const groupPool = ['red', 'green', 'blue'].map((g) => `${uniqueName('g')}-${g}`);
+  const api = kit.oidc();
+  await kit.property(
+    fc.record({
+      entityGroups: fc.subarray(groupPool),
+      byEntity: fc.boolean(),
+      assignmentGroups: fc.subarray(groupPool),
+      second: fc.boolean(),
+    }),
+    async ({ entityGroups, byEntity, assignmentGroups, second }) => {
+      const entity = await fixtures.entity({ name: uniqueName('entity'), groups: entityGroups });
+      // Group ids come from the fixtures: create the assignment's groups by making a helper entity in them.
+      const helper = assignmentGroups.length ? await fixtures.entity({ name: uniqueName('helper'), groups: assignmentGroups }) : undefined;
+      const groupIds = (helper?.groups ?? []).filter((g) => assignmentGroups.includes(g.name)).map((g) => g.id);
+      const assignments: string[] = [];
+      const a = uniqueName('assignment');
+      expectWritten(await api.write('assignment', a, { entity_ids: byEntity ? [entity.id] : [], group_ids: groupIds }), 'create the assignment');
+      assignments.push(a);
+      if (second) {
+        const b = uniqueName('assignment');
+        expectWritten(await api.write('assignment', b, { entity_ids: [], group_ids: [] }), 'create an empty second assignment');
+        assignments.push(b);
+      }
+      const setup = await setupOidc(kit, { assignments });
+      const expected = byEntity || entity.groups.some((g) => groupIds.includes(g.id));
+      const res = await api.authorize(setup.provider, { client_id: setup.client.id, redirect_uri: setup.redirectUri, response_type: 'code', scope: 'openid', state: 's' }, entity.token);
+      expect(res.status === 200, `entity in groups [${entity.groups.map((g) => g.name)}] ${expected ? 'may' : 'may not'} authenticate through a client whose assignment names ${byEntity ? 'it' : 'not it'} and groups [${assignmentGroups}] (answer ${res.status})`).toBe(expected);
+    },
+    { numRuns: Math.min(kit.ctx.runs, 15) },
+  );
+});

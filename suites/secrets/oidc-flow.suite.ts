@@ -1,0 +1,349 @@
+import fc from 'fast-check';
+import { decodeJwt } from 'jose';
+import { expect } from 'vitest';
+import { authorizeResponseSchema, discoverySchema, jwksSchema, oauthErrorSchema, tokenResponseSchema, userinfoSchema } from '../../src/client/schemas/oidc.ts';
+import { expectShape } from '../kit/expect-shape.ts';
+import { authorize, codeFlow, codeOf, exchange, expectWritten, s256, setupOidc, uniqueName, verifyIdToken, type OidcSetup } from '../kit/oidc-fixture.ts';
+import { ruleTest } from '../kit/rule-test.ts';
+
+function expectRefused(res: { status: number; text: string }, what: string): void {
+  expect(res.status, `${what} is refused (answered ${res.status}: ${res.text.slice(0, 160)})`).toBeGreaterThanOrEqual(400);
+  expect(res.status, `${what}: a client error, not a server error`).toBeLessThan(500);
+  expect(/"(access_token|id_token|code)"\s*:/.test(res.text), `${what}: no code or token is issued`).toBe(false);
+}
+
+ruleTest('secrets.oidc.discovery-fields', async (kit) => {
+  const api = kit.oidc();
+  const scope = uniqueName('scope');
+  expectWritten(await api.write('scope', scope, { template: '{}' }), 'create a scope');
+  const name = uniqueName('provider');
+  expectWritten(await api.write('provider', name, { scopes_supported: [scope] }), 'create a provider');
+  const doc = expectShape(await api.discovery(name), discoverySchema, 'OpenID configuration');
+  for (const field of ['issuer', 'jwks_uri', 'authorization_endpoint', 'token_endpoint', 'userinfo_endpoint'] as const) {
+    expect(URL.canParse(doc[field]), `${field} is a URL (${doc[field]})`).toBe(true);
+  }
+  expect(doc.authorization_endpoint, 'authorization_endpoint is the authorize page of this provider').toMatch(new RegExp(`${name}/authorize$`));
+  expect(doc.request_parameter_supported).toBe(false);
+  expect(doc.request_uri_parameter_supported).toBe(false);
+  expect(doc.id_token_signing_alg_values_supported.slice().sort()).toEqual(['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'EdDSA'].sort());
+  expect(doc.response_types_supported).toEqual(['code']);
+  expect(doc.scopes_supported).toContain('openid');
+  expect(doc.subject_types_supported).toEqual(['public']);
+  expect(doc.grant_types_supported).toEqual(['authorization_code']);
+  expect(doc.token_endpoint_auth_methods_supported.slice().sort()).toEqual(['client_secret_basic', 'client_secret_post', 'none']);
+});
+
+ruleTest('secrets.oidc.discovery-no-token', async (kit) => {
+  const name = uniqueName('provider');
+  expectWritten(await kit.oidc().write('provider', name, {}), 'create a provider');
+  const doc = await kit.oidc().discovery(name, false);
+  expect(doc.status, 'the well-known configuration answers 200 without a token').toBe(200);
+  expect(doc.exchange.requestHeaders[kit.secrets.dialect.secrets.tokenHeader], 'no token was sent').toBeUndefined();
+  const keys = await kit.oidc().keys(name, false);
+  expect(keys.status, 'the key set answers 200 without a token').toBe(200);
+});
+
+ruleTest('secrets.oidc.jwks-fields', async (kit) => {
+  const name = uniqueName('provider');
+  expectWritten(await kit.oidc().write('provider', name, { allowed_client_ids: ['*'] }), 'create a provider');
+  const jwks = expectShape(await kit.oidc().keys(name), jwksSchema, 'key set');
+  for (const key of jwks.keys) {
+    expect(key.use, `key ${key.kid}: use is 'sig'`).toBe('sig');
+    for (const f of ['n', 'e'] as const) expect(key[f], `key ${key.kid}: ${f} is base64url`).toMatch(/^[A-Za-z0-9_-]+$/);
+  }
+});
+
+ruleTest('secrets.oidc.authorize-code-state', async (kit) => {
+  const setup = await setupOidc(kit);
+  for (const method of ['GET', 'POST'] as const) {
+    const state = `state-${method}-${uniqueName('s')}`;
+    const res = await authorize(setup, { state }, method);
+    expect(res.status, `authorize by ${method} answers 200: ${res.text.slice(0, 200)}`).toBe(200);
+    const body = expectShape(res, authorizeResponseSchema, `authorize by ${method}`);
+    expect(body.state, `authorize by ${method} echoes the state`).toBe(state);
+  }
+});
+
+ruleTest('secrets.oidc.authorize-scope-openid', async (kit) => {
+  const setup = await setupOidc(kit, { scopes: [{ template: '{}' }] });
+  for (const scope of [setup.scopes[0]!, '', 'profile email', 'openidx']) expectRefused(await authorize(setup, { scope }), `authorize with scope "${scope}"`);
+  expect((await authorize(setup, { scope: `${setup.scopes[0]} openid` })).status, "with 'openid' anywhere in the list it succeeds").toBe(200);
+});
+
+ruleTest('secrets.oidc.authorize-response-type-code', async (kit) => {
+  const setup = await setupOidc(kit);
+  for (const responseType of ['token', 'id_token', 'code id_token', 'CODE']) expectRefused(await authorize(setup, { response_type: responseType }), `authorize with response_type "${responseType}"`);
+});
+
+ruleTest('secrets.oidc.authorize-unknown-client', async (kit) => {
+  const setup = await setupOidc(kit);
+  await kit.property(
+    fc.stringMatching(/^[A-Za-z0-9]{1,40}$/).filter((id) => id !== setup.client.id),
+    async (clientId) => expectRefused(await authorize(setup, { client_id: clientId }), `authorize with the unknown client_id ${clientId}`),
+    { numRuns: Math.min(kit.ctx.runs, 10) },
+  );
+});
+
+/** Near misses of a registered URI: each differs from it in one way a lax matcher would forgive. */
+const NEAR_MISSES: [string, (u: URL) => string][] = [
+  ['trailing slash', (u) => `${u.href}/`],
+  ['upper-case path', (u) => u.href.replace(u.pathname, u.pathname.toUpperCase())],
+  ['upper-case host', (u) => u.href.replace(u.hostname, u.hostname.toUpperCase())],
+  ['extra query parameter', (u) => `${u.href}&extra=1`],
+  ['reordered query', (u) => `${u.origin}${u.pathname}?${[...u.searchParams].reverse().map(([k, v]) => `${k}=${v}`).join('&')}`],
+  ['other port', (u) => u.href.replace(`:${u.port}`, `:${Number(u.port) + 1}`)],
+  ['no port', (u) => u.href.replace(`:${u.port}`, '')],
+  ['path prefix', (u) => `${u.origin}${u.pathname.split('/').slice(0, -1).join('/')}${u.search}`],
+  ['path extension', (u) => `${u.origin}${u.pathname}/more${u.search}`],
+  ['path suffix', (u) => `${u.origin}${u.pathname}x${u.search}`],
+  ['fragment', (u) => `${u.href}#frag`],
+  ['other scheme', (u) => u.href.replace('https:', 'http:')],
+  ['subdomain', (u) => u.href.replace(u.hostname, `evil.${u.hostname}`)],
+];
+
+ruleTest('secrets.oidc.redirect-uri-exact', async (kit) => {
+  const registered = `https://app-${uniqueName('r')}.example.com:8443/cb/path?a=1&b=2`;
+  const setup = await setupOidc(kit, { redirectUris: [registered] });
+  expect((await authorize(setup)).status, 'the registered URI itself is accepted').toBe(200);
+  await kit.property(
+    fc.constantFrom(...NEAR_MISSES),
+    async ([what, miss]) => {
+      const uri = miss(new URL(registered));
+      expect(uri, `the ${what} near miss differs from the registered URI`).not.toBe(registered);
+      expectRefused(await authorize(setup, { redirect_uri: uri }), `authorize with redirect_uri ${uri} (${what})`);
+    },
+    { numRuns: Math.max(NEAR_MISSES.length, Math.min(kit.ctx.runs, 20)) },
+  );
+});
+
+ruleTest('secrets.oidc.token-redirect-uri-repeat', async (kit) => {
+  const first = `https://${uniqueName('a')}.example.com/cb`;
+  const second = `https://${uniqueName('b')}.example.com/cb`;
+  const setup = await setupOidc(kit, { redirectUris: [first, second] });
+  const code = codeOf(await authorize(setup, { redirect_uri: first }));
+  expectRefused(await exchange(setup, code, { redirectUri: second }), 'the token call with another registered redirect_uri');
+  const again = codeOf(await authorize(setup, { redirect_uri: first }));
+  expect((await exchange(setup, again, { redirectUri: first })).status, 'the token call repeating the redirect_uri succeeds').toBe(200);
+});
+
+ruleTest('secrets.oidc.token-response', async (kit) => {
+  const setup = await setupOidc(kit, { accessTokenTtl: '45m' });
+  const { response } = await codeFlow(setup);
+  const body = expectShape(response, tokenResponseSchema, 'token response');
+  expect(body.token_type, "token_type is 'Bearer'").toBe('Bearer');
+  expect(Number.isInteger(body.expires_in) && body.expires_in > 0, 'expires_in is a positive integer number of seconds').toBe(true);
+});
+
+ruleTest('secrets.oidc.id-token-verifies', async (kit) => {
+  const setup = await setupOidc(kit);
+  const { token } = await codeFlow(setup);
+  const claims = await verifyIdToken(setup, token.id_token);
+  expect(typeof claims.sub === 'string' && claims.sub.length > 0, 'sub is present').toBe(true);
+  expect(typeof claims.iat, 'iat is present').toBe('number');
+  expect(claims.exp! > claims.iat!, 'exp is after iat').toBe(true);
+  expect(claims.aud, "aud is the client's client_id").toBe(setup.client.id);
+});
+
+ruleTest('secrets.oidc.id-token-nonce', async (kit) => {
+  const setup = await setupOidc(kit);
+  await kit.property(
+    fc.stringMatching(/^[A-Za-z0-9._~-]{1,64}$/),
+    async (nonce) => {
+      const { token } = await codeFlow(setup, { nonce });
+      expect((await verifyIdToken(setup, token.id_token)).nonce, 'the nonce comes back in the ID token').toBe(nonce);
+    },
+    { numRuns: Math.min(kit.ctx.runs, 5) },
+  );
+});
+
+ruleTest('secrets.oidc.id-token-ttl', async (kit) => {
+  for (const [given, seconds] of [
+    ['30m', 1800],
+    [600, 600],
+  ] as const) {
+    const setup = await setupOidc(kit, { idTokenTtl: given });
+    const { token } = await codeFlow(setup);
+    const claims = decodeJwt(token.id_token);
+    expect(claims.exp! - claims.iat!, `id_token_ttl ${given} gives an ID token living ${seconds} s`).toBe(seconds);
+  }
+});
+
+ruleTest('secrets.oidc.code-single-use', async (kit) => {
+  const setup = await setupOidc(kit);
+  const { code } = await codeFlow(setup);
+  expectRefused(await exchange(setup, code), 'a second exchange of the same code');
+});
+
+ruleTest('secrets.oidc.client-secret-basic', async (kit) => {
+  const setup = await setupOidc(kit);
+  const res = await exchange(setup, codeOf(await authorize(setup)), { auth: 'basic' });
+  expect(res.status, `client_secret_basic works: ${res.text.slice(0, 200)}`).toBe(200);
+  expect(res.exchange.requestBody ?? '', 'the secret is not in the form').not.toMatch(/client_secret=/);
+  expectRefused(await exchange(setup, codeOf(await authorize(setup)), { auth: 'basic', secret: `${setup.client.secret}x` }), 'client_secret_basic with a wrong secret');
+});
+
+ruleTest('secrets.oidc.client-secret-post', async (kit) => {
+  const setup = await setupOidc(kit);
+  const res = await exchange(setup, codeOf(await authorize(setup)), { auth: 'post' });
+  expect(res.status, `client_secret_post works: ${res.text.slice(0, 200)}`).toBe(200);
+  expect(res.exchange.requestHeaders.authorization, 'no Authorization header was needed').toBeUndefined();
+  expectRefused(await exchange(setup, codeOf(await authorize(setup)), { auth: 'post', secret: 'wrong-secret-value' }), 'client_secret_post with a wrong secret');
+});
+
+ruleTest('secrets.oidc.public-client-none', async (kit) => {
+  const setup = await setupOidc(kit, { clientType: 'public' });
+  const verifier = `v${'x'.repeat(50)}${uniqueName('v').replace(/[^A-Za-z0-9]/g, '')}`;
+  const code = codeOf(await authorize(setup, { code_challenge: s256(verifier), code_challenge_method: 'S256' }));
+  const res = await exchange(setup, code, { auth: 'none', verifier });
+  expect(res.status, `a public client exchanges with client_id and code_verifier only: ${res.text.slice(0, 200)}`).toBe(200);
+  await verifyIdToken(setup, res.parse(tokenResponseSchema).id_token);
+});
+
+ruleTest('secrets.oidc.grant-type', async (kit) => {
+  const setup = await setupOidc(kit);
+  for (const grantType of ['client_credentials', 'refresh_token', 'password', 'implicit']) {
+    expectRefused(await exchange(setup, codeOf(await authorize(setup)), { grantType }), `grant_type ${grantType}`);
+  }
+});
+
+/** A PKCE verifier: 43 to 128 unreserved characters (RFC 7636). */
+const verifierArb = fc.stringMatching(/^[A-Za-z0-9\-._~]{43,128}$/);
+
+async function pkceCode(setup: OidcSetup, challenge: string, method?: 'plain' | 'S256'): Promise<string> {
+  return codeOf(await authorize(setup, { code_challenge: challenge, code_challenge_method: method }));
+}
+
+ruleTest('secrets.oidc.pkce-verifier', async (kit) => {
+  const confidential = await setupOidc(kit);
+  const pub = await setupOidc(kit, { clientType: 'public' });
+  await kit.property(
+    fc.record({ verifier: verifierArb, other: verifierArb, method: fc.constantFrom<'plain' | 'S256'>('plain', 'S256'), client: fc.constantFrom('confidential', 'public') }).filter((r) => r.verifier !== r.other),
+    async ({ verifier, other, method, client }) => {
+      const setup = client === 'public' ? pub : confidential;
+      const challenge = method === 'S256' ? s256(verifier) : verifier;
+      const good = await exchange(setup, await pkceCode(setup, challenge, method), { verifier });
+      expect(good.status, `${method} (${client}): the right verifier succeeds: ${good.text.slice(0, 200)}`).toBe(200);
+      expectRefused(await exchange(setup, await pkceCode(setup, challenge, method), { verifier: other }), `${method} (${client}): another verifier`);
+      if (method === 'S256') expectRefused(await exchange(setup, await pkceCode(setup, challenge, method), { verifier: challenge }), `S256 (${client}): sending the challenge itself as verifier`);
+    },
+    { numRuns: Math.min(kit.ctx.runs, 12) },
+  );
+});
+
+ruleTest('secrets.oidc.pkce-public-requires-challenge', async (kit) => {
+  const setup = await setupOidc(kit, { clientType: 'public' });
+  expectRefused(await authorize(setup), 'authorize for a public client without a code_challenge');
+});
+
+ruleTest('secrets.oidc.pkce-verifier-required', async (kit) => {
+  const setup = await setupOidc(kit);
+  const verifier = 'a'.repeat(43) + uniqueName('v').replace(/[^A-Za-z0-9]/g, '');
+  expectRefused(await exchange(setup, await pkceCode(setup, s256(verifier), 'S256')), 'a PKCE code exchanged without code_verifier');
+});
+
+ruleTest('secrets.oidc.pkce-default-plain', async (kit) => {
+  const setup = await setupOidc(kit);
+  const verifier = 'p'.repeat(43) + uniqueName('v').replace(/[^A-Za-z0-9]/g, '');
+  const res = await exchange(setup, await pkceCode(setup, verifier), { verifier });
+  expect(res.status, `without code_challenge_method, the verifier equal to the challenge succeeds: ${res.text.slice(0, 200)}`).toBe(200);
+});
+
+const PROFILE_TEMPLATE = '{"username":{{identity.entity.name}},"contact":{"email":{{identity.entity.metadata.email}},"phone_number":{{identity.entity.metadata.phone_number}}}}';
+const GROUPS_TEMPLATE = '{"groups":{{identity.entity.groups.names}}}';
+
+ruleTest('secrets.oidc.userinfo-sub', async (kit) => {
+  const setup = await setupOidc(kit);
+  const { token } = await codeFlow(setup);
+  const idClaims = await verifyIdToken(setup, token.id_token);
+  const info = expectShape(await setup.api.userinfo(setup.provider, token.access_token), userinfoSchema, 'userinfo');
+  expect(info.sub, "userinfo's sub is the ID token's sub").toBe(idClaims.sub);
+});
+
+ruleTest('secrets.oidc.userinfo-claims-by-scope', async (kit) => {
+  const setup = await setupOidc(kit, {
+    scopes: [{ template: PROFILE_TEMPLATE }, { template: GROUPS_TEMPLATE }],
+    entity: { metadata: { email: 'claims@example.com', phone_number: '+1 555 0100' }, groups: ['engineering', 'oncall'] },
+  });
+  const [profile, groups] = setup.scopes as [string, string];
+  const e = setup.entity;
+  const both = (await codeFlow(setup, { scope: `openid ${profile} ${groups}` })).token;
+  const info = expectShape(await setup.api.userinfo(setup.provider, both.access_token), userinfoSchema, 'userinfo');
+  expect(info.username, 'username from the profile scope').toBe(e.name);
+  expect(info.contact, 'contact from the profile scope').toEqual({ email: e.metadata.email ?? '', phone_number: e.metadata.phone_number ?? '' });
+  expect((info.groups ?? []).slice().sort(), 'groups from the groups scope').toEqual(e.groups.map((g) => g.name).sort());
+  const idClaims = await verifyIdToken(setup, both.id_token);
+  expect(idClaims.username, 'the ID token carries the same claims').toBe(e.name);
+  const only = (await codeFlow(setup, { scope: `openid ${profile}` })).token;
+  const partial = expectShape(await setup.api.userinfo(setup.provider, only.access_token), userinfoSchema, 'userinfo');
+  expect(partial.username, 'the requested scope gives its claims').toBe(e.name);
+  expect(partial.groups, 'the scope not requested gives none').toBeUndefined();
+});
+
+ruleTest('secrets.oidc.userinfo-methods', async (kit) => {
+  const setup = await setupOidc(kit);
+  const { token } = await codeFlow(setup);
+  const post = await setup.api.userinfo(setup.provider, token.access_token, 'POST');
+  const get = await setup.api.userinfo(setup.provider, token.access_token, 'GET');
+  expect(post.status, 'userinfo by POST answers 200').toBe(200);
+  expect(get.status, 'userinfo by GET answers 200').toBe(200);
+  expect(get.parse(userinfoSchema), 'both give the same claims').toEqual(post.parse(userinfoSchema));
+});
+
+ruleTest('secrets.oidc.userinfo-requires-access-token', async (kit) => {
+  const setup = await setupOidc(kit);
+  await codeFlow(setup);
+  for (const [what, token] of [
+    ['no token', undefined],
+    ["the entity's client token", setup.entity.token],
+    ['a made-up token', 'hvb.not-a-real-access-token'],
+  ] as const) {
+    const res = await setup.api.userinfo(setup.provider, token);
+    expect(res.status, `userinfo with ${what} is refused (${res.status})`).toBeGreaterThanOrEqual(400);
+    expect(/"sub"\s*:/.test(res.text), `userinfo with ${what} returns no claims`).toBe(false);
+  }
+});
+
+ruleTest('secrets.upstream.oidc-authorize-errors', async (kit) => {
+  const setup = await setupOidc(kit);
+  for (const [params, error] of [
+    [{ redirect_uri: 'https://elsewhere.example.com/cb' }, 'invalid_redirect_uri'],
+    [{ scope: 'profile' }, 'invalid_request'],
+    [{ response_type: 'token' }, 'unsupported_response_type'],
+    [{ client_id: 'nobody' }, 'invalid_client_id'],
+  ] as const) {
+    const res = await authorize(setup, params);
+    expect(res.status, `${JSON.stringify(params)} answers 400`).toBe(400);
+    expect(expectShape(res, oauthErrorSchema, 'authorize error').error, `${JSON.stringify(params)} is ${error}`).toBe(error);
+  }
+});
+
+ruleTest('secrets.upstream.oidc-token-invalid-client', async (kit) => {
+  const setup = await setupOidc(kit);
+  const res = await exchange(setup, codeOf(await authorize(setup)), { auth: 'basic', secret: 'wrong' });
+  expect(res.status).toBe(401);
+  expect(expectShape(res, oauthErrorSchema, 'token error').error).toBe('invalid_client');
+  expect(res.header('www-authenticate'), 'WWW-Authenticate is set').toBeTruthy();
+});
+
+ruleTest('secrets.upstream.oidc-token-invalid-grant', async (kit) => {
+  const setup = await setupOidc(kit);
+  const { code } = await codeFlow(setup);
+  const res = await exchange(setup, code);
+  expect(res.status).toBe(400);
+  expect(expectShape(res, oauthErrorSchema, 'token error').error).toBe('invalid_grant');
+});
+
+ruleTest('secrets.upstream.oidc-token-no-store', async (kit) => {
+  const setup = await setupOidc(kit);
+  const { response } = await codeFlow(setup);
+  expect(response.header('cache-control')).toMatch(/no-store/);
+  expect(response.header('pragma')).toMatch(/no-cache/);
+});
+
+ruleTest('secrets.upstream.oidc-userinfo-invalid-token', async (kit) => {
+  const setup = await setupOidc(kit);
+  const { token } = await codeFlow(setup);
+  const res = await setup.api.userinfo(setup.provider, undefined, 'POST', { [kit.secrets.dialect.secrets.tokenHeader]: token.access_token });
+  expect(res.status).toBe(401);
+  expect(expectShape(res, oauthErrorSchema, 'userinfo error').error).toBe('invalid_token');
+});
