@@ -1,4 +1,4 @@
-import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import { Agent, buildConnector, request as undiciRequest, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { Exchange, ExchangeObserver } from './exchange.ts';
 import type { Redactor } from './redact.ts';
@@ -79,6 +79,8 @@ export interface HttpClientOptions {
   observers?: ExchangeObserver[];
   maxBodyBytes?: number;
   dispatcher?: Dispatcher;
+  /** Local source address to connect from (a second loopback address, to look like another client). */
+  localAddress?: string;
 }
 
 /**
@@ -97,6 +99,7 @@ export class HttpClient {
     this.dispatcher =
       options.dispatcher ??
       new Agent({
+        connect: options.localAddress ? fromAddress(options.localAddress, Math.min(options.timeoutMs, 10_000)) : undefined,
         connectTimeout: Math.min(options.timeoutMs, 10_000),
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
@@ -185,6 +188,12 @@ export class HttpClient {
   private emit(exchange: Exchange, raw: Parameters<ExchangeObserver>[1]): void {
     for (const observer of this.observers) observer(exchange, raw);
   }
+}
+
+/** A connector that binds the local end of each connection to `localAddress`. */
+function fromAddress(localAddress: string, timeout: number): buildConnector.connector {
+  const connect = buildConnector({ timeout });
+  return (opts, callback) => connect({ ...opts, localAddress } as buildConnector.Options, callback);
 }
 
 function excerpt(body: string | Buffer): string {

@@ -29,9 +29,11 @@ const secretsTarget = z
         kvV2: z.boolean().default(false),
         /** Identity entities can be had through `fixtures` (for the OIDC flow rules). */
         identityFixtures: z.boolean().default(false),
+        /** The cloud-identity auth method trusts the simulator named in `cloudIdentity`. */
+        cloudIdentity: z.boolean().default(false),
       })
       .strict()
-      .default({ namespaces: false, requestHeaderProxy: false, kvV2: false, identityFixtures: false }),
+      .default({ namespaces: false, requestHeaderProxy: false, kvV2: false, identityFixtures: false, cloudIdentity: false }),
     kv: z
       .object({
         /** Where a version 1 key-value engine is mounted (a fresh install has one at secret/). */
@@ -43,6 +45,22 @@ const secretsTarget = z
     /** Namespaces that exist on the target, each with a version 1 key-value engine at kv.v1Mount; nested ones included, e.g. ["team-a/", "team-a/app/"]. */
     namespaces: z.array(mountPath).default([]),
     requestHeaderProxyUrl: baseUrl.optional(),
+    /**
+     * How the cloud-identity auth method's trust is set up: the stackproof cloud simulator (started by
+     * `stackproof serve`, or embedded) that mints machine tokens, the tenant it issues for, and the
+     * auth method's mount (default: the dialect's). `clientAddresses` are two local source addresses
+     * the target tells apart (for token_bound_cidrs); the first one is inside a role's CIDRs, the second outside.
+     */
+    cloudIdentity: z
+      .object({
+        simulatorUrl: baseUrl,
+        simulatorToken: z.string().min(1),
+        tenantId: z.string().min(1),
+        mount: z.string().regex(/^[^/]+$/, 'a mount name such as cloudauth').optional(),
+        clientAddresses: z.array(z.union([z.ipv4(), z.ipv6()])).length(2).optional(),
+      })
+      .strict()
+      .optional(),
     /** The name of a signing key other than 'default' that exists on the target (the spec does not show how keys are made). */
     oidcAltKey: z.string().min(1).optional(),
     /** The listener's maximum request size (the spec's default is 32 MB). */
@@ -83,6 +101,9 @@ const secretsTarget = z
     }
     if (t.capabilities.identityFixtures && !t.fixtures?.controlUrl && !t.fixtures?.entities.length) {
       ctx.addIssue({ code: 'custom', path: ['fixtures'], message: 'capabilities.identityFixtures needs fixtures.controlUrl or at least one fixtures.entities entry' });
+    }
+    if (t.capabilities.cloudIdentity && !t.cloudIdentity) {
+      ctx.addIssue({ code: 'custom', path: ['cloudIdentity'], message: 'capabilities.cloudIdentity needs the simulator the auth method trusts (cloudIdentity.simulatorUrl, simulatorToken, tenantId)' });
     }
     if (t.capabilities.kvV2 && !t.kv.v2Mount) {
       ctx.addIssue({ code: 'custom', path: ['kv', 'v2Mount'], message: 'capabilities.kvV2 needs the mount path of the version 2 engine' });

@@ -12,6 +12,7 @@ import { sendErrors } from './secrets/respond.ts';
 import { KV_V2_MOUNT, SecretsService } from './secrets/service.ts';
 import { SigningKey } from './secrets/oidc/signing-key.ts';
 import { ControlService } from './control.ts';
+import { CloudSimulator } from './cloud/simulator.ts';
 
 export interface ReferenceOptions {
   dialect?: DialectName;
@@ -33,7 +34,14 @@ export const REFERENCE_ALT_KEY = 'stackproof-alt';
 export interface RunningReference {
   dialect: DialectName;
   faults: string[];
-  secrets: ReferenceEndpoint & { proxyUrl: string; namespaces: string[]; kvV2Mount: string; oidcAltKey: string };
+  secrets: ReferenceEndpoint & {
+    proxyUrl: string;
+    namespaces: string[];
+    kvV2Mount: string;
+    oidcAltKey: string;
+    /** The cloud-identity simulator the auth method trusts. */
+    cloud: { simulatorUrl: string; simulatorToken: string; tenantId: string };
+  };
   mesh: ReferenceEndpoint;
   scheduler: ReferenceEndpoint & { nodeId: string };
   /** The reference-only control interface (fixtures, CA rotation, event generation). */
@@ -64,6 +72,7 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
   ]);
   const secrets = new SecretsService({ dialect, faults, namespaces: REFERENCE_NAMESPACES, signingKeys });
   const controlToken = randomUUID();
+  const cloud = await CloudSimulator.create(controlToken);
   const control = new ControlService({ token: controlToken, secrets });
   const meshToken = randomUUID();
   const mesh = new MeshService({ dialect, faults, ca, managementToken: meshToken });
@@ -85,16 +94,22 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
     servers.push(await startHttpServer('mesh', (req, res, m) => mesh.handle(req, res, m), internalError(sendPlainInternal), { host }));
     servers.push(await startHttpServer('scheduler', (req, res, m) => scheduler.handle(req, res, m), internalError(sendPlainInternal), { host }));
     servers.push(await startHttpServer('control', (req, res, m) => control.handle(req, res, m), internalError(sendPlainInternal), { host }));
+    servers.push(await startHttpServer('cloud', (req, res, m) => cloud.handle(req, res, m), internalError(sendPlainInternal), { host }));
   } catch (err) {
     await Promise.all(servers.map((s) => s.close()));
     throw err;
   }
-  const [s, proxy, m, sc, ctl] = servers as [RunningServer, RunningServer, RunningServer, RunningServer, RunningServer];
+  const [s, proxy, m, sc, ctl, cl] = servers as [RunningServer, RunningServer, RunningServer, RunningServer, RunningServer, RunningServer];
   secrets.apiAddr = s.url;
+  cloud.baseUrl = cl.url;
+  secrets.cloudBase = cl.url;
   return {
     dialect: dialectName,
     faults: faults.list(),
-    secrets: { url: s.url, token: secrets.rootToken.id, proxyUrl: proxy.url, namespaces: secrets.namespaces.paths(), kvV2Mount: KV_V2_MOUNT, oidcAltKey: REFERENCE_ALT_KEY },
+    secrets: { url: s.url, token: secrets.rootToken.id, proxyUrl: proxy.url, namespaces: secrets.namespaces.paths(), kvV2Mount: KV_V2_MOUNT,
+      oidcAltKey: REFERENCE_ALT_KEY,
+      cloud: { simulatorUrl: cl.url, simulatorToken: controlToken, tenantId: cloud.tenantId },
+    },
     mesh: { url: m.url, token: meshToken },
     scheduler: { url: sc.url, token: schedulerToken, nodeId },
     control: { url: ctl.url, token: controlToken },

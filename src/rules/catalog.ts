@@ -3,6 +3,7 @@ import { meshCaRootsRules } from './mesh/ca-roots.ts';
 import { schedulerMetadataRules } from './scheduler/metadata.ts';
 import { secretsAuthRules, secretsCoreRules, secretsErrorRules, secretsNamespaceRules } from './secrets/core.ts';
 import { secretsKvRules } from './secrets/kv.ts';
+import { secretsCloudAuthRules, secretsCloudAuthUpstreamRules } from './secrets/cloudauth.ts';
 import { secretsOidcConfigRules, secretsOidcFlowRules, secretsOidcUpstreamRules } from './secrets/oidc.ts';
 import { secretsUpstreamRules } from './secrets/upstream.ts';
 import type { Rule } from './types.ts';
@@ -16,7 +17,9 @@ export const RULES: readonly Rule[] = [
   ...secretsKvRules,
   ...secretsOidcConfigRules,
   ...secretsOidcFlowRules,
+  ...secretsCloudAuthRules,
   ...secretsUpstreamRules,
+  ...secretsCloudAuthUpstreamRules,
   ...secretsOidcUpstreamRules,
   ...meshCaRootsRules,
   ...schedulerMetadataRules,

@@ -10,11 +10,12 @@ export function referenceTargets(ref: RunningReference, systems: readonly System
       url: ref.secrets.url,
       token: ref.secrets.token,
       dialect,
-      capabilities: { namespaces: true, requestHeaderProxy: true, kvV2: true, identityFixtures: true },
+      capabilities: { namespaces: true, requestHeaderProxy: true, kvV2: true, identityFixtures: true, cloudIdentity: true },
       kv: { v1Mount: 'secret/', v2Mount: ref.secrets.kvV2Mount },
       namespaces: ref.secrets.namespaces,
       requestHeaderProxyUrl: ref.secrets.proxyUrl,
       oidcAltKey: ref.secrets.oidcAltKey,
+      cloudIdentity: { ...ref.secrets.cloud, clientAddresses: ['127.0.0.1', '127.0.0.2'] },
       maxRequestBytes: 32 * 1024 * 1024,
       fixtures: { controlUrl: ref.control.url, controlToken: ref.control.token, entities: [] },
     };

@@ -11,6 +11,7 @@ import { SchedulerApi } from '../../src/client/scheduler-api.ts';
 import { SecretsApi } from '../../src/client/secrets-api.ts';
 import { OidcApi } from '../../src/client/oidc-api.ts';
 import { IdentityFixtures } from '../../src/client/identity-fixtures.ts';
+import { CloudAuthApi, CloudSimulatorApi } from '../../src/client/cloud-identity-api.ts';
 import { TargetError } from '../../src/client/target-error.ts';
 import type { Rule } from '../../src/rules/types.ts';
 import type { Observation, RuleEvidence } from '../../src/run/evidence.ts';
@@ -43,7 +44,7 @@ export class RuleKit {
     for (const secret of ctx.secrets) this.redactor.add(secret);
   }
 
-  private client(key: string, baseUrl: string, defaultHeaders: Record<string, string>, observers: ExchangeObserver[] = []): HttpClient {
+  private client(key: string, baseUrl: string, defaultHeaders: Record<string, string>, observers: ExchangeObserver[] = [], localAddress?: string): HttpClient {
     let client = this.clients.get(key);
     if (!client) {
       client = new HttpClient({
@@ -51,7 +52,8 @@ export class RuleKit {
         defaultHeaders,
         timeoutMs: this.ctx.requestTimeoutMs,
         redactor: this.redactor,
-        dispatcher: agentFor(this.ctx.requestTimeoutMs),
+        dispatcher: localAddress ? undefined : agentFor(this.ctx.requestTimeoutMs),
+        localAddress,
         observers: [(exchange) => this.log.add(exchange), ...observers],
       });
       this.clients.set(key, client);
@@ -105,11 +107,26 @@ export class RuleKit {
     return this.secretsAt(url, 'secrets-proxy');
   }
 
-  private secretsAt(url: string, key: string): SecretsApi {
+  private secretsAt(url: string, key: string, localAddress?: string): SecretsApi {
     const target = this.secretsTarget;
     const dialect = dialectFor(target.dialect);
     const headers = { [dialect.secrets.tokenHeader]: target.token, [dialect.secrets.requestHeader]: 'true' };
-    return new SecretsApi(this.client(key, url, headers, [secretsConventionObserver((o) => this.observe(o))]), dialect);
+    return new SecretsApi(this.client(key, url, headers, [secretsConventionObserver((o) => this.observe(o))], localAddress), dialect);
+  }
+
+  /** The secrets API from a given local source address (for token_bound_cidrs). */
+  secretsFrom(localAddress: string): SecretsApi {
+    return this.secretsAt(this.secretsTarget.url, `secrets-from-${localAddress}`, localAddress);
+  }
+
+  /** The cloud-identity auth method and the simulator its trust is set up with; SKIP when the profile names none. */
+  get cloudIdentity(): { auth: CloudAuthApi; sim: CloudSimulatorApi; tenantId: string; mount: string; addresses?: [string, string] } {
+    const target = this.secretsTarget;
+    const c = target.cloudIdentity;
+    if (!target.capabilities.cloudIdentity || !c) throw new SkipRule('the secrets target declares no cloud-identity trust (capabilities.cloudIdentity)');
+    const mount = c.mount ?? dialectFor(target.dialect).secrets.cloudAuthMount;
+    const sim = new CloudSimulatorApi(this.client('cloud-simulator', c.simulatorUrl, { authorization: `Bearer ${c.simulatorToken}` }));
+    return { auth: new CloudAuthApi(this.secrets, mount), sim, tenantId: c.tenantId, mount, addresses: c.clientAddresses as [string, string] | undefined };
   }
 
   get mesh(): MeshApi {
@@ -151,7 +168,7 @@ export class RuleKit {
    * of that one case. A target that misbehaves stops the property at once as ERROR instead of
    * being shrunk like a counterexample.
    */
-  async property<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, options: { numRuns?: number } = {}): Promise<void> {
+  async property<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, options: { numRuns?: number; examples?: T[] } = {}): Promise<void> {
     let targetError: TargetError | undefined;
     const guarded = async (value: T): Promise<void> => {
       if (targetError) throw targetError;
@@ -168,6 +185,8 @@ export class RuleKit {
       seed: this.ctx.seed,
       path: this.ctx.path,
       endOnFailure: false,
+      // Hand-picked cases run first, so the corners a rule is about are always reached.
+      examples: options.examples?.map((e) => [e] as [T]),
     });
     if (targetError) throw targetError;
     if (!details.failed) return;

@@ -16,6 +16,8 @@ export interface EngineRequest {
   headers: import('node:http').IncomingHttpHeaders;
   /** The authenticated client token; absent on paths that need none. */
   token?: import('./token-store.ts').TokenEntry;
+  /** The peer address of the connection. */
+  remoteAddress?: string;
   /** The HTTP method, for endpoints that document more than one. */
   method: string;
 }

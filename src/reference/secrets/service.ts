@@ -5,6 +5,8 @@ import { BodyError, closeAfterResponse, parseJsonObject, readBody } from '../htt
 import type { Operation, SecretsEngine } from './engine.ts';
 import { absolutizePaths } from './help.ts';
 import { IdentityOidcEngine } from './identity-oidc.ts';
+import { CloudAuthEngine } from './cloud-auth.ts';
+import { inCidrs } from './cidr.ts';
 import { KvV1Engine } from './kv-v1.ts';
 import { KvV2Engine } from './kv-v2.ts';
 import { NamespaceTree, normalizeNamespace, type Namespace } from './namespaces.ts';
@@ -44,12 +46,16 @@ export class SecretsService {
   private readonly sharedMounts?: Map<string, SecretsEngine>;
   /** The service's own address (api_addr), known once its listener is up. */
   apiAddr = 'http://127.0.0.1';
+  /** Where the cloud-identity auth method reaches the cloud's issuer and compute API (the reference's simulator). */
+  cloudBase = 'http://127.0.0.1';
   /** Paths below a namespace that need no client token: the public OIDC endpoints and logins. */
   private readonly unauthenticated: RegExp[];
 
   constructor(private readonly options: SecretsServiceOptions) {
     const faults = options.faults;
+    const authMount = options.dialect.secrets.cloudAuthMount;
     this.unauthenticated = [new RegExp(`^${PROVIDER}/token$`)];
+    if (!faults.has('secrets.cloudauth-login-needs-token')) this.unauthenticated.push(new RegExp(`^auth/${authMount}/login$`));
     if (!faults.has('secrets.oidc-well-known-needs-token')) this.unauthenticated.push(new RegExp(`^${PROVIDER}/\\.well-known/(openid-configuration|keys)$`));
     if (faults.has('secrets.oidc-userinfo-no-auth')) this.unauthenticated.push(new RegExp(`^${PROVIDER}/userinfo$`));
     const mountsFor = (path: string): Map<string, SecretsEngine> => {
@@ -58,6 +64,7 @@ export class SecretsService {
       // A fresh install has a key-value engine at secret/.
       if (!faults.has('secrets.kv-not-mounted')) mounts.set('secret/', new KvV1Engine(faults));
       mounts.set('identity/', new IdentityOidcEngine({ faults, tokens: this.tokens, keys: options.signingKeys, apiAddr: () => this.apiAddr, namespace: path }));
+      mounts.set(`auth/${options.dialect.secrets.cloudAuthMount}/`, new CloudAuthEngine({ faults, tokens: this.tokens, cloudBase: () => this.cloudBase, namespace: path }));
       if (path === '') mounts.set(KV_V2_MOUNT, new KvV2Engine(faults));
       return mounts;
     };
@@ -93,7 +100,8 @@ export class SecretsService {
     let token: TokenEntry | undefined;
     if (needsToken) {
       token = this.authenticate(req);
-      if (!token || !namespace.path.startsWith(token.namespace) || (token.allowedPath && !token.allowedPath.test(rest))) {
+      const outside = token?.boundCidrs && !inCidrs(req.socket.remoteAddress, token.boundCidrs);
+      if (!token || outside || !namespace.path.startsWith(token.namespace) || (token.allowedPath && !token.allowedPath.test(rest))) {
         req.resume();
         return this.sendErrors(res, 403, ['permission denied']);
       }
@@ -139,6 +147,7 @@ export class SecretsService {
       namespace: namespace.path,
       requestPath: nsHeader + path,
       headers: req.headers,
+      remoteAddress: req.socket.remoteAddress,
       token,
       method,
     });

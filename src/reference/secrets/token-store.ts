@@ -14,6 +14,8 @@ export interface TokenEntry {
   entityId?: string;
   /** Only paths (relative to the namespace) matching this may be used with the token. */
   allowedPath?: RegExp;
+  /** The token may only be used from these CIDR blocks. */
+  boundCidrs?: string[];
   /** Set on access tokens issued by an OIDC provider's token endpoint. */
   oidc?: { provider: string; clientId: string; scopes: string[] };
 }

@@ -1,0 +1,470 @@
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import { loginResponseSchema, type SimMachine, type TokenVariant } from '../../src/client/cloud-identity-api.ts';
+import type { HttpResponse } from '../../src/client/http-client.ts';
+import { errorBodySchema, listResultSchema, readResultSchema } from '../../src/client/schemas/secrets.ts';
+import { expectShape } from '../kit/expect-shape.ts';
+import { expectWritten, uniqueName } from '../kit/oidc-fixture.ts';
+import { SkipRule, type RuleKit } from '../kit/rule-kit.ts';
+import { ruleTest } from '../kit/rule-test.ts';
+
+// All cloud-identity rules live in this one file: they share the auth method's single config,
+// and vitest runs the tests of one file one after another.
+
+const LOCATIONS = ['westeurope', 'eastus', 'japaneast'];
+const GROUPS = ['g-ops', 'g-dev', 'g-data'];
+
+/** Writes the config the tests rely on (a test may have deleted it); returns the resource tokens must be minted for. */
+async function configure(kit: RuleKit): Promise<string> {
+  const { auth, tenantId } = kit.cloudIdentity;
+  const resource = `https://management.stackproof.test/${uniqueName('res')}`;
+  expectWritten(await auth.writeConfig({ tenant_id: tenantId, resource, environment: 'CloudPublic', client_id: 'stackproof-client', client_secret: 'stackproof-cloud-secret' }), 'write the auth method config');
+  kit.secret('stackproof-cloud-secret');
+  return resource;
+}
+
+async function machine(kit: RuleKit, spec: Partial<SimMachine> = {}): Promise<SimMachine> {
+  return kit.cloudIdentity.sim.machine({ name: uniqueName(spec.kind ?? 'vm'), resource_group: uniqueName('rg'), groups: [GROUPS[0]!], location: LOCATIONS[0], ...spec });
+}
+
+function loginBody(m: SimMachine, role: string, jwt: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { role, jwt, subscription_id: m.subscription_id, resource_group_name: m.resource_group, ...(m.kind === 'vm' ? { vm_name: m.name } : { vmss_name: m.name }), ...extra };
+}
+
+async function role(kit: RuleKit, body: Record<string, unknown>): Promise<string> {
+  const name = uniqueName('role');
+  expectWritten(await kit.cloudIdentity.auth.writeRole(name, body), `write role ${name}`);
+  return name;
+}
+
+async function login(kit: RuleKit, m: SimMachine, roleName: string, resource: string, variant: TokenVariant = 'good', extra: Record<string, string> = {}): Promise<HttpResponse> {
+  const jwt = await kit.cloudIdentity.sim.token(m.name, resource, variant);
+  return kit.cloudIdentity.auth.login(loginBody(m, roleName, jwt, extra));
+}
+
+function expectLoggedIn(res: HttpResponse, what: string) {
+  expect(res.status, `${what}: login succeeds (${res.text.slice(0, 200)})`).toBe(200);
+  const body = expectShape(res, loginResponseSchema, 'login response');
+  return body.auth;
+}
+
+function expectRefused(res: HttpResponse, what: string): void {
+  expect(res.status, `${what}: login is refused (answered ${res.status}: ${res.text.slice(0, 200)})`).toBeGreaterThanOrEqual(400);
+  expect(/"client_token"\s*:\s*"[^"]/.test(res.text), `${what}: no client token is issued`).toBe(false);
+}
+
+ruleTest('secrets.cloudauth.config-roundtrip', async (kit) => {
+  const { auth, tenantId } = kit.cloudIdentity;
+  const body = { tenant_id: tenantId, resource: 'https://management.example.com/', environment: 'CloudUSGovernment', client_id: 'cid-123', client_secret: 'csecret-456789' };
+  kit.secret(body.client_secret);
+  expectWritten(await auth.writeConfig(body), 'write the config');
+  const read = await auth.readConfig();
+  expect(read.status).toBe(200);
+  const data = read.parse(readResultSchema).data;
+  for (const field of ['tenant_id', 'resource', 'client_id', 'client_secret'] as const) expect(data[field], `${field} reads back (credentials are included)`).toBe(body[field]);
+});
+
+ruleTest('secrets.cloudauth.config-required-fields', async (kit) => {
+  const { auth, tenantId } = kit.cloudIdentity;
+  for (const [what, body] of [
+    ['without tenant_id', { resource: 'https://r.example.com/' }],
+    ['without resource', { tenant_id: tenantId }],
+  ] as const) {
+    await auth.deleteConfig();
+    const res = await auth.writeConfig(body);
+    expect(res.status, `a config ${what} is refused`).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+  }
+  await configure(kit);
+});
+
+ruleTest('secrets.cloudauth.config-environment', async (kit) => {
+  const { auth, tenantId } = kit.cloudIdentity;
+  for (const environment of ['CloudPublic', 'CloudUSGovernment', 'CloudChina', 'CloudGerman']) {
+    expectWritten(await auth.writeConfig({ tenant_id: tenantId, resource: 'https://r.example.com/', environment }), `environment ${environment}`);
+  }
+  await kit.property(
+    fc.string({ minLength: 1, maxLength: 20 }).filter((e) => !['CloudPublic', 'CloudUSGovernment', 'CloudChina', 'CloudGerman'].includes(e)),
+    async (environment) => {
+      const res = await auth.writeConfig({ tenant_id: tenantId, resource: 'https://r.example.com/', environment });
+      expect(res.status, `environment ${JSON.stringify(environment)} is refused`).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+    },
+    { numRuns: Math.min(kit.ctx.runs, 10) },
+  );
+  await configure(kit);
+});
+
+ruleTest('secrets.cloudauth.config-delete', async (kit) => {
+  const resource = await configure(kit);
+  const m = await machine(kit);
+  const r = await role(kit, {});
+  expectLoggedIn(await login(kit, m, r, resource), 'before the delete');
+  expectWritten(await kit.cloudIdentity.auth.deleteConfig(), 'delete the config');
+  const read = await kit.cloudIdentity.auth.readConfig();
+  const data = read.status === 200 ? (read.json() as { data?: Record<string, unknown> }).data ?? {} : {};
+  expect([data.tenant_id ?? '', data.resource ?? '', data.client_id ?? '', data.client_secret ?? ''], 'no config or credentials remain').toEqual(['', '', '', '']);
+  expectRefused(await login(kit, m, r, resource), 'after the config is deleted');
+  await configure(kit);
+});
+
+const FULL_ROLE = {
+  bound_service_principal_ids: ['sp-1', 'sp-2'],
+  bound_group_ids: ['g-1'],
+  bound_locations: ['westeurope', 'eastus'],
+  bound_subscription_ids: ['sub-1'],
+  bound_resource_groups: ['rg-1'],
+  bound_scale_sets: ['vmss-1'],
+  token_ttl: 3600,
+  token_max_ttl: 7200,
+  token_policies: ['read-only', 'team-a'],
+  token_bound_cidrs: ['10.0.0.0/8', '192.168.1.0/24'],
+  token_explicit_max_ttl: 86400,
+  token_no_default_policy: true,
+  token_num_uses: 5,
+  token_period: 1800,
+  token_type: 'service',
+};
+
+ruleTest('secrets.cloudauth.role-roundtrip', async (kit) => {
+  const name = await role(kit, FULL_ROLE);
+  const read = await kit.cloudIdentity.auth.readRole(name);
+  expect(read.status).toBe(200);
+  expect(read.parse(readResultSchema).data, 'every field reads back as written').toMatchObject(FULL_ROLE);
+});
+
+ruleTest('secrets.cloudauth.role-defaults', async (kit) => {
+  const name = await role(kit, { bound_locations: ['westeurope'] });
+  const data = (await kit.cloudIdentity.auth.readRole(name)).parse(readResultSchema).data;
+  const emptyList = (v: unknown) => (Array.isArray(v) && v.length === 0) || v === '';
+  const zero = (v: unknown) => v === 0 || v === '';
+  for (const f of ['bound_service_principal_ids', 'bound_group_ids', 'bound_subscription_ids', 'bound_resource_groups', 'bound_scale_sets', 'token_policies', 'token_bound_cidrs']) {
+    expect(emptyList(data[f]), `${f} defaults to [] (or '')`).toBe(true);
+  }
+  for (const f of ['token_ttl', 'token_max_ttl', 'token_explicit_max_ttl', 'token_period', 'token_num_uses']) expect(zero(data[f]), `${f} defaults to 0 (or '')`).toBe(true);
+  expect(data.token_no_default_policy, 'token_no_default_policy defaults to false').toBe(false);
+  expect(['', 'default'].includes(data.token_type as string), `token_type defaults to '' (the mount's default), got ${JSON.stringify(data.token_type)}`).toBe(true);
+});
+
+const duration = fc.oneof(
+  fc.integer({ min: 0, max: 100_000 }).map((s) => ({ given: s as number | string, seconds: s })),
+  fc.tuple(fc.integer({ min: 0, max: 48 }), fc.integer({ min: 0, max: 59 })).map(([h, m]) => ({ given: `${h}h${m}m` as number | string, seconds: h * 3600 + m * 60 })),
+  fc.integer({ min: 1, max: 5000 }).map((s) => ({ given: `${s}s` as number | string, seconds: s })),
+);
+
+ruleTest('secrets.cloudauth.role-ttl-forms', async (kit) => {
+  await kit.property(
+    fc.record({ token_ttl: duration, token_max_ttl: duration, token_explicit_max_ttl: duration, token_period: duration }),
+    async (ttls) => {
+      const body = Object.fromEntries(Object.entries(ttls).map(([k, v]) => [k, v.given]));
+      const name = await role(kit, body);
+      const data = (await kit.cloudIdentity.auth.readRole(name)).parse(readResultSchema).data;
+      for (const [k, v] of Object.entries(ttls)) expect(data[k], `${k} ${JSON.stringify(v.given)} reads back as ${v.seconds}`).toBe(v.seconds);
+      await kit.cloudIdentity.auth.deleteRole(name);
+    },
+    { numRuns: Math.min(kit.ctx.runs, 15) },
+  );
+});
+
+ruleTest('secrets.cloudauth.role-list-forms', async (kit) => {
+  const policy = fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/);
+  const cidr = fc.tuple(fc.integer({ min: 1, max: 223 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 8, max: 32 })).map(([a, b, p]) => `${a}.${b}.0.0/${p}`);
+  await kit.property(
+    fc.record({ policies: fc.uniqueArray(policy, { minLength: 1, maxLength: 4 }), cidrs: fc.uniqueArray(cidr, { minLength: 1, maxLength: 3 }), asString: fc.boolean() }),
+    async ({ policies, cidrs, asString }) => {
+      const name = await role(kit, { token_policies: asString ? policies.join(',') : policies, token_bound_cidrs: asString ? cidrs.join(',') : cidrs });
+      const data = (await kit.cloudIdentity.auth.readRole(name)).parse(readResultSchema).data;
+      expect(data.token_policies, `token_policies given as ${asString ? 'a comma-delimited string' : 'an array'} read back as the list`).toEqual(policies);
+      expect(data.token_bound_cidrs, `token_bound_cidrs given as ${asString ? 'a comma-delimited string' : 'an array'} read back as the list`).toEqual(cidrs);
+      await kit.cloudIdentity.auth.deleteRole(name);
+    },
+    { numRuns: Math.min(kit.ctx.runs, 15) },
+  );
+});
+
+ruleTest('secrets.cloudauth.role-list', async (kit) => {
+  const names = [await role(kit, {}), await role(kit, { token_ttl: 60 })];
+  const res = await kit.cloudIdentity.auth.listRoles();
+  expect(res.status, 'LIST of roles answers 200').toBe(200);
+  const keys = res.parse(listResultSchema).data.keys;
+  for (const n of names) expect(keys, `LIST includes ${n}`).toContain(n);
+});
+
+ruleTest('secrets.cloudauth.role-delete', async (kit) => {
+  const name = await role(kit, {});
+  expectWritten(await kit.cloudIdentity.auth.deleteRole(name), 'delete the role');
+  expect((await kit.cloudIdentity.auth.readRole(name)).status, 'the role is gone').toBe(404);
+  const list = await kit.cloudIdentity.auth.listRoles();
+  if (list.status === 200) expect(list.parse(listResultSchema).data.keys).not.toContain(name);
+});
+
+ruleTest('secrets.cloudauth.role-bad-input', async (kit) => {
+  for (const body of [
+    { token_ttl: 'forever' },
+    { token_max_ttl: '1 hour' },
+    { token_bound_cidrs: ['not-a-cidr'] },
+    { token_bound_cidrs: '10.0.0.0/33' },
+    { token_type: 'weird' },
+    { token_num_uses: -1 },
+    { token_num_uses: 'abc' },
+    { token_no_default_policy: 'maybe' },
+  ]) {
+    const res = await kit.cloudIdentity.auth.writeRole(uniqueName('bad'), body);
+    expect(res.status, `role ${JSON.stringify(body)} is refused with 400`).toBe(400);
+    expect(errorBodySchema.safeParse(res.json()).success, 'with the error body').toBe(true);
+  }
+});
+
+ruleTest('secrets.cloudauth.login-no-token', async (kit) => {
+  const resource = await configure(kit);
+  const m = await machine(kit);
+  const res = await login(kit, m, await role(kit, {}), resource);
+  expect(res.exchange.requestHeaders[kit.secrets.dialect.secrets.tokenHeader], 'no client token was sent').toBeUndefined();
+  expectLoggedIn(res, 'without a client token');
+});
+
+type BoundChoice = 'empty' | 'match' | 'other';
+const BOUNDS = ['bound_service_principal_ids', 'bound_group_ids', 'bound_locations', 'bound_subscription_ids', 'bound_resource_groups', 'bound_scale_sets'] as const;
+
+/** The machine's value for each bound (the scale set only for a scale-set machine). */
+function machineValues(m: SimMachine): Record<(typeof BOUNDS)[number], string[]> {
+  return {
+    bound_service_principal_ids: [m.principal_id],
+    bound_group_ids: m.groups,
+    bound_locations: [m.location],
+    bound_subscription_ids: [m.subscription_id],
+    bound_resource_groups: [m.resource_group],
+    bound_scale_sets: m.kind === 'vmss' ? [m.name] : [],
+  };
+}
+
+ruleTest('secrets.cloudauth.login-bounds', async (kit) => {
+  const resource = await configure(kit);
+  const choice = fc.constantFrom<BoundChoice>('empty', 'match');
+  // Each bound is empty or matching, and at most one (or, less often, two) are set to other values,
+  // so that every bound is often the only one deciding.
+  const machineSpec = {
+    kind: fc.constantFrom<'vm' | 'vmss'>('vm', 'vmss'),
+    location: fc.constantFrom(...LOCATIONS),
+    groups: fc.subarray(GROUPS, { minLength: 1 }),
+  };
+  const arb = fc
+    .record({
+      ...machineSpec,
+      bounds: fc.record(Object.fromEntries(BOUNDS.map((b) => [b, choice])) as Record<(typeof BOUNDS)[number], typeof choice>),
+      failing: fc.subarray([...BOUNDS], { maxLength: 2 }),
+    })
+    .map(({ failing, bounds, ...rest }) => ({ ...rest, bounds: { ...bounds, ...Object.fromEntries(failing.map((b) => [b, 'other' as BoundChoice])) } }));
+  const allMatch = Object.fromEntries(BOUNDS.map((b) => [b, 'match' as BoundChoice])) as Record<(typeof BOUNDS)[number], BoundChoice>;
+  const examples = [
+    { kind: 'vmss' as const, location: LOCATIONS[0]!, groups: [GROUPS[0]!], bounds: allMatch },
+    ...BOUNDS.map((b) => ({ kind: 'vmss' as const, location: LOCATIONS[1]!, groups: [GROUPS[1]!], bounds: { ...allMatch, [b]: 'other' as BoundChoice } })),
+  ];
+  await kit.property(
+    arb,
+    async ({ kind, location, groups, bounds }) => {
+      const m = await machine(kit, { kind, location, groups });
+      const values: Record<string, string[]> = machineValues(m);
+      const body: Record<string, string[]> = {};
+      const failing: string[] = [];
+      for (const b of BOUNDS) {
+        if (bounds[b] === 'empty') continue;
+        const mine = values[b] ?? [];
+        const match = bounds[b] === 'match' && mine.length > 0;
+        body[b] = match ? [`other-${b}`, mine[0]!] : [`other-${b}`];
+        if (!match) failing.push(b);
+      }
+      const res = await login(kit, m, await role(kit, body), resource);
+      if (failing.length === 0) expectLoggedIn(res, `a ${kind} matching every non-empty bound of ${JSON.stringify(body)}`);
+      else {
+        kit.note(`expected refusal: ${failing.map((b) => `${b} ${JSON.stringify(body[b])} does not contain the machine's value ${JSON.stringify(values[b])}`).join('; ')}`);
+        expectRefused(res, `a ${kind} outside ${failing.join(', ')}`);
+      }
+    },
+    { numRuns: Math.min(Math.max(kit.ctx.runs, 20), 60), examples },
+  );
+});
+
+ruleTest('secrets.cloudauth.login-empty-bounds', async (kit) => {
+  const resource = await configure(kit);
+  const r = await role(kit, {});
+  await kit.property(
+    fc.record({ kind: fc.constantFrom<'vm' | 'vmss'>('vm', 'vmss'), location: fc.constantFrom(...LOCATIONS), groups: fc.subarray(GROUPS) }),
+    async (spec) => {
+      expectLoggedIn(await login(kit, await machine(kit, spec), r, resource), `a ${spec.kind} in ${spec.location} against a role with only empty bounds`);
+    },
+    { numRuns: Math.min(kit.ctx.runs, 8) },
+  );
+});
+
+ruleTest('secrets.cloudauth.login-vmss-over-vm', async (kit) => {
+  const resource = await configure(kit);
+  const m = await machine(kit, { kind: 'vmss' });
+  const r = await role(kit, { bound_scale_sets: [m.name] });
+  expectLoggedIn(await login(kit, m, r, resource, 'good', { vmss_name: m.name, vm_name: `${m.name}-not-this-vm` }), 'vmss_name in the bound and a vm_name that is not the machine');
+  const other = await role(kit, { bound_scale_sets: [`${m.name}-other`] });
+  expectRefused(await login(kit, m, other, resource, 'good', { vmss_name: m.name, vm_name: `${m.name}-other` }), 'a scale-set bound that names another scale set, even with vm_name matching it');
+});
+
+/** The good token of a machine logs in; the same machine's token of `variant` does not. */
+function badTokenRefused(variant: TokenVariant) {
+  return async (kit: RuleKit) => {
+    const resource = await configure(kit);
+    const m = await machine(kit);
+    const r = await role(kit, {});
+    expectLoggedIn(await login(kit, m, r, resource, 'good'), 'the good token of the same machine');
+    expectRefused(await login(kit, m, r, resource, variant), `a ${variant} token`);
+  };
+}
+
+ruleTest('secrets.cloudauth.login-bad-signature', badTokenRefused('wrong-signature'));
+ruleTest('secrets.cloudauth.login-wrong-audience', badTokenRefused('wrong-audience'));
+ruleTest('secrets.cloudauth.login-expired', badTokenRefused('expired'));
+ruleTest('secrets.cloudauth.login-not-yet-valid', badTokenRefused('not-yet-valid'));
+ruleTest('secrets.cloudauth.login-alg-none', badTokenRefused('alg-none'));
+
+ruleTest('secrets.cloudauth.login-wrong-issuer', async (kit) => {
+  const resource = await configure(kit);
+  const m = await machine(kit);
+  const r = await role(kit, {});
+  expectLoggedIn(await login(kit, m, r, resource, 'good'), 'the good token of the same machine');
+  expectRefused(await login(kit, m, r, resource, 'wrong-issuer'), 'a token from another issuer');
+  expectRefused(await login(kit, m, r, resource, 'wrong-tenant'), 'a token of another tenant');
+});
+
+ruleTest('secrets.cloudauth.login-other-machine', async (kit) => {
+  const resource = await configure(kit);
+  const a = await machine(kit);
+  // Same subscription, location and groups: only the resource-group bound tells the machines apart.
+  const b = await machine(kit, { subscription_id: a.subscription_id, location: a.location, groups: a.groups });
+  const r = await role(kit, { bound_subscription_ids: [a.subscription_id], bound_resource_groups: [a.resource_group] });
+  expectLoggedIn(await login(kit, a, r, resource), 'the machine the role is bound to');
+  expectRefused(await login(kit, b, r, resource), "another machine's good token, same subscription, other resource group");
+  const c = await machine(kit, { location: a.location, groups: a.groups });
+  expectRefused(await login(kit, c, r, resource), "another machine's good token in another subscription");
+});
+
+ruleTest('secrets.cloudauth.login-bad-input', async (kit) => {
+  const resource = await configure(kit);
+  const m = await machine(kit);
+  const r = await role(kit, {});
+  const jwt = await kit.cloudIdentity.sim.token(m.name, resource);
+  const good = loginBody(m, r, jwt);
+  const without = (k: string) => Object.fromEntries(Object.entries(good).filter(([key]) => key !== k));
+  for (const [what, body] of [
+    ['without role', without('role')],
+    ['without jwt', without('jwt')],
+    ['without subscription_id', without('subscription_id')],
+    ['without resource_group_name', without('resource_group_name')],
+    ['with a jwt that is not a JWT', { ...good, jwt: 'not-a-jwt' }],
+    ['with a jwt of garbage parts', { ...good, jwt: 'a.b.c' }],
+    ['with an unknown role', { ...good, role: `${r}-missing` }],
+  ] as const) {
+    const res = await kit.cloudIdentity.auth.login(body);
+    expect(res.status, `login ${what} answers a 4xx (got ${res.status})`).toBeGreaterThanOrEqual(400);
+    expect(res.status, `login ${what}: never a 5xx`).toBeLessThan(500);
+    expect(errorBodySchema.safeParse(res.json()).success, `login ${what}: the error body`).toBe(true);
+  }
+});
+
+ruleTest('secrets.cloudauth.login-response', async (kit) => {
+  const resource = await configure(kit);
+  const auth = expectLoggedIn(await login(kit, await machine(kit), await role(kit, { token_policies: ['p1'] }), resource), 'login');
+  expect(auth.client_token.length).toBeGreaterThan(0);
+  expect(auth.accessor.length, 'an accessor').toBeGreaterThan(0);
+});
+
+ruleTest('secrets.cloudauth.login-default-policy', async (kit) => {
+  const resource = await configure(kit);
+  const m = await machine(kit);
+  const withDefault = expectLoggedIn(await login(kit, m, await role(kit, { token_policies: ['p1', 'p2'] }), resource), 'login');
+  expect(withDefault.token_policies.slice().sort(), "the role's policies plus 'default'").toEqual(['default', 'p1', 'p2']);
+  const without = expectLoggedIn(await login(kit, m, await role(kit, { token_policies: 'p1,p2', token_no_default_policy: true }), resource), 'login');
+  expect(without.token_policies.slice().sort(), "with token_no_default_policy, no 'default'").toEqual(['p1', 'p2']);
+});
+
+ruleTest('secrets.cloudauth.login-lease-duration', async (kit) => {
+  const resource = await configure(kit);
+  const m = await machine(kit);
+  for (const [given, seconds] of [
+    [3600, 3600],
+    ['90m', 5400],
+  ] as const) {
+    const auth = expectLoggedIn(await login(kit, m, await role(kit, { token_ttl: given }), resource), `token_ttl ${given}`);
+    expect(auth.lease_duration, `token_ttl ${JSON.stringify(given)} gives lease_duration ${seconds}`).toBe(seconds);
+  }
+});
+
+/** A secret the root token wrote, for a login token to read. */
+async function probeSecret(kit: RuleKit): Promise<string> {
+  const path = `${kit.secretsTarget.kv.v1Mount}${uniqueName('cloud-probe')}`;
+  expectWritten(await kit.secrets.write(path, { probe: 'yes' }), 'write a probe secret');
+  return path;
+}
+
+function withToken(kit: RuleKit, token: string) {
+  const d = kit.secrets.dialect.secrets;
+  kit.secret(token);
+  return { bare: true, headers: { [d.tokenHeader]: token, [d.requestHeader]: 'true' } };
+}
+
+ruleTest('secrets.cloudauth.login-num-uses', async (kit) => {
+  const resource = await configure(kit);
+  const path = await probeSecret(kit);
+  const auth = expectLoggedIn(await login(kit, await machine(kit), await role(kit, { token_num_uses: 3 }), resource), 'login');
+  for (let i = 1; i <= 3; i++) expect((await kit.secrets.read(path, withToken(kit, auth.client_token))).status, `use ${i} of 3 works`).toBe(200);
+  expect((await kit.secrets.read(path, withToken(kit, auth.client_token))).status, 'the fourth use is refused').toBe(403);
+});
+
+function addresses(kit: RuleKit): [string, string] {
+  const a = kit.cloudIdentity.addresses;
+  if (!a) throw new SkipRule('the profile names no two client addresses (cloudIdentity.clientAddresses) to log in from');
+  return a;
+}
+
+ruleTest('secrets.cloudauth.login-bound-cidrs', async (kit) => {
+  const [inside, outside] = addresses(kit);
+  const resource = await configure(kit);
+  const m = await machine(kit);
+  const r = await role(kit, { token_bound_cidrs: [`${inside}/32`] });
+  const jwt = await kit.cloudIdentity.sim.token(m.name, resource);
+  expectLoggedIn(await kit.cloudIdentity.auth.login(loginBody(m, r, jwt)), `login from ${inside}, inside ${inside}/32`);
+  const fromOutside = await kit.secretsFrom(outside).write(`auth/${kit.cloudIdentity.mount}/login`, loginBody(m, r, await kit.cloudIdentity.sim.token(m.name, resource)), 'POST', { bare: true });
+  expectRefused(fromOutside, `login from ${outside}, outside ${inside}/32`);
+});
+
+ruleTest('secrets.cloudauth.token-bound-cidrs', async (kit) => {
+  const [inside, outside] = addresses(kit);
+  const resource = await configure(kit);
+  const path = await probeSecret(kit);
+  const auth = expectLoggedIn(await login(kit, await machine(kit), await role(kit, { token_bound_cidrs: `${inside}/32` }), resource), 'login');
+  expect((await kit.secrets.read(path, withToken(kit, auth.client_token))).status, `the token works from ${inside}`).toBe(200);
+  expect((await kit.secretsFrom(outside).read(path, withToken(kit, auth.client_token))).status, `the token is refused from ${outside}`).toBe(403);
+});
+
+ruleTest('secrets.cloudauth.token-works', async (kit) => {
+  const resource = await configure(kit);
+  const path = await probeSecret(kit);
+  const auth = expectLoggedIn(await login(kit, await machine(kit), await role(kit, {}), resource), 'login');
+  const read = await kit.secrets.read(path, withToken(kit, auth.client_token));
+  expect(read.status, 'the login token reads a secret').toBe(200);
+  expect(read.parse(readResultSchema).data).toEqual({ probe: 'yes' });
+  const bearer = await kit.secrets.read(path, { bare: true, headers: { authorization: `Bearer ${auth.client_token}` } });
+  expect(bearer.status, 'and works in the Bearer header too').toBe(200);
+});
+
+ruleTest('secrets.upstream.cloudauth-jwt-required', async (kit) => {
+  await configure(kit);
+  const res = await kit.cloudIdentity.auth.login({ role: 'any', subscription_id: 's', resource_group_name: 'r' });
+  expect(res.status).toBe(400);
+  expect((res.json() as { errors?: string[] }).errors?.join(' ')).toMatch(/jwt is required/);
+});
+
+ruleTest('secrets.upstream.cloudauth-cidr-403', async (kit) => {
+  const [inside, outside] = addresses(kit);
+  const resource = await configure(kit);
+  const m = await machine(kit);
+  const r = await role(kit, { token_bound_cidrs: [`${inside}/32`] });
+  const res = await kit.secretsFrom(outside).write(`auth/${kit.cloudIdentity.mount}/login`, loginBody(m, r, await kit.cloudIdentity.sim.token(m.name, resource)), 'POST', { bare: true });
+  expect(res.status).toBe(403);
+});
