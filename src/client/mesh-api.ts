@@ -1,14 +1,88 @@
-import type { Dialect } from '../config/dialects.ts';
+import { z } from 'zod';
+import { tokenHeaders, type Dialect } from '../config/dialects.ts';
 import type { HttpClient, HttpResponse } from './http-client.ts';
 
-/** The mesh agent's connect endpoints. */
+export interface MeshCallOptions {
+  query?: Record<string, string | undefined>;
+  headers?: Record<string, string>;
+  /** Another ACL token instead of the profile's; null sends none. */
+  token?: string | null;
+  timeoutMs?: number;
+}
+
+/** The mesh agent's connect endpoints (spec 001). */
 export class MeshApi {
   constructor(
     readonly http: HttpClient,
     readonly dialect: Dialect,
   ) {}
 
-  roots(query: Record<string, string> = {}): Promise<HttpResponse> {
-    return this.http.get('/v1/agent/connect/ca/roots', query);
+  private headers(options: MeshCallOptions): { headers: Record<string, string>; bare: boolean } {
+    if (options.token === undefined) return { headers: options.headers ?? {}, bare: false };
+    const auth = options.token === null ? {} : tokenHeaders(this.dialect.mesh.token, options.token);
+    return { headers: { ...auth, ...options.headers }, bare: true };
+  }
+
+  roots(options: MeshCallOptions = {}): Promise<HttpResponse> {
+    return this.http.request({ method: 'GET', path: '/v1/agent/connect/ca/roots', query: options.query, timeoutMs: options.timeoutMs, ...this.headers(options) });
+  }
+
+  leaf(service: string, options: MeshCallOptions = {}): Promise<HttpResponse> {
+    return this.http.request({ method: 'GET', path: `/v1/agent/connect/ca/leaf/${encodeURIComponent(service)}`, query: options.query, timeoutMs: options.timeoutMs, ...this.headers(options) });
+  }
+
+  authorize(body: Record<string, unknown>, options: MeshCallOptions = {}): Promise<HttpResponse> {
+    return this.http.request({ method: 'POST', path: '/v1/agent/connect/authorize', json: body, query: options.query, timeoutMs: options.timeoutMs, ...this.headers(options) });
+  }
+
+  /** Headers carrying a namespace. */
+  namespaceHeader(ns: string): Record<string, string> {
+    return { [this.dialect.mesh.namespaceHeader]: ns };
   }
 }
+
+/** The reference control interface's mesh routes: rotation, intentions, ACL tokens. */
+export class MeshControlApi {
+  constructor(private readonly http: HttpClient) {}
+
+  private async json<S extends z.ZodType>(res: HttpResponse, schema: S, what: string): Promise<z.infer<S>> {
+    if (res.status !== 200) throw new Error(`the mesh control interface refused to ${what}: ${res.status} ${res.text.slice(0, 200)}`);
+    return res.parse(schema);
+  }
+
+  async rotate(): Promise<string> {
+    return (await this.json(await this.http.post('/v1/control/mesh/rotate', {}), z.object({ root_id: z.string() }), 'rotate the CA')).root_id;
+  }
+
+  async token(serviceWrite: string[], namespace?: string): Promise<string> {
+    return (await this.json(await this.http.post('/v1/control/mesh/tokens', { service_write: serviceWrite, namespace }), z.object({ token: z.string() }), 'make a token')).token;
+  }
+
+  async intention(i: { source: string; destination: string; action: 'allow' | 'deny'; permissions?: unknown[]; source_namespace?: string; destination_namespace?: string }): Promise<string> {
+    return (await this.json(await this.http.post('/v1/control/mesh/intentions', i), z.object({ id: z.string() }), 'make an intention')).id;
+  }
+
+  async deleteIntention(id: string): Promise<void> {
+    await this.http.request({ method: 'DELETE', path: `/v1/control/mesh/intentions/${id}` });
+  }
+}
+
+const timestamp = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'must be a timestamp');
+
+/** Spec 001, Leaf certificate response. */
+export const leafSchema = z.object({
+  SerialNumber: z.string(),
+  CertPEM: z.string(),
+  PrivateKeyPEM: z.string(),
+  Service: z.string(),
+  ServiceURI: z.string(),
+  ValidAfter: timestamp,
+  ValidBefore: timestamp,
+  Namespace: z.string(),
+  CreateIndex: z.number().int(),
+  ModifyIndex: z.number().int(),
+});
+export type LeafResponse = z.infer<typeof leafSchema>;
+
+/** Spec 001, Authorize response. */
+export const authorizeSchema = z.object({ Authorized: z.boolean(), Reason: z.string() });

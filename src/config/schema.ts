@@ -116,11 +116,20 @@ const meshTarget = z
     token: z.string().min(1, 'an ACL token with service:write is required'),
     dialect: dialect.default('spec'),
     capabilities: z
-      .object({ namespaces: z.boolean().default(false) })
+      .object({
+        namespaces: z.boolean().default(false),
+        /** Intentions, limited ACL tokens and CA rotation can be had through `fixtures` (the spec does not show how). */
+        meshFixtures: z.boolean().default(false),
+      })
       .strict()
-      .default({ namespaces: false }),
+      .default({ namespaces: false, meshFixtures: false }),
+    /** A control interface that makes intentions and ACL tokens and rotates the CA (the embedded reference has one). */
+    fixtures: z.object({ controlUrl: baseUrl, controlToken: z.string().min(1) }).strict().optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((t, ctx) => {
+    if (t.capabilities.meshFixtures && !t.fixtures) ctx.addIssue({ code: 'custom', path: ['fixtures'], message: 'capabilities.meshFixtures needs fixtures.controlUrl and fixtures.controlToken' });
+  });
 
 const schedulerTarget = z
   .object({

@@ -3,10 +3,12 @@ import { BodyError, parseJsonObject, readBody } from './http/body.ts';
 import { sendJsonBody, sendPlainError } from './http/plain-errors.ts';
 import { Router, type RouteContext, type RouteHandler } from './http/router.ts';
 import type { SecretsService } from './secrets/service.ts';
+import type { MeshService } from './mesh/service.ts';
 
 export interface ControlOptions {
   token: string;
   secrets: SecretsService;
+  mesh: MeshService;
 }
 
 /**
@@ -20,6 +22,14 @@ export class ControlService {
   constructor(private readonly options: ControlOptions) {
     this.router.add('POST', '/v1/control/secrets/entities', (ctx) => this.createEntity(ctx));
     this.router.add('POST', '/v1/control/secrets/groups', (ctx) => this.createGroup(ctx));
+    this.router.add('POST', '/v1/control/mesh/rotate', async (ctx) => sendJsonBody(ctx.res, 200, { root_id: await options.mesh.rotate() }));
+    this.router.add('POST', '/v1/control/mesh/tokens', (ctx) => this.meshToken(ctx));
+    this.router.add('POST', '/v1/control/mesh/intentions', (ctx) => this.meshIntention(ctx));
+    this.router.add('DELETE', '/v1/control/mesh/intentions/:id', (ctx) => {
+      options.mesh.intentions.remove(ctx.params.id!);
+      ctx.res.writeHead(204).end();
+    });
+    this.router.add('POST', '/v1/control/mesh/leaf-lifetime', (ctx) => this.leafLifetime(ctx));
   }
 
   /** Lets other systems add their own control routes. */
@@ -58,6 +68,43 @@ export class ControlService {
     const engine = this.options.secrets.identityEngine(ns);
     if (!engine) sendPlainError(ctx.res, 404, `control interface: no namespace "${ns}"`);
     return { engine, ns };
+  }
+
+  /** An ACL token in a namespace with service:write on the named services ('*' for all). */
+  private async meshToken(ctx: RouteContext): Promise<void> {
+    const body = await this.body(ctx);
+    if (!body) return;
+    const services = Array.isArray(body.service_write) ? body.service_write.filter((s): s is string => typeof s === 'string') : [];
+    const ns = typeof body.namespace === 'string' && body.namespace ? body.namespace : 'default';
+    sendJsonBody(ctx.res, 200, { token: this.options.mesh.createToken(ns, services), namespace: ns, service_write: services });
+  }
+
+  private async meshIntention(ctx: RouteContext): Promise<void> {
+    const body = await this.body(ctx);
+    if (!body) return;
+    const s = (k: string, d?: string) => (typeof body[k] === 'string' && body[k] !== '' ? (body[k] as string) : d);
+    const source = s('source');
+    const destination = s('destination');
+    const action = s('action');
+    if (!source || !destination || (action !== 'allow' && action !== 'deny')) return sendPlainError(ctx.res, 400, 'control interface: source, destination and action (allow|deny) are required');
+    const intention = this.options.mesh.intentions.add({
+      source,
+      destination,
+      action,
+      sourceNs: s('source_namespace', 'default')!,
+      destinationNs: s('destination_namespace', 'default')!,
+      permissions: Array.isArray(body.permissions) ? body.permissions : undefined,
+    });
+    sendJsonBody(ctx.res, 200, { id: intention.id });
+  }
+
+  private async leafLifetime(ctx: RouteContext): Promise<void> {
+    const body = await this.body(ctx);
+    if (!body) return;
+    const seconds = Number(body.seconds);
+    if (!Number.isInteger(seconds) || seconds < 2) return sendPlainError(ctx.res, 400, 'control interface: seconds must be an integer >= 2');
+    this.options.mesh.leafLifetimeMs = seconds * 1000;
+    sendJsonBody(ctx.res, 200, { seconds });
   }
 
   /** Creates an entity (and its groups, by name) with a client token bound to it. */

@@ -73,9 +73,9 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
   const secrets = new SecretsService({ dialect, faults, namespaces: REFERENCE_NAMESPACES, signingKeys });
   const controlToken = randomUUID();
   const cloud = await CloudSimulator.create(controlToken);
-  const control = new ControlService({ token: controlToken, secrets });
   const meshToken = randomUUID();
-  const mesh = new MeshService({ dialect, faults, ca, managementToken: meshToken });
+  const mesh = new MeshService({ dialect, faults, ca, managementToken: meshToken, datacenter: 'dc1', nextIndex: () => ++meshIndex });
+  const control = new ControlService({ token: controlToken, secrets, mesh });
   const schedulerToken = randomUUID();
   const nodeId = randomUUID();
   const scheduler = new SchedulerService({

@@ -1,5 +1,6 @@
 import type { SystemName } from '../config/schema.ts';
 import { meshCaRootsRules } from './mesh/ca-roots.ts';
+import { meshConnectRules, meshUpstreamRules } from './mesh/connect.ts';
 import { schedulerMetadataRules } from './scheduler/metadata.ts';
 import { secretsAuthRules, secretsCoreRules, secretsErrorRules, secretsNamespaceRules } from './secrets/core.ts';
 import { secretsKvRules } from './secrets/kv.ts';
@@ -22,6 +23,8 @@ export const RULES: readonly Rule[] = [
   ...secretsCloudAuthUpstreamRules,
   ...secretsOidcUpstreamRules,
   ...meshCaRootsRules,
+  ...meshConnectRules,
+  ...meshUpstreamRules,
   ...schedulerMetadataRules,
 ];
 

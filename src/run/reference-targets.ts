@@ -20,7 +20,9 @@ export function referenceTargets(ref: RunningReference, systems: readonly System
       fixtures: { controlUrl: ref.control.url, controlToken: ref.control.token, entities: [] },
     };
   }
-  if (systems.includes('mesh')) t.mesh = { url: ref.mesh.url, token: ref.mesh.token, dialect, capabilities: { namespaces: false } };
+  if (systems.includes('mesh')) {
+    t.mesh = { url: ref.mesh.url, token: ref.mesh.token, dialect, capabilities: { namespaces: true, meshFixtures: true }, fixtures: { controlUrl: ref.control.url, controlToken: ref.control.token } };
+  }
   if (systems.includes('scheduler')) t.scheduler = { url: ref.scheduler.url, token: ref.scheduler.token, dialect, capabilities: {} };
   return t;
 }

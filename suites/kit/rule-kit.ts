@@ -5,7 +5,7 @@ import type { SecretsTarget } from '../../src/config/schema.ts';
 import type { ExchangeObserver } from '../../src/client/exchange.ts';
 import { secretsConventionObserver } from './observers/secrets-conventions.ts';
 import { HttpClient } from '../../src/client/http-client.ts';
-import { MeshApi } from '../../src/client/mesh-api.ts';
+import { MeshApi, MeshControlApi } from '../../src/client/mesh-api.ts';
 import { Redactor } from '../../src/client/redact.ts';
 import { SchedulerApi } from '../../src/client/scheduler-api.ts';
 import { SecretsApi } from '../../src/client/secrets-api.ts';
@@ -127,6 +127,14 @@ export class RuleKit {
     const mount = c.mount ?? dialectFor(target.dialect).secrets.cloudAuthMount;
     const sim = new CloudSimulatorApi(this.client('cloud-simulator', c.simulatorUrl, { authorization: `Bearer ${c.simulatorToken}` }));
     return { auth: new CloudAuthApi(this.secrets, mount), sim, tenantId: c.tenantId, mount, addresses: c.clientAddresses as [string, string] | undefined };
+  }
+
+  /** The mesh control interface (intentions, tokens, rotation); SKIP when the profile names none. */
+  get meshControl(): MeshControlApi {
+    const target = this.ctx.targets.mesh;
+    if (!target) throw new SkipRule('no mesh target is configured');
+    if (!target.capabilities.meshFixtures || !target.fixtures) throw new SkipRule('the mesh target declares no fixtures (capabilities.meshFixtures)');
+    return new MeshControlApi(this.client('mesh-control', target.fixtures.controlUrl, { authorization: `Bearer ${target.fixtures.controlToken}` }));
   }
 
   get mesh(): MeshApi {

@@ -61,6 +61,43 @@ export class CertificateAuthority {
     return this.generations.map((g) => ({ ...g.record }));
   }
 
+  /**
+   * Signs a leaf for a service: the key pair and signing request are made here, as the agent does,
+   * and the active root signs it with the next serial of the cluster.
+   */
+  async signLeaf(spiffeUri: string, service: string, serial: bigint, lifetimeMs: number, selfSigned = false): Promise<{ certPem: string; keyPem: string; notBefore: Date; notAfter: Date; rootId: string }> {
+    const keys = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as CryptoKeyPair;
+    const csr = await x509.Pkcs10CertificateRequestGenerator.create({
+      name: `CN=${service}`,
+      keys,
+      signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
+      extensions: [new x509.SubjectAlternativeNameExtension([{ type: 'url', value: spiffeUri }])],
+    });
+    const root = this.active;
+    const notBefore = new Date(Math.floor((Date.now() - 60_000) / 1000) * 1000);
+    const notAfter = new Date(notBefore.getTime() + lifetimeMs);
+    const cert = await x509.X509CertificateGenerator.create({
+      serialNumber: serial.toString(16).padStart(2, '0'),
+      subject: csr.subjectName,
+      issuer: root.cert.subjectName,
+      notBefore,
+      notAfter,
+      publicKey: csr.publicKey,
+      signingKey: selfSigned ? keys.privateKey : root.keys.privateKey,
+      signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
+      extensions: [
+        new x509.BasicConstraintsExtension(false, undefined, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.keyAgreement, true),
+        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
+        new x509.SubjectAlternativeNameExtension([{ type: 'url', value: spiffeUri }]),
+        await x509.AuthorityKeyIdentifierExtension.create(root.keys.publicKey),
+      ],
+    });
+    const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)).toString('base64');
+    const keyPem = `-----BEGIN PRIVATE KEY-----\n${pkcs8.match(/.{1,64}/g)!.join('\n')}\n-----END PRIVATE KEY-----\n`;
+    return { certPem: cert.toString('pem'), keyPem, notBefore, notAfter, rootId: root.record.ID };
+  }
+
   /** Makes a new root active; the previous ones stay listed so that existing leaves still verify. */
   async rotate(): Promise<CaRoot> {
     const keys = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as CryptoKeyPair;

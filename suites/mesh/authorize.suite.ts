@@ -1,0 +1,171 @@
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import { authorizeSchema } from '../../src/client/mesh-api.ts';
+import { expectShape } from '../kit/expect-shape.ts';
+import { leafOf, serviceName, tokenFor } from '../kit/mesh-helpers.ts';
+import type { RuleKit } from '../kit/rule-kit.ts';
+import { ruleTest } from '../kit/rule-test.ts';
+
+/** The client identity a proxy would present: the source service's leaf URI and serial. */
+async function clientOf(kit: RuleKit, service: string, ns?: string): Promise<{ uri: string; serial: string }> {
+  const leaf = leafOf(await kit.mesh.leaf(service, ns ? { query: { ns } } : {}), `leaf of ${service}`);
+  return { uri: leaf.ServiceURI, serial: leaf.SerialNumber };
+}
+
+type Kind = 'none' | 'allow' | 'deny' | 'allow+permissions' | 'deny+permissions';
+
+ruleTest('mesh.authorize.intentions', async (kit) => {
+  const control = kit.meshControl;
+  await kit.property(
+    fc.array(fc.constantFrom<Kind>('none', 'allow', 'deny', 'allow+permissions', 'deny+permissions'), { minLength: 4, maxLength: 4 }),
+    async (kinds) => {
+      const sources = [serviceName('src'), serviceName('src')];
+      const targets = [serviceName('dst'), serviceName('dst')];
+      const pairs = sources.flatMap((s) => targets.map((t) => [s, t] as const));
+      for (const [i, [source, destination]] of pairs.entries()) {
+        const kind = kinds[i]!;
+        if (kind === 'none') continue;
+        await control.intention({ source, destination, action: kind.startsWith('allow') ? 'allow' : 'deny', permissions: kind.endsWith('permissions') ? [{ Action: 'allow', HTTP: { PathPrefix: '/' } }] : undefined });
+      }
+      for (const [i, [source, destination]] of pairs.entries()) {
+        const kind = kinds[i]!;
+        if (kind === 'none') continue;
+        const client = await clientOf(kit, source);
+        const res = await kit.mesh.authorize({ Target: destination, ClientCertURI: client.uri, ClientCertSerial: client.serial });
+        expect(res.status, `authorize ${source} -> ${destination} answers 200`).toBe(200);
+        const body = expectShape(res, authorizeSchema, 'authorize response');
+        // The model: an intention decides by its action, and one with Permissions always denies.
+        const expected = kind === 'allow';
+        expect(body.Authorized, `${source} -> ${destination} with a ${kind} intention: Authorized ${expected}`).toBe(expected);
+      }
+    },
+    { numRuns: Math.min(kit.ctx.runs, 10), examples: [['allow', 'deny', 'allow+permissions', 'deny+permissions']] },
+  );
+});
+
+ruleTest('mesh.authorize.permissions-deny', async (kit) => {
+  const source = serviceName('src');
+  const destination = serviceName('dst');
+  await kit.meshControl.intention({ source, destination, action: 'allow', permissions: [{ Action: 'allow', HTTP: { PathExact: '/healthz' } }] });
+  const client = await clientOf(kit, source);
+  const body = expectShape(await kit.mesh.authorize({ Target: destination, ClientCertURI: client.uri, ClientCertSerial: client.serial }), authorizeSchema, 'authorize response');
+  expect(body.Authorized, 'an allow intention with Permissions is treated as deny').toBe(false);
+});
+
+ruleTest('mesh.authorize.reason', async (kit) => {
+  const source = serviceName('src');
+  const destination = serviceName('dst');
+  await kit.meshControl.intention({ source, destination, action: 'deny' });
+  const client = await clientOf(kit, source);
+  const body = expectShape(await kit.mesh.authorize({ Target: destination, ClientCertURI: client.uri, ClientCertSerial: client.serial }), authorizeSchema, 'authorize response');
+  expect(body.Reason.length, 'Reason explains the decision').toBeGreaterThan(0);
+  expect(body.Reason, 'and names the matched intention: its source').toContain(source);
+  expect(body.Reason, 'and its destination').toContain(destination);
+});
+
+ruleTest('mesh.authorize.request-validation', async (kit) => {
+  const target = serviceName('dst');
+  const client = await clientOf(kit, serviceName('src'));
+  const good = { Target: target, ClientCertURI: client.uri, ClientCertSerial: client.serial };
+  expect((await kit.mesh.authorize(good)).status, 'a complete request is answered').toBe(200);
+  const trustDomain = /^spiffe:\/\/([^/]+)\//.exec(client.uri)?.[1] ?? 'example.consul';
+  for (const [what, body] of [
+    ['without Target', { ClientCertURI: client.uri, ClientCertSerial: client.serial }],
+    ['without ClientCertURI', { Target: target, ClientCertSerial: client.serial }],
+    ['without ClientCertSerial', { Target: target, ClientCertURI: client.uri }],
+    ['with an agent identifier as ClientCertURI', { ...good, ClientCertURI: `spiffe://${trustDomain}/agent/client/dc/dc1/id/abc` }],
+    ['with a ClientCertURI that is not a URI', { ...good, ClientCertURI: 'not a uri' }],
+    ['with a non-string Target', { ...good, Target: 42 }],
+  ] as const) {
+    const res = await kit.mesh.authorize(body);
+    expect(res.status, `authorize ${what} is refused with a 4xx (got ${res.status})`).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+  }
+});
+
+ruleTest('mesh.authorize.serial-format', async (kit) => {
+  const client = await clientOf(kit, serviceName('src'));
+  await kit.property(
+    fc.oneof(fc.constantFrom('zz:11', 'xyz', '1:2:3', '0a-0b', '0a:0b:', ':0a'), fc.stringMatching(/^[g-z]{2,8}$/)),
+    async (serial) => {
+      const res = await kit.mesh.authorize({ Target: serviceName('dst'), ClientCertURI: client.uri, ClientCertSerial: serial });
+      expect(res.status, `ClientCertSerial ${JSON.stringify(serial)} is refused with a 4xx (got ${res.status})`).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+    },
+    { numRuns: Math.min(kit.ctx.runs, 10) },
+  );
+});
+
+ruleTest('mesh.acl.authorize', async (kit) => {
+  const target = serviceName('dst');
+  const other = serviceName('dst');
+  const client = await clientOf(kit, serviceName('src'));
+  const body = (t: string) => ({ Target: t, ClientCertURI: client.uri, ClientCertSerial: client.serial });
+  const token = await tokenFor(kit, [target]);
+  expect((await kit.mesh.authorize(body(target), { token })).status, 'a token with service:write on the Target is answered').toBe(200);
+  for (const [what, res] of [
+    ['without a token', await kit.mesh.authorize(body(target), { token: null })],
+    ['with a token lacking service:write on the Target', await kit.mesh.authorize(body(other), { token })],
+    ['with an unknown token', await kit.mesh.authorize(body(target), { token: 'not-a-token-0000' })],
+  ] as const) {
+    expect(res.status, `authorize ${what} is refused (got ${res.status})`).toBeGreaterThanOrEqual(400);
+    expect(res.text.includes('"Authorized"'), `authorize ${what}: no decision is given`).toBe(false);
+  }
+});
+
+ruleTest('mesh.acl.leaf', async (kit) => {
+  const service = serviceName('acl');
+  const token = await tokenFor(kit, [service]);
+  leafOf(await kit.mesh.leaf(service, { token }), 'a leaf with service:write on the service');
+  for (const [what, res] of [
+    ['without a token', await kit.mesh.leaf(service, { token: null })],
+    ['with a token lacking service:write on the service', await kit.mesh.leaf(serviceName('other'), { token })],
+  ] as const) {
+    expect(res.status, `a leaf ${what} is refused (got ${res.status})`).toBeGreaterThanOrEqual(400);
+    expect(res.text.includes('PRIVATE KEY'), `a leaf ${what}: no key is handed out`).toBe(false);
+  }
+});
+
+const SOURCES = ['query', 'header', 'token'] as const;
+
+ruleTest('mesh.ns.leaf-precedence', async (kit) => {
+  const tokenNs = `${serviceName('ns')}-t`;
+  const nsToken = await tokenFor(kit, ['*'], tokenNs);
+  await kit.property(
+    fc.subarray([...SOURCES]),
+    async (present) => {
+      const values = { query: `${serviceName('ns')}-q`, header: `${serviceName('ns')}-h`, token: tokenNs };
+      const query = present.includes('query') ? { ns: values.query } : undefined;
+      const headers = present.includes('header') ? kit.mesh.namespaceHeader(values.header) : undefined;
+      const token = present.includes('token') ? nsToken : undefined;
+      const expected = SOURCES.find((s) => present.includes(s)) ? values[SOURCES.find((s) => present.includes(s))!] : 'default';
+      const leaf = leafOf(await kit.mesh.leaf(serviceName('nsleaf'), { query, headers, token }), `leaf with ${present.join(', ') || 'no namespace source'}`);
+      expect(leaf.Namespace, `with ${present.join(', ') || 'nothing'} given, the namespace is ${expected}`).toBe(expected);
+      expect(leaf.ServiceURI, 'and the service identifier is in it').toContain(`/ns/${expected}/`);
+    },
+    { numRuns: 8, examples: [[], ['query', 'header', 'token'], ['header', 'token'], ['token']] },
+  );
+});
+
+ruleTest('mesh.ns.authorize-body-precedence', async (kit) => {
+  const source = serviceName('src');
+  const target = serviceName('dst');
+  const client = await clientOf(kit, source);
+  const [bodyNs, queryNs, headerNs] = [`${serviceName('ns')}-b`, `${serviceName('ns')}-q`, `${serviceName('ns')}-h`];
+  const control = kit.meshControl;
+  await control.intention({ source, destination: target, action: 'allow', destination_namespace: bodyNs });
+  await control.intention({ source, destination: target, action: 'deny', destination_namespace: queryNs });
+  await control.intention({ source, destination: target, action: 'deny', destination_namespace: headerNs });
+  const ask = (body: Record<string, unknown>, query?: Record<string, string>, headers?: Record<string, string>) =>
+    kit.mesh.authorize({ Target: target, ClientCertURI: client.uri, ClientCertSerial: client.serial, ...body }, { query, headers });
+  const all = expectShape(await ask({ Namespace: bodyNs }, { ns: queryNs }, kit.mesh.namespaceHeader(headerNs)), authorizeSchema, 'authorize');
+  expect(all.Authorized, 'the body Namespace wins over ?ns and the header (its intention allows)').toBe(true);
+  const q = expectShape(await ask({}, { ns: queryNs }, kit.mesh.namespaceHeader(bodyNs)), authorizeSchema, 'authorize');
+  expect(q.Authorized, '?ns wins over the header (its intention denies)').toBe(false);
+});
+
+ruleTest('mesh.upstream.default-reason', async (kit) => {
+  const client = await clientOf(kit, serviceName('src'));
+  const body = expectShape(await kit.mesh.authorize({ Target: serviceName('dst'), ClientCertURI: client.uri, ClientCertSerial: client.serial }), authorizeSchema, 'authorize');
+  expect(body.Reason).toBe('Default behavior configured by ACLs');
+});

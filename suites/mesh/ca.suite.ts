@@ -1,0 +1,219 @@
+import { X509Certificate } from 'node:crypto';
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import { caRootsSchema } from '../../src/client/schemas/mesh.ts';
+import { expectShape } from '../kit/expect-shape.ts';
+import { activeRootCert, certOf, leafOf, publicKeyOfPrivate, rootsIndex, rootsNow, serialValue, serviceName } from '../kit/mesh-helpers.ts';
+import { ruleTest } from '../kit/rule-test.ts';
+
+// Everything that depends on which root is active lives in this one file, so that the rotations
+// some of these tests trigger never happen in the middle of another test.
+
+ruleTest('mesh.roots.documented-fields', async (kit) => {
+  const res = await kit.mesh.roots();
+  expect(res.status, 'GET /v1/agent/connect/ca/roots answers 200').toBe(200);
+  const body = expectShape(res, caRootsSchema, 'CA roots response');
+  expect(body.Roots.length, 'at least one root is listed').toBeGreaterThan(0);
+  const active = body.Roots.filter((r) => r.ID === body.ActiveRootID);
+  expect(active.length, `ActiveRootID ${body.ActiveRootID} names exactly one root in Roots`).toBe(1);
+  expect(active[0]!.Active, 'the root named by ActiveRootID has Active true').toBe(true);
+  for (const root of body.Roots) {
+    expect(root.RootCert, `root ${root.ID}: RootCert is a PEM certificate`).toMatch(/-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----/);
+    let cert: X509Certificate | undefined;
+    try {
+      cert = new X509Certificate(root.RootCert);
+    } catch (err) {
+      expect.fail(`root ${root.ID}: RootCert does not parse as an X.509 certificate: ${(err as Error).message}`);
+    }
+    expect(cert.ca, `root ${root.ID}: RootCert is a CA certificate`).toBe(true);
+  }
+});
+
+ruleTest('mesh.roots.no-acl', async (kit) => {
+  const res = await kit.mesh.roots({ token: null });
+  expect(res.status, 'CA roots without a token answers 200').toBe(200);
+  expectShape(res, caRootsSchema, 'CA roots response');
+});
+
+ruleTest('mesh.roots.rotation', async (kit) => {
+  const before = await rootsNow(kit);
+  await kit.meshControl.rotate();
+  const after = await rootsNow(kit);
+  expect(after.ActiveRootID, 'ActiveRootID changes').not.toBe(before.ActiveRootID);
+  const active = after.Roots.filter((r) => r.Active);
+  expect(active.map((r) => r.ID), 'the new active root is the only Active one').toEqual([after.ActiveRootID]);
+  expect(active[0]!.RootCert, 'with a new certificate').not.toBe(before.Roots.find((r) => r.ID === before.ActiveRootID)?.RootCert);
+});
+
+ruleTest('mesh.roots.blocking', async (kit) => {
+  const before = await rootsNow(kit);
+  const started = performance.now();
+  const blocked = kit.mesh.roots({ query: { index: String(rootsIndex(before)), wait: '30s' }, timeoutMs: 40_000 });
+  await new Promise((r) => setTimeout(r, 300));
+  await kit.meshControl.rotate();
+  const res = await blocked;
+  const elapsed = performance.now() - started;
+  expect(res.status).toBe(200);
+  expect(elapsed, `the blocking query returned ${Math.round(elapsed)} ms after it started, well before its 30 s wait`).toBeLessThan(15_000);
+  expect(res.parse(caRootsSchema).ActiveRootID, 'with the new active root').not.toBe(before.ActiveRootID);
+}, { timeoutMs: 60_000 });
+
+ruleTest('mesh.endpoints.json', async (kit) => {
+  const service = serviceName('json');
+  for (const res of [
+    await kit.mesh.roots(),
+    await kit.mesh.leaf(service),
+    await kit.mesh.authorize({ Target: service, ClientCertURI: (await kit.mesh.leaf(service).then((r) => r.json() as { ServiceURI: string })).ServiceURI, ClientCertSerial: '0a:0b' }),
+  ]) {
+    expect(res.status, `${res.exchange.method} ${res.exchange.url} answers 200`).toBe(200);
+    expect(res.header('content-type'), `${res.exchange.method} ${res.exchange.url} answers application/json`).toMatch(/^application\/json/);
+  }
+});
+
+ruleTest('mesh.leaf.fields', async (kit) => {
+  const service = serviceName('fields');
+  const leaf = leafOf(await kit.mesh.leaf(service));
+  expect(leaf.Service, 'Service names the requested service').toBe(service);
+  expect(leaf.CertPEM).toMatch(/-----BEGIN CERTIFICATE-----/);
+  expect(leaf.PrivateKeyPEM).toMatch(/-----BEGIN [A-Z ]*PRIVATE KEY-----/);
+});
+
+ruleTest('mesh.leaf.chains-to-active-root', async (kit) => {
+  await kit.property(
+    fc.constantFrom('a', 'b', 'c', 'd'),
+    async (tag) => {
+      const leaf = leafOf(await kit.mesh.leaf(serviceName(tag)));
+      const root = activeRootCert(await rootsNow(kit));
+      const cert = certOf(leaf);
+      expect(cert.checkIssued(root), 'the leaf is issued by the active root').toBe(true);
+      expect(cert.verify(root.publicKey), "the leaf's signature verifies with the active root's key").toBe(true);
+    },
+    { numRuns: Math.min(kit.ctx.runs, 6) },
+  );
+});
+
+ruleTest('mesh.leaf.uri-san', async (kit) => {
+  const service = serviceName('san');
+  const leaf = leafOf(await kit.mesh.leaf(service));
+  const san = certOf(leaf).subjectAltName ?? '';
+  expect(san, "the certificate's URI SAN is ServiceURI").toContain(`URI:${leaf.ServiceURI}`);
+  expect(leaf.ServiceURI, 'ServiceURI is a spiffe identifier naming the service').toMatch(new RegExp(`^spiffe://[^/]+/.*svc/${service}$`));
+});
+
+ruleTest('mesh.leaf.validity', async (kit) => {
+  const leaf = leafOf(await kit.mesh.leaf(serviceName('validity')));
+  const cert = certOf(leaf);
+  expect(Date.parse(leaf.ValidAfter), `ValidAfter ${leaf.ValidAfter} is the certificate's notBefore ${cert.validFrom}`).toBe(Date.parse(cert.validFrom));
+  expect(Date.parse(leaf.ValidBefore), `ValidBefore ${leaf.ValidBefore} is the certificate's notAfter ${cert.validTo}`).toBe(Date.parse(cert.validTo));
+});
+
+ruleTest('mesh.leaf.private-key', async (kit) => {
+  const leaf = leafOf(await kit.mesh.leaf(serviceName('key')));
+  const certKey = certOf(leaf).publicKey.export({ format: 'pem', type: 'spki' }).toString();
+  expect(publicKeyOfPrivate(leaf.PrivateKeyPEM), "PrivateKeyPEM is the private half of the certificate's key").toBe(certKey);
+});
+
+ruleTest('mesh.leaf.serial-monotonic', async (kit) => {
+  const services = [serviceName('serial'), serviceName('serial'), serviceName('serial'), serviceName('serial')];
+  let highest = 0n;
+  const seen = new Map<string, bigint>();
+  await kit.property(
+    fc.array(fc.oneof({ weight: 9, arbitrary: fc.constantFrom(...services) }, { weight: 1, arbitrary: fc.constant('rotate') }), { minLength: 3, maxLength: 12 }),
+    async (steps) => {
+      for (const step of steps) {
+        if (step === 'rotate') {
+          await kit.meshControl.rotate();
+          continue;
+        }
+        const leaf = leafOf(await kit.mesh.leaf(step));
+        const serial = serialValue(leaf.SerialNumber);
+        expect(serial, `SerialNumber ${leaf.SerialNumber} is the certificate's serial`).toBe(BigInt(`0x${certOf(leaf).serialNumber}`));
+        if (seen.get(step) !== serial) {
+          expect(serial > highest, `the new certificate for ${step} has serial ${serial}, above every earlier one (${highest})`).toBe(true);
+          highest = serial;
+          seen.set(step, serial);
+        }
+      }
+    },
+    { numRuns: Math.min(kit.ctx.runs, 10) },
+  );
+});
+
+ruleTest('mesh.leaf.cached', async (kit) => {
+  const service = serviceName('cached');
+  const first = leafOf(await kit.mesh.leaf(service));
+  for (let i = 0; i < 3; i++) {
+    const again = leafOf(await kit.mesh.leaf(service));
+    expect(again.SerialNumber, 'a repeated fetch returns the same certificate').toBe(first.SerialNumber);
+    expect(again.CertPEM).toBe(first.CertPEM);
+  }
+});
+
+ruleTest('mesh.leaf.new-after-rotation', async (kit) => {
+  const service = serviceName('rotated');
+  const before = leafOf(await kit.mesh.leaf(service));
+  await kit.meshControl.rotate();
+  const after = leafOf(await kit.mesh.leaf(service));
+  expect(after.SerialNumber, 'a new certificate after the rotation').not.toBe(before.SerialNumber);
+  const root = activeRootCert(await rootsNow(kit));
+  expect(certOf(after).verify(root.publicKey), 'it chains to the new active root').toBe(true);
+});
+
+ruleTest('mesh.leaf.blocking-wakes-on-rotation', async (kit) => {
+  const service = serviceName('wake');
+  const first = leafOf(await kit.mesh.leaf(service));
+  const started = performance.now();
+  const blocked = kit.mesh.leaf(service, { query: { index: String(first.ModifyIndex), wait: '30s' }, timeoutMs: 40_000 });
+  await new Promise((r) => setTimeout(r, 300));
+  await kit.meshControl.rotate();
+  const woken = leafOf(await blocked, 'the blocking leaf query');
+  const elapsed = performance.now() - started;
+  expect(elapsed, `the blocking query returned ${Math.round(elapsed)} ms after it started, well before its 30 s wait`).toBeLessThan(15_000);
+  expect(woken.SerialNumber, 'with a new certificate').not.toBe(first.SerialNumber);
+  expect(certOf(woken).verify(activeRootCert(await rootsNow(kit)).publicKey), 'that chains to the new root').toBe(true);
+}, { timeoutMs: 60_000 });
+
+ruleTest('mesh.leaf.blocking-timeout', async (kit) => {
+  const service = serviceName('timeout');
+  const first = leafOf(await kit.mesh.leaf(service));
+  const started = performance.now();
+  const res = await kit.mesh.leaf(service, { query: { index: String(first.ModifyIndex), wait: '2s' }, timeoutMs: 20_000 });
+  const elapsed = performance.now() - started;
+  const again = leafOf(res, 'the blocking leaf query');
+  expect(elapsed, `with nothing to change, the query waited ${Math.round(elapsed)} ms of its 2 s`).toBeGreaterThanOrEqual(1_800);
+  expect(elapsed, 'and returned soon after the wait elapsed').toBeLessThan(10_000);
+  expect(again.SerialNumber, 'with the same certificate').toBe(first.SerialNumber);
+}, { timeoutMs: 30_000 });
+
+ruleTest('mesh.leaf.service-need-not-exist', async (kit) => {
+  await kit.property(
+    fc.stringMatching(/^[a-z][a-z0-9-]{0,24}$/),
+    async (name) => {
+      const service = `${serviceName('any')}-${name}`;
+      const leaf = leafOf(await kit.mesh.leaf(service), `leaf for the unregistered service ${service}`);
+      expect(leaf.Service).toBe(service);
+    },
+    { numRuns: Math.min(kit.ctx.runs, 10) },
+  );
+});
+
+ruleTest('mesh.upstream.bad-index-400', async (kit) => {
+  for (const query of [{ index: 'abc' }, { index: '-1' }, { index: '1', wait: 'forever' }]) {
+    const res = await kit.mesh.roots({ query });
+    expect(res.status, `roots with ${JSON.stringify(query)} answers 400`).toBe(400);
+  }
+});
+
+ruleTest('mesh.upstream.index-header', async (kit) => {
+  for (const res of [await kit.mesh.roots(), await kit.mesh.leaf(serviceName('index'))]) {
+    const value = res.header(kit.mesh.dialect.mesh.indexHeader);
+    expect(value, `${res.exchange.url} carries ${kit.mesh.dialect.mesh.indexHeader}`).toMatch(/^\d+$/);
+    expect(Number(value)).toBeGreaterThan(0);
+  }
+});
+
+ruleTest('mesh.upstream.method-405-allow', async (kit) => {
+  const res = await kit.mesh.http.request({ method: 'DELETE', path: '/v1/agent/connect/ca/roots' });
+  expect(res.status).toBe(405);
+  expect(res.header('allow'), 'an Allow header').toMatch(/GET/);
+});
