@@ -133,13 +133,13 @@ describe('stackproof rules and faults', () => {
   });
 
   it.each(['spec', 'hashicorp'])('runs the fault matrix in the %s dialect and every fault is caught', async (dialect) => {
-    const res = await runCli(['faults', '--json', '--dialect', dialect, '--runs', '10', '--seed', '20261121'], { timeoutMs: 300_000 });
+    const res = await runCli(['faults', '--json', '--dialect', dialect, '--runs', '10', '--seed', '20261121', '--jobs', '2'], { timeoutMs: 590_000 });
     expect(res.code, res.stderr).toBe(0);
     const report = JSON.parse(res.stdout) as { allCaught: boolean; baseline: { allPass: boolean }; faults: { fault: string; caught: boolean }[] };
     expect(report.baseline.allPass).toBe(true);
     for (const f of report.faults) expect(f.caught, f.fault).toBe(true);
     expect(report.allCaught).toBe(true);
-  }, 300_000);
+  }, 600_000);
 });
 
 describe('stackproof serve', () => {

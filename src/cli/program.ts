@@ -78,7 +78,9 @@ export function buildProgram(): Command {
       .description('run the fault matrix: the reference with each fault on, and whether the suites catch it')
       .option('--json', 'print JSON')
       .option('--fault <id>', 'only this fault (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
-      .addOption(new Option('--dialect <dialect>', 'dialect the reference serves').choices(['spec', 'hashicorp']).default('spec')),
+      .addOption(new Option('--dialect <dialect>', 'dialect the reference serves').choices(['spec', 'hashicorp']).default('spec'))
+      .option('--jobs <n>', 'processes to run the matrix in side by side (default: 2, or 1 on a single core)')
+      .option('--no-baseline', 'skip the run with no fault (used by the shards of a parallel matrix)'),
   ).action(async (opts) => {
     process.exitCode = await runFaultsCommand(opts);
   });

@@ -40,6 +40,8 @@ export interface FaultMatrixOptions {
   testTimeoutMs: number;
   requestTimeoutMs: number;
   log: (line: string) => void;
+  /** Run the no-fault baseline (a shard of a parallel matrix leaves it to the parent). */
+  baseline?: boolean;
 }
 
 /**
@@ -68,12 +70,12 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
     }
   };
   try {
-    const baselineResults = await runWith([], baselineRules);
+    const baselineResults = options.baseline === false ? [] : await runWith([], baselineRules);
     const baseline = {
       allPass: baselineResults.every((r) => r.outcome === 'PASS'),
       outcomes: baselineResults.map((r) => ({ rule: r.id, outcome: r.outcome, message: r.message })),
     };
-    options.log(`baseline (no fault): ${baselineResults.filter((r) => r.outcome === 'PASS').length}/${baselineResults.length} rules pass`);
+    if (options.baseline !== false) options.log(`baseline (no fault): ${baselineResults.filter((r) => r.outcome === 'PASS').length}/${baselineResults.length} rules pass`);
     const verdicts: FaultVerdict[] = [];
     for (const fault of faults) {
       const started = performance.now();
