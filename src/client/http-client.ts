@@ -71,6 +71,23 @@ export class HttpResponse {
   }
 }
 
+export interface StreamState {
+  /** Each complete line parsed as JSON. */
+  lines: unknown[];
+  bytes: Buffer;
+  /** Lines that were not JSON. */
+  malformed: string[];
+}
+
+export interface StreamResult extends StreamState {
+  status: number;
+  headers: Record<string, string>;
+  /** The server ended the stream (rather than the reader stopping it). */
+  ended: boolean;
+  stoppedBy: 'until' | 'deadline' | 'bytes' | 'end';
+  exchange: Exchange;
+}
+
 export interface HttpClientOptions {
   baseUrl: string;
   defaultHeaders?: Record<string, string>;
@@ -171,6 +188,90 @@ export class HttpClient {
       this.emit(exchange, {});
       throw targetError;
     }
+  }
+
+  /**
+   * Reads a streaming answer (newline-delimited JSON, or plain bytes) until `until` says enough,
+   * the deadline passes, the byte cap is reached or the server ends it; then closes the stream.
+   * Lines are reassembled across chunks, so a frame split in two or two frames in one chunk parse alike.
+   */
+  async stream(req: HttpRequest, options: { maxMs: number; maxBytes?: number; until?: (s: StreamState) => boolean }): Promise<StreamResult> {
+    const url = this.url(req.path, req.query);
+    const headers: Record<string, string> = {};
+    if (!req.bare) Object.assign(headers, this.options.defaultHeaders);
+    for (const [k, v] of Object.entries(req.headers ?? {})) if (v !== undefined) headers[k] = v;
+    const redact = this.options.redactor;
+    const exchange: Exchange = { method: req.method, url: redact.text(url), requestHeaders: redact.headers(headers), durationMs: 0 };
+    const started = performance.now();
+    const controller = new AbortController();
+    const deadline = setTimeout(() => controller.abort(), options.maxMs);
+    const state: StreamState = { lines: [], bytes: Buffer.alloc(0), malformed: [] };
+    let ended = false;
+    let stoppedBy: StreamResult['stoppedBy'] = 'deadline';
+    let status: number | undefined;
+    let resHeaders: Record<string, string> = {};
+    try {
+      const res = await undiciRequest(url, { method: req.method as Dispatcher.HttpMethod, headers, dispatcher: this.dispatcher, signal: controller.signal, headersTimeout: options.maxMs, bodyTimeout: options.maxMs });
+      status = res.statusCode;
+      resHeaders = flattenHeaders(res.headers);
+      let pending = '';
+      try {
+        for await (const chunk of res.body) {
+          const buf = chunk as Buffer;
+          state.bytes = Buffer.concat([state.bytes, buf]);
+          pending += buf.toString('utf8');
+          const parts = pending.split('\n');
+          pending = parts.pop() ?? '';
+          for (const line of parts) {
+            if (line.trim() === '') continue;
+            try {
+              state.lines.push(JSON.parse(line));
+            } catch {
+              state.malformed.push(line.slice(0, 200));
+            }
+          }
+          if (options.maxBytes !== undefined && state.bytes.length >= options.maxBytes) {
+            stoppedBy = 'bytes';
+            break;
+          }
+          if (options.until?.(state)) {
+            stoppedBy = 'until';
+            break;
+          }
+        }
+        if (stoppedBy === 'deadline' && !controller.signal.aborted) {
+          ended = true;
+          stoppedBy = 'end';
+          if (pending.trim()) {
+            try {
+              state.lines.push(JSON.parse(pending));
+            } catch {
+              state.malformed.push(pending.slice(0, 200));
+            }
+          }
+        }
+      } catch (err) {
+        if (!controller.signal.aborted) throw err;
+      } finally {
+        res.body.destroy();
+      }
+    } catch (err) {
+      if (status === undefined) {
+        exchange.durationMs = Math.round(performance.now() - started);
+        const e = toTargetError(err, req.method, exchange.url, options.maxMs);
+        exchange.error = e.message;
+        this.emit(exchange, {});
+        throw e;
+      }
+    } finally {
+      clearTimeout(deadline);
+    }
+    exchange.status = status;
+    exchange.responseHeaders = redact.headers(resHeaders);
+    exchange.responseBody = redact.text(excerpt(state.bytes));
+    exchange.durationMs = Math.round(performance.now() - started);
+    this.emit(exchange, { status, body: state.bytes.toString('utf8'), headers: resHeaders });
+    return { status: status!, headers: resHeaders, ...state, ended, stoppedBy, exchange };
   }
 
   get(path: string, query?: HttpRequest['query'], extra: Partial<HttpRequest> = {}): Promise<HttpResponse> {

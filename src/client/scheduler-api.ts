@@ -1,7 +1,15 @@
-import type { Dialect } from '../config/dialects.ts';
-import type { HttpClient, HttpResponse } from './http-client.ts';
+import { z } from 'zod';
+import { tokenHeaders, type Dialect } from '../config/dialects.ts';
+import type { HttpClient, HttpResponse, StreamResult, StreamState } from './http-client.ts';
 
-/** The scheduler's client endpoints. */
+export interface SchedulerCallOptions {
+  /** Another ACL token instead of the profile's; null sends none. */
+  token?: string | null;
+}
+
+type Query = Record<string, string | number | boolean | undefined | string[]>;
+
+/** The scheduler's event stream and client endpoints (spec 002). */
 export class SchedulerApi {
   constructor(
     readonly http: HttpClient,
@@ -9,15 +17,124 @@ export class SchedulerApi {
     readonly nodeId?: string,
   ) {}
 
+  private auth(options: SchedulerCallOptions): { headers: Record<string, string>; bare: boolean } {
+    if (options.token === undefined) return { headers: {}, bare: false };
+    return { headers: options.token === null ? {} : tokenHeaders(this.dialect.scheduler.token, options.token), bare: true };
+  }
+
   private nodeQuery(): Record<string, string> {
     return this.nodeId ? { node_id: this.nodeId } : {};
   }
 
-  readMetadata(): Promise<HttpResponse> {
-    return this.http.get('/v1/client/metadata', this.nodeQuery());
+  readMetadata(query: Query = {}, options: SchedulerCallOptions = {}): Promise<HttpResponse> {
+    return this.http.request({ method: 'GET', path: '/v1/client/metadata', query: { ...this.nodeQuery(), ...query }, ...this.auth(options) });
   }
 
-  updateMetadata(meta: Record<string, string | null>): Promise<HttpResponse> {
-    return this.http.post('/v1/client/metadata', { Meta: meta }, { query: this.nodeQuery() });
+  updateMetadata(meta: Record<string, string | null>, query: Query = {}): Promise<HttpResponse> {
+    return this.http.post('/v1/client/metadata', { Meta: meta }, { query: { ...this.nodeQuery(), ...query } });
+  }
+
+  stats(query: Query = {}): Promise<HttpResponse> {
+    return this.http.get('/v1/client/stats', { ...this.nodeQuery(), ...query });
+  }
+
+  allocStats(alloc: string): Promise<HttpResponse> {
+    return this.http.get(`/v1/client/allocation/${alloc}/stats`);
+  }
+
+  gcAlloc(alloc: string): Promise<HttpResponse> {
+    return this.http.get(`/v1/client/allocation/${alloc}/gc`);
+  }
+
+  gcAll(): Promise<HttpResponse> {
+    return this.http.get('/v1/client/gc', this.nodeQuery());
+  }
+
+  fs(op: 'cat' | 'readat' | 'ls' | 'stat' | 'logs' | 'stream', alloc: string, query: Query = {}): Promise<HttpResponse> {
+    return this.http.get(`/v1/client/fs/${op}/${alloc}`, query);
+  }
+
+  /** A streaming fs answer (stream, or logs with follow). */
+  fsStream(op: 'stream' | 'logs', alloc: string, query: Query, options: { maxMs: number; until?: (s: StreamState) => boolean }): Promise<StreamResult> {
+    return this.http.stream({ method: 'GET', path: `/v1/client/fs/${op}/${alloc}`, query }, options);
+  }
+
+  events(query: Query, options: { maxMs: number; until?: (s: StreamState) => boolean } & SchedulerCallOptions): Promise<StreamResult> {
+    return this.http.stream({ method: 'GET', path: '/v1/event/stream', query, ...this.auth(options) }, options);
   }
 }
+
+/** The reference control interface's scheduler routes. */
+export class SchedulerControlApi {
+  constructor(private readonly http: HttpClient) {}
+
+  private async json<S extends z.ZodType>(res: HttpResponse, schema: S, what: string): Promise<z.infer<S>> {
+    if (res.status !== 200) throw new Error(`the scheduler control interface refused to ${what}: ${res.status} ${res.text.slice(0, 200)}`);
+    return res.parse(schema);
+  }
+
+  async token(t: { management?: boolean; node_read?: boolean; node_write?: boolean; read_job?: string[] }): Promise<string> {
+    return (await this.json(await this.http.post('/v1/control/scheduler/tokens', t), z.object({ token: z.string() }), 'make a token')).token;
+  }
+
+  async publish(events: Record<string, unknown>[]): Promise<number> {
+    return (await this.json(await this.http.post('/v1/control/scheduler/events', { events }), z.object({ index: z.number() }), 'publish events')).index;
+  }
+
+  async allocation(tasks: { name: string; logsDisabled?: boolean; stdout?: string; stderr?: string; files?: Record<string, string> }[], stopped = true): Promise<string> {
+    return (await this.json(await this.http.post('/v1/control/scheduler/allocations', { tasks, stopped }), z.object({ id: z.string() }), 'make an allocation')).id;
+  }
+
+  async append(alloc: string, target: { path: string } | { task: string; type: 'stdout' | 'stderr' }, data: string): Promise<void> {
+    await this.json(await this.http.post(`/v1/control/scheduler/allocations/${alloc}/append`, { ...target, data }), z.object({ appended: z.number() }), 'append to a file');
+  }
+
+  async node(change: { drain?: boolean; eligible?: boolean }): Promise<number> {
+    return (await this.json(await this.http.post('/v1/control/scheduler/node', change), z.object({ index: z.number() }), 'change the node')).index;
+  }
+
+  async eventRate(perSecond: number, durationMs: number): Promise<void> {
+    await this.json(await this.http.post('/v1/control/scheduler/event-rate', { per_second: perSecond, duration_ms: durationMs }), z.object({ until: z.number() }), 'drive an event rate');
+  }
+}
+
+const fileInfo = z.object({ Name: z.string(), IsDir: z.boolean(), Size: z.number().int(), FileMode: z.string(), ModTime: z.string() });
+export const fileInfoSchema = fileInfo;
+export const fileListSchema = z.array(fileInfo);
+
+export const eventSchema = z.object({
+  Topic: z.string(),
+  Type: z.string(),
+  Key: z.string(),
+  Namespace: z.string(),
+  FilterKeys: z.array(z.string()).nullable(),
+  Index: z.number().int(),
+  Payload: z.record(z.string(), z.unknown()),
+});
+export const frameSchema = z.object({ Index: z.number().int(), Events: z.array(eventSchema) });
+export type EventFrame = z.infer<typeof frameSchema>;
+
+export const streamFrameSchema = z.object({ File: z.string().optional(), Offset: z.number().int().optional(), Data: z.string().optional(), FileEvent: z.string().optional() });
+
+const diskStat = z.object({ Available: z.number().int(), Device: z.string(), InodesUsedPercent: z.number(), Mountpoint: z.string(), Size: z.number().int(), Used: z.number().int(), UsedPercent: z.number() });
+/** Nanosecond timestamps pass 2^53, beyond what a JSON number keeps exactly: only their size is checked. */
+const nanoTimestamp = z.number().nonnegative();
+
+export const clientStatsSchema = z.object({
+  AllocDirStats: diskStat,
+  CPU: z.array(z.object({ CPU: z.string(), Idle: z.number(), System: z.number(), Total: z.number(), User: z.number() })),
+  CPUTicksConsumed: z.number(),
+  DeviceStats: z.array(z.unknown()),
+  DiskStats: z.array(diskStat),
+  Memory: z.object({ Available: z.number().int(), Free: z.number().int(), Total: z.number().int(), Used: z.number().int() }),
+  Timestamp: nanoTimestamp,
+  Uptime: z.number().int(),
+});
+
+const cpuStats = z.object({ Measured: z.array(z.string()), Percent: z.number(), SystemMode: z.number(), ThrottledPeriods: z.number(), ThrottledTime: z.number(), TotalTicks: z.number(), UserMode: z.number() });
+const memStats = z.object({ Cache: z.number().int(), KernelMaxUsage: z.number().int(), KernelUsage: z.number().int(), MaxUsage: z.number().int(), RSS: z.number().int(), Swap: z.number().int(), Measured: z.array(z.string()) });
+export const allocStatsSchema = z.object({
+  ResourceUsage: z.object({ CpuStats: cpuStats, MemoryStats: memStats }),
+  Tasks: z.record(z.string(), z.object({ Pids: z.unknown(), ResourceUsage: z.object({ CpuStats: cpuStats, MemoryStats: memStats }), Timestamp: nanoTimestamp })),
+  Timestamp: nanoTimestamp,
+});

@@ -138,9 +138,19 @@ const schedulerTarget = z
     dialect: dialect.default('spec'),
     /** Full node ID, for targets reached through a server where node_id is required. */
     nodeId: z.string().optional(),
-    capabilities: z.object({}).strict().default({}),
+    capabilities: z
+      .object({
+        /** Events, allocations with known files and ACL tokens can be had through `fixtures` (the spec does not show how). */
+        schedulerFixtures: z.boolean().default(false),
+      })
+      .strict()
+      .default({ schedulerFixtures: false }),
+    fixtures: z.object({ controlUrl: baseUrl, controlToken: z.string().min(1) }).strict().optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((t, ctx) => {
+    if (t.capabilities.schedulerFixtures && !t.fixtures) ctx.addIssue({ code: 'custom', path: ['fixtures'], message: 'capabilities.schedulerFixtures needs fixtures.controlUrl and fixtures.controlToken' });
+  });
 
 export const targetsSchema = z
   .object({

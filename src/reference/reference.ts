@@ -1,4 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dialectFor, type DialectName } from '../config/dialects.ts';
 import { sendPlainError } from './http/plain-errors.ts';
@@ -75,16 +78,21 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
   const cloud = await CloudSimulator.create(controlToken);
   const meshToken = randomUUID();
   const mesh = new MeshService({ dialect, faults, ca, managementToken: meshToken, datacenter: 'dc1', nextIndex: () => ++meshIndex });
-  const control = new ControlService({ token: controlToken, secrets, mesh });
   const schedulerToken = randomUUID();
   const nodeId = randomUUID();
+  let schedulerIndex = 100;
+  const allocRoot = await mkdtemp(join(tmpdir(), 'stackproof-allocs-'));
   const scheduler = new SchedulerService({
     dialect,
     faults,
     nodeId,
     managementToken: schedulerToken,
     staticMeta: { 'node.rack': 'r1', 'connect.sidecar_image': 'envoy:v1', owner: 'platform' },
+    allocRoot,
+    nextIndex: () => ++schedulerIndex,
   });
+  await seedScheduler(scheduler);
+  const control = new ControlService({ token: controlToken, secrets, mesh, scheduler });
 
   const servers: RunningServer[] = [];
   try {
@@ -114,7 +122,9 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
     scheduler: { url: sc.url, token: schedulerToken, nodeId },
     control: { url: ctl.url, token: controlToken },
     stop: async () => {
+      scheduler.stopEventRate();
       await Promise.all(servers.map((srv) => srv.close()));
+      await rm(allocRoot, { recursive: true, force: true });
     },
   };
 }
@@ -133,4 +143,29 @@ function internalError(send: (res: ServerResponse, message: string) => void) {
     console.error(`[reference] ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
     send(res, `internal error: ${(err as Error)?.message ?? String(err)}`);
   };
+}
+
+/**
+ * Reference setup: the node registers, a job is placed, and its allocations exist on disk with
+ * files and task logs (one task with logging disabled), so the stream and the fs endpoints have
+ * real content.
+ */
+async function seedScheduler(scheduler: SchedulerService): Promise<void> {
+  scheduler.publishNode('NodeRegistration');
+  const lines = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix} line ${i + 1}: ${randomBytes(12).toString('hex')}\n`).join('');
+  const web = await scheduler.fs.create({
+    jobId: 'web',
+    tasks: [
+      { name: 'web', stdout: lines('web stdout', 200), stderr: lines('web stderr', 40), files: { 'config.json': '{"port": 8080}\n', 'data/blob.bin': randomBytes(150_000).toString('latin1') } },
+      { name: 'sidecar', logsDisabled: true, files: { 'envoy.yaml': 'admin: {}\n' } },
+    ],
+  });
+  const batch = await scheduler.fs.create({ jobId: 'batch', tasks: [{ name: 'worker', stdout: lines('worker', 3000), stderr: '' }] });
+  for (const alloc of [web, batch]) {
+    scheduler.broker.publish([
+      { Topic: 'Job', Type: 'JobRegistered', Key: alloc.jobId, Namespace: 'default', FilterKeys: null, Payload: { Job: { ID: alloc.jobId, Namespace: 'default' } } },
+      { Topic: 'Evaluation', Type: 'EvaluationUpdated', Key: randomUUID(), Namespace: 'default', FilterKeys: [alloc.jobId], Payload: { Evaluation: { JobID: alloc.jobId, Status: 'complete' } } },
+      { Topic: 'Allocation', Type: 'AllocationCreated', Key: alloc.id, Namespace: 'default', FilterKeys: [alloc.jobId], Payload: { Allocation: { ID: alloc.id, JobID: alloc.jobId } } },
+    ]);
+  }
 }

@@ -2,6 +2,7 @@ import type { SystemName } from '../config/schema.ts';
 import { meshCaRootsRules } from './mesh/ca-roots.ts';
 import { meshConnectRules, meshUpstreamRules } from './mesh/connect.ts';
 import { schedulerMetadataRules } from './scheduler/metadata.ts';
+import { schedulerClientRules, schedulerEventRules, schedulerUpstreamRules } from './scheduler/client.ts';
 import { secretsAuthRules, secretsCoreRules, secretsErrorRules, secretsNamespaceRules } from './secrets/core.ts';
 import { secretsKvRules } from './secrets/kv.ts';
 import { secretsCloudAuthRules, secretsCloudAuthUpstreamRules } from './secrets/cloudauth.ts';
@@ -26,6 +27,9 @@ export const RULES: readonly Rule[] = [
   ...meshConnectRules,
   ...meshUpstreamRules,
   ...schedulerMetadataRules,
+  ...schedulerEventRules,
+  ...schedulerClientRules,
+  ...schedulerUpstreamRules,
 ];
 
 const byId = new Map(RULES.map((r) => [r.id, r]));

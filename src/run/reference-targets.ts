@@ -23,6 +23,15 @@ export function referenceTargets(ref: RunningReference, systems: readonly System
   if (systems.includes('mesh')) {
     t.mesh = { url: ref.mesh.url, token: ref.mesh.token, dialect, capabilities: { namespaces: true, meshFixtures: true }, fixtures: { controlUrl: ref.control.url, controlToken: ref.control.token } };
   }
-  if (systems.includes('scheduler')) t.scheduler = { url: ref.scheduler.url, token: ref.scheduler.token, dialect, capabilities: {} };
+  if (systems.includes('scheduler')) {
+    t.scheduler = {
+      url: ref.scheduler.url,
+      token: ref.scheduler.token,
+      dialect,
+      nodeId: ref.scheduler.nodeId,
+      capabilities: { schedulerFixtures: true },
+      fixtures: { controlUrl: ref.control.url, controlToken: ref.control.token },
+    };
+  }
   return t;
 }

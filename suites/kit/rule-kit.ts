@@ -7,7 +7,7 @@ import { secretsConventionObserver } from './observers/secrets-conventions.ts';
 import { HttpClient } from '../../src/client/http-client.ts';
 import { MeshApi, MeshControlApi } from '../../src/client/mesh-api.ts';
 import { Redactor } from '../../src/client/redact.ts';
-import { SchedulerApi } from '../../src/client/scheduler-api.ts';
+import { SchedulerApi, SchedulerControlApi } from '../../src/client/scheduler-api.ts';
 import { SecretsApi } from '../../src/client/secrets-api.ts';
 import { OidcApi } from '../../src/client/oidc-api.ts';
 import { IdentityFixtures } from '../../src/client/identity-fixtures.ts';
@@ -135,6 +135,14 @@ export class RuleKit {
     if (!target) throw new SkipRule('no mesh target is configured');
     if (!target.capabilities.meshFixtures || !target.fixtures) throw new SkipRule('the mesh target declares no fixtures (capabilities.meshFixtures)');
     return new MeshControlApi(this.client('mesh-control', target.fixtures.controlUrl, { authorization: `Bearer ${target.fixtures.controlToken}` }));
+  }
+
+  /** The scheduler control interface (events, allocations, tokens); SKIP when the profile names none. */
+  get schedulerControl(): SchedulerControlApi {
+    const target = this.ctx.targets.scheduler;
+    if (!target) throw new SkipRule('no scheduler target is configured');
+    if (!target.capabilities.schedulerFixtures || !target.fixtures) throw new SkipRule('the scheduler target declares no fixtures (capabilities.schedulerFixtures)');
+    return new SchedulerControlApi(this.client('scheduler-control', target.fixtures.controlUrl, { authorization: `Bearer ${target.fixtures.controlToken}` }));
   }
 
   get mesh(): MeshApi {

@@ -29,10 +29,12 @@ export class NodeMetadata {
     const entries = Object.entries(meta as Record<string, unknown>);
     for (const [key, value] of entries) {
       if (key === '') throw new MetadataError('metadata keys must not be empty');
-      if (!DOTTED_IDENTIFIER.test(key)) throw new MetadataError(`"${key}" is invalid; metadata keys must be valid dotted hcl identifiers`);
+      if (!DOTTED_IDENTIFIER.test(key) && !(this.faults.has('scheduler.metadata-slash-keys-accepted') && /^[\w./-]+$/.test(key))) throw new MetadataError(`"${key}" is invalid; metadata keys must be valid dotted hcl identifiers`);
       if (value !== null && typeof value !== 'string') throw new MetadataError(`value of "${key}" must be a string or null`);
     }
+    if (this.faults.has('scheduler.metadata-update-replaces')) for (const k of Object.keys(this.dynamic)) delete this.dynamic[k];
     for (const [key, value] of entries) {
+      if (this.faults.has('scheduler.metadata-static-overwritten')) (this.staticMeta as Record<string, string>)[key] = String(value ?? '');
       this.dynamic[key] = value === null && this.faults.has('scheduler.metadata-null-as-empty') ? '' : (value as string | null);
     }
   }

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { appendFile, lstat, mkdir, readdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
+
+export interface TaskSpec {
+  name: string;
+  /** Logging disabled: the task has no log files and log requests answer 404. */
+  logsDisabled?: boolean;
+  stdout?: string;
+  stderr?: string;
+  /** Files in the task's local directory, by relative path. */
+  files?: Record<string, string>;
+}
+
+export interface Allocation {
+  id: string;
+  namespace: string;
+  jobId: string;
+  tasks: TaskSpec[];
+  /** Stopped allocations are the ones garbage collection removes. */
+  stopped: boolean;
+}
+
+/** The path escapes the allocation directory. */
+export class PathEscapeError extends Error {}
+
+/**
+ * Allocations of the node on a real filesystem under a temporary directory, laid out like the
+ * upstream client: alloc/logs/<task>.<stdout|stderr>.0 shared by the tasks, and a directory per
+ * task with its own files.
+ */
+export class AllocationFs {
+  readonly allocations = new Map<string, Allocation>();
+
+  constructor(
+    readonly root: string,
+    /** The fault that drops the containment check. */
+    private readonly escapeAllowed = false,
+  ) {}
+
+  dirOf(id: string): string {
+    return join(this.root, id);
+  }
+
+  async create(spec: { namespace?: string; jobId?: string; tasks: TaskSpec[]; stopped?: boolean }): Promise<Allocation> {
+    const alloc: Allocation = { id: randomUUID(), namespace: spec.namespace ?? 'default', jobId: spec.jobId ?? `job-${randomUUID().slice(0, 8)}`, tasks: spec.tasks, stopped: spec.stopped ?? true };
+    const dir = this.dirOf(alloc.id);
+    await mkdir(join(dir, 'alloc', 'logs'), { recursive: true });
+    await mkdir(join(dir, 'alloc', 'data'), { recursive: true });
+    for (const task of spec.tasks) {
+      await mkdir(join(dir, task.name, 'local'), { recursive: true });
+      for (const [path, content] of Object.entries(task.files ?? {})) {
+        const full = this.inside(alloc.id, join(task.name, 'local', path));
+        await mkdir(resolve(full, '..'), { recursive: true });
+        await writeFile(full, content);
+      }
+      if (!task.logsDisabled) {
+        await writeFile(join(dir, 'alloc', 'logs', `${task.name}.stdout.0`), task.stdout ?? '');
+        await writeFile(join(dir, 'alloc', 'logs', `${task.name}.stderr.0`), task.stderr ?? '');
+      }
+    }
+    this.allocations.set(alloc.id, alloc);
+    return alloc;
+  }
+
+  /** The absolute path of `path` inside an allocation's directory; refuses anything that leaves it. */
+  inside(id: string, path: string): string {
+    const base = this.dirOf(id);
+    if (this.escapeAllowed) return resolve(base, path.replace(/^\/+/, ''));
+    const full = resolve(base, `.${sep}${path.replace(/^\/+/, '')}`);
+    const rel = relative(base, full);
+    if (rel.startsWith('..') || resolve(base, rel) !== full) throw new PathEscapeError(`Path "${path}" escapes the alloc directory`);
+    return full;
+  }
+
+  /** Resolves symlinks too: a link inside the allocation must not lead outside it. */
+  async real(id: string, path: string): Promise<string> {
+    const full = this.inside(id, path);
+    const resolved = await realpath(full);
+    if (this.escapeAllowed) return resolved;
+    const base = await realpath(this.dirOf(id));
+    if (resolved !== base && !resolved.startsWith(base + sep)) throw new PathEscapeError(`Path "${path}" escapes the alloc directory`);
+    return resolved;
+  }
+
+  logPath(id: string, task: string, type: 'stdout' | 'stderr'): string {
+    return join(this.dirOf(id), 'alloc', 'logs', `${task}.${type}.0`);
+  }
+
+  async append(id: string, path: string, data: string): Promise<void> {
+    await appendFile(this.inside(id, path), data);
+  }
+
+  async appendLog(id: string, task: string, type: 'stdout' | 'stderr', data: string): Promise<void> {
+    await appendFile(this.logPath(id, task, type), data);
+  }
+
+  async read(id: string, path: string): Promise<Buffer> {
+    return readFile(await this.real(id, path));
+  }
+
+  async info(full: string, name: string) {
+    const s = await lstat(full);
+    return { Name: name, IsDir: s.isDirectory(), Size: s.isDirectory() ? 4096 : s.size, FileMode: modeString(s.mode, s.isDirectory()), ModTime: s.mtime.toISOString() };
+  }
+
+  async list(id: string, path: string) {
+    const full = await this.real(id, path);
+    const names = (await readdir(full)).sort();
+    return Promise.all(names.map((n) => this.info(join(full, n), n)));
+  }
+
+  async stat(id: string, path: string) {
+    const full = await this.real(id, path);
+    const s = await stat(full);
+    return { full, isDir: s.isDirectory(), size: s.size };
+  }
+
+  /** Garbage collection: the allocation's directory is removed; the allocation stays known to the "server". */
+  async collect(id: string): Promise<void> {
+    await rm(this.dirOf(id), { recursive: true, force: true });
+    const alloc = this.allocations.get(id);
+    if (alloc) alloc.stopped = true;
+  }
+
+  exists(id: string): boolean {
+    return this.allocations.has(id);
+  }
+}
+
+function modeString(mode: number, dir: boolean): string {
+  const bits = ['r', 'w', 'x'];
+  let out = dir ? 'd' : '-';
+  for (let i = 8; i >= 0; i--) out += mode & (1 << i) ? bits[(8 - i) % 3] : '-';
+  return out;
+}

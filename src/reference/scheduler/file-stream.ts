@@ -1,0 +1,90 @@
+import { open, stat } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FaultSet } from '../faults/types.ts';
+
+const CHUNK = 64 * 1024;
+const POLL_MS = 100;
+const HEARTBEAT_MS = 1_000;
+
+export interface StreamOptions {
+  file: string;
+  /** The name frames carry in File. */
+  name: string;
+  offset: number;
+  origin: 'start' | 'end';
+  follow: boolean;
+  /** Plain bytes instead of frames (log streaming with plain=true). */
+  plain: boolean;
+  faults: FaultSet;
+}
+
+/**
+ * Streams a file: its bytes from the requested position as newline-delimited frames
+ * {File, Offset, Data (base64), FileEvent}, then, when following, the bytes appended to it (and
+ * 'file truncated' or 'file deleted' events), with {} heartbeats, until the client goes away.
+ */
+export async function streamFile(req: IncomingMessage, res: ServerResponse, o: StreamOptions): Promise<void> {
+  const f = o.faults;
+  const size = (await stat(o.file)).size;
+  const fromEnd = o.origin === 'end' && !f.has('scheduler.stream-origin-end-ignored');
+  let pos = Math.min(size, fromEnd ? Math.max(0, size - o.offset) : o.offset);
+  res.writeHead(200, { 'content-type': o.plain ? 'text/plain' : 'application/json', 'cache-control': 'no-cache' });
+  res.flushHeaders();
+  let closed = false;
+  req.once('close', () => (closed = true));
+  res.once('close', () => (closed = true));
+
+  const frame = (body: Record<string, unknown>) => res.write(`${JSON.stringify(body)}\n`);
+  const sendBytes = (bytes: Buffer, at: number) => {
+    if (o.plain) return res.write(bytes);
+    for (let i = 0; i < bytes.length; i += CHUNK) {
+      const part = bytes.subarray(i, i + CHUNK);
+      frame({ File: o.name, Offset: at + i, Data: f.has('scheduler.stream-data-not-base64') ? part.toString('utf8') : part.toString('base64') });
+    }
+    return true;
+  };
+  const readFrom = async (start: number, end: number): Promise<Buffer> => {
+    const handle = await open(o.file, 'r');
+    try {
+      const buf = Buffer.alloc(end - start);
+      const { bytesRead } = await handle.read(buf, 0, buf.length, start);
+      return buf.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+  };
+
+  if (size > pos) {
+    sendBytes(await readFrom(pos, size), pos);
+    pos = size;
+  }
+  if (!o.follow || f.has('scheduler.stream-follow-ignored')) {
+    res.end();
+    return;
+  }
+  let lastWrite = Date.now();
+  while (!closed) {
+    await new Promise((r) => setTimeout(r, POLL_MS));
+    if (closed) break;
+    let now: number;
+    try {
+      now = (await stat(o.file)).size;
+    } catch {
+      if (!o.plain) frame({ File: o.name, Offset: pos, FileEvent: 'file deleted' });
+      break;
+    }
+    if (now < pos) {
+      if (!o.plain) frame({ File: o.name, Offset: 0, FileEvent: 'file truncated' });
+      pos = 0;
+    }
+    if (now > pos) {
+      sendBytes(await readFrom(pos, now), pos);
+      pos = now;
+      lastWrite = Date.now();
+    } else if (!o.plain && Date.now() - lastWrite >= HEARTBEAT_MS) {
+      res.write('{}\n');
+      lastWrite = Date.now();
+    }
+  }
+  res.end();
+}

@@ -1,0 +1,204 @@
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import type { StreamResult } from '../../src/client/http-client.ts';
+import { frameSchema, type EventFrame } from '../../src/client/scheduler-api.ts';
+import type { RuleKit } from '../kit/rule-kit.ts';
+import { ruleTest } from '../kit/rule-test.ts';
+
+let counter = 0;
+const run = `sp${Date.now().toString(36)}${Math.random().toString(36).slice(2, 5)}`;
+const unique = (tag: string) => `${run}-${tag}-${++counter}`;
+
+const TOPICS = ['Job', 'Allocation', 'Evaluation', 'Deployment', 'Node'] as const;
+const UNNAMESPACED = new Set(['Node', 'NodeDrain', 'ACLToken', 'ACLPolicy']);
+
+interface GenEvent {
+  Topic: string;
+  Type: string;
+  Key: string;
+  Namespace: string;
+  FilterKeys: string[] | null;
+}
+
+/** Frames of a stream answer, heartbeats ({}) left out; a malformed frame fails the rule. */
+function framesOf(res: StreamResult): EventFrame[] {
+  expect(res.malformed, 'every line of the stream is JSON').toEqual([]);
+  return res.lines
+    .filter((l) => typeof l === 'object' && l !== null && Object.keys(l).length > 0)
+    .map((l) => {
+      const parsed = frameSchema.safeParse(l);
+      if (!parsed.success) expect.fail(`a stream line is not a frame {Index, Events}: ${JSON.stringify(l).slice(0, 200)}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      return parsed.data;
+    });
+}
+
+/** Subscribes, reads until an event with index >= `last` arrives or the deadline, and returns the frames. */
+async function subscribe(kit: RuleKit, query: Record<string, string | string[] | undefined>, last: number, options: { token?: string | null; maxMs?: number } = {}) {
+  const res = await kit.scheduler.events(query, {
+    maxMs: options.maxMs ?? 2_000,
+    token: options.token,
+    until: (s) => s.lines.some((l) => typeof l === 'object' && l !== null && ((l as { Index?: number }).Index ?? 0) >= last),
+  });
+  return res;
+}
+
+async function publish(kit: RuleKit, events: GenEvent[]): Promise<number[]> {
+  const indexes: number[] = [];
+  for (const e of events) indexes.push(await kit.schedulerControl.publish([{ ...e, Payload: { [e.Topic]: { ID: e.Key } } }]));
+  return indexes;
+}
+
+function event(topic: string, key: string, namespace = 'default', filterKeys: string[] | null = null): GenEvent {
+  return { Topic: topic, Type: `${topic}Updated`, Key: key, Namespace: UNNAMESPACED.has(topic) ? '' : namespace, FilterKeys: filterKeys };
+}
+
+ruleTest('scheduler.events.frame-shape', async (kit) => {
+  const [index] = await publish(kit, [event('Job', unique('shape'), 'default', ['f1'])]);
+  const res = await subscribe(kit, { index: String(index), topic: 'Job' }, index!);
+  expect(res.status, 'the stream answers 200').toBe(200);
+  const frames = framesOf(res);
+  expect(frames.length, 'at least the published frame arrives').toBeGreaterThan(0);
+  for (const f of frames) for (const e of f.Events) expect(e.Index, 'each event carries its frame index').toBe(f.Index);
+});
+
+/** The documented filter: topic (with its filter keys, '*' for any) and namespace ('*' for all). */
+function modelMatches(e: GenEvent, topics: Map<string, Set<string>>, namespace: string): boolean {
+  const keys = topics.get(e.Topic) ?? topics.get('*');
+  if (!keys) return false;
+  if (!keys.has('*') && ![e.Key, ...(e.FilterKeys ?? [])].some((k) => keys.has(k))) return false;
+  return namespace === '*' || UNNAMESPACED.has(e.Topic) || e.Namespace === namespace;
+}
+
+ruleTest('scheduler.events.matching', async (kit) => {
+  const otherNs = `${run}-ns`;
+  await kit.property(
+    fc.record({
+      events: fc.array(
+        fc.record({ topic: fc.constantFrom(...TOPICS), key: fc.nat(2), ns: fc.constantFrom('default', otherNs), filter: fc.option(fc.subarray([0, 1, 2], { minLength: 1 }), { nil: null }) }),
+        { minLength: 1, maxLength: 8 },
+      ),
+      subTopics: fc.uniqueArray(fc.record({ topic: fc.constantFrom(...TOPICS), key: fc.option(fc.nat(2), { nil: null }) }), { minLength: 1, maxLength: 3, selector: (t) => `${t.topic}:${t.key}` }),
+      namespace: fc.constantFrom<string | undefined>(undefined, 'default', otherNs, '*'),
+      startAt: fc.nat(7),
+    }),
+    async ({ events, subTopics, namespace, startAt }) => {
+      const pool = [unique('k'), unique('k'), unique('k')];
+      const gen = events.map((e) => event(e.topic, pool[e.key]!, e.ns, e.filter ? e.filter.map((i) => pool[i]!) : null));
+      const indexes = await publish(kit, gen);
+      const from = indexes[Math.min(startAt, indexes.length - 1)]!;
+      const topics = new Map<string, Set<string>>();
+      for (const t of subTopics) topics.set(t.topic, new Set([...(topics.get(t.topic) ?? []), t.key === null ? '*' : pool[t.key]!]));
+      const query = { index: String(from), topic: subTopics.map((t) => (t.key === null ? t.topic : `${t.topic}:${pool[t.key]}`)), namespace };
+      const expected = gen.map((e, i) => ({ e, index: indexes[i]! })).filter(({ e, index }) => index >= from && modelMatches(e, topics, namespace ?? 'default'));
+      const res = await subscribe(kit, query, Math.max(...expected.map((x) => x.index), 0) || Number.MAX_SAFE_INTEGER, { maxMs: expected.length ? 3_000 : 800 });
+      expect(res.status, 'the subscription is answered').toBe(200);
+      const frames = framesOf(res);
+      const received = frames.flatMap((f) => f.Events.filter((e) => pool.includes(e.Key) || (e.FilterKeys ?? []).some((k) => pool.includes(k))).map((e) => ({ index: f.Index, key: e.Key, topic: e.Topic, ns: e.Namespace })));
+      const indexes2 = frames.map((f) => f.Index);
+      expect(indexes2, 'frames arrive in increasing index order, without duplicates').toEqual([...new Set(indexes2)].sort((a, b) => a - b));
+      expect(received, `subscription ${JSON.stringify(query)} receives exactly the matching events`).toEqual(expected.map(({ e, index }) => ({ index, key: e.Key, topic: e.Topic, ns: e.Namespace })));
+    },
+    { numRuns: Math.min(Math.max(kit.ctx.runs, 15), 40) },
+  );
+});
+
+ruleTest('scheduler.events.backlog-then-live', async (kit) => {
+  const key = unique('live');
+  const [first] = await publish(kit, [event('Job', key)]);
+  let second = Number.MAX_SAFE_INTEGER;
+  let published = false;
+  const res = await kit.scheduler.events(
+    { index: String(first), topic: `Job:${key}` },
+    {
+      maxMs: 4_000,
+      until: (s) => {
+        const indexes = s.lines.map((l) => (l as { Index?: number }).Index ?? 0);
+        if (!published && indexes.includes(first!)) {
+          published = true;
+          // Publish the live event only once the backlog has arrived on this connection.
+          void publish(kit, [event('Job', key)]).then(([i]) => (second = i!));
+        }
+        return indexes.some((i) => i >= second);
+      },
+    },
+  );
+  const indexes = framesOf(res).map((f) => f.Index);
+  expect(indexes[0], 'the backlog event comes first').toBe(first);
+  expect(indexes, 'then the event published while the stream was open').toContain(second);
+});
+
+ruleTest('scheduler.events.topic-star-equivalence', async (kit) => {
+  const keys = [unique('star'), unique('star')];
+  const indexes = await publish(kit, [event('Job', keys[0]!), event('Job', keys[1]!), event('Allocation', keys[0]!)]);
+  const last = indexes[1]!;
+  const ours = (res: StreamResult) => framesOf(res).flatMap((f) => f.Events.filter((e) => keys.includes(e.Key)).map((e) => `${f.Index}:${e.Topic}:${e.Key}`));
+  const bare = ours(await subscribe(kit, { index: String(indexes[0]), topic: 'Job' }, last));
+  const star = ours(await subscribe(kit, { index: String(indexes[0]), topic: 'Job:*' }, last));
+  expect(bare.length, "'Job' receives both Job events").toBe(2);
+  expect(star, "'Job:*' receives the same events as 'Job'").toEqual(bare);
+});
+
+ruleTest('scheduler.events.no-topic-all', async (kit) => {
+  const key = unique('all');
+  const indexes = await publish(kit, [event('Job', key), event('Allocation', key), event('Node', key), event('Deployment', key)]);
+  const res = await subscribe(kit, { index: String(indexes[0]) }, indexes[3]!);
+  const topics = framesOf(res).flatMap((f) => f.Events.filter((e) => e.Key === key).map((e) => e.Topic));
+  expect(topics, 'without a topic, events of every topic arrive').toEqual(['Job', 'Allocation', 'Node', 'Deployment']);
+});
+
+ruleTest('scheduler.events.namespace', async (kit) => {
+  const key = unique('ns');
+  const other = `${run}-other`;
+  const [a, b] = await publish(kit, [event('Job', key, 'default'), event('Job', key, other)]);
+  const nss = async (namespace?: string) =>
+    framesOf(await subscribe(kit, { index: String(a), topic: 'Job', namespace }, namespace === undefined || namespace === 'default' ? a! : b!)).flatMap((f) => f.Events.filter((e) => e.Key === key).map((e) => e.Namespace));
+  expect(await nss(undefined), "without namespace, only 'default' events").toEqual(['default']);
+  expect(await nss(other), `namespace=${other}: only its events`).toEqual([other]);
+  expect(await nss('*'), "namespace='*': every namespace").toEqual(['default', other]);
+});
+
+ruleTest('scheduler.events.index-evicted', async (kit) => {
+  const key = unique('evicted');
+  const [index] = await publish(kit, [event('Job', key)]);
+  const res = await subscribe(kit, { index: '1', topic: `Job:${key}` }, index!);
+  expect(res.status, 'a subscription from an old index is answered').toBe(200);
+  const frames = framesOf(res);
+  expect(frames.every((f) => f.Index >= 1), 'frames start at or after the requested index').toBe(true);
+  expect(frames.map((f) => f.Index), 'streaming starts at the next available index: the buffered event arrives').toContain(index);
+});
+
+ruleTest('scheduler.events.acl', async (kit) => {
+  const control = kit.schedulerControl;
+  const key = unique('acl');
+  const indexes = await publish(kit, [event('Job', key), event('Node', key)]);
+  const nodeReader = await control.token({ node_read: true });
+  const jobReader = await control.token({ read_job: ['default'] });
+  for (const t of [nodeReader, jobReader]) kit.secret(t);
+  const received = async (token: string, topic?: string) => {
+    const res = await subscribe(kit, { index: String(indexes[0]), topic }, indexes[1]!, { token, maxMs: 1_000 });
+    if (res.status >= 400) return { refused: true, topics: [] as string[] };
+    return { refused: false, topics: framesOf(res).flatMap((f) => f.Events.filter((e) => e.Key === key).map((e) => e.Topic)) };
+  };
+  const denied = (r: { refused: boolean; topics: string[] }, topic: string) => r.refused || !r.topics.includes(topic);
+  expect(denied(await received(nodeReader, 'Job'), 'Job'), 'a node:read token does not receive Job').toBe(true);
+  expect((await received(nodeReader, 'Node')).topics, 'a node:read token receives Node').toEqual(['Node']);
+  expect(denied(await received(jobReader, 'Node'), 'Node'), 'a namespace:read-job token does not receive Node').toBe(true);
+  expect((await received(jobReader, 'Job')).topics, 'a namespace:read-job token receives Job').toEqual(['Job']);
+  for (const token of [nodeReader, jobReader]) {
+    const all = await received(token, undefined);
+    expect(all.refused || all.topics.length < 2, "'*' (no topic) needs a management token").toBe(true);
+    expect(denied(await received(token, 'ACLToken'), 'ACLToken'), 'ACL topics need a management token').toBe(true);
+  }
+});
+
+ruleTest('scheduler.upstream.stream-heartbeat', async (kit) => {
+  const res = await kit.scheduler.events({ topic: 'Job' }, { maxMs: 1_000, until: (s) => s.lines.length > 0 });
+  expect(res.lines[0], 'the first line is the {} heartbeat').toEqual({});
+});
+
+ruleTest('scheduler.upstream.bad-stream-params-400', async (kit) => {
+  for (const query of [{ index: 'abc' }, { topic: 'Job:a:b' }]) {
+    const res = await kit.scheduler.events(query, { maxMs: 1_000 });
+    expect(res.status, `${JSON.stringify(query)} answers 400`).toBe(400);
+  }
+});
