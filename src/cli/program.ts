@@ -8,6 +8,8 @@ import { runConformCommand } from './commands/conform.ts';
 import { runFaultsCommand } from './commands/faults.ts';
 import { runRulesCommand } from './commands/rules.ts';
 import { runServeCommand } from './commands/serve.ts';
+import { runLoadCommand } from './commands/load.ts';
+import { RemoteTargetRefused } from '../load/run-load.ts';
 import { NoRulesSelectedError, UnreachableTargetError } from '../run/conform.ts';
 
 function addSelectionOptions(cmd: Command): Command {
@@ -53,6 +55,29 @@ export function buildProgram(): Command {
       process.exitCode = await runConformCommand(opts, process.argv.slice(2).join(' '));
     });
 
+  const loadCmd = program
+    .command('load')
+    .description('bounded load on the hot paths (embedded reference unless targets are configured), with thresholds and a baseline')
+    .option('--config <file>', 'JSON target profile')
+    .option('--engine <list>', 'open (arrival rate, HDR latency from intended start), autocannon (closed model), k6', 'open')
+    .option('--scenario <list>', 'oidc-code-flow, mesh-authorize, mesh-leaf, mesh-leaf-blocking, mesh-roots, scheduler-logs, scheduler-event-fanout (default: all)')
+    .option('--rate <n>', 'open model: iterations started per second', '200')
+    .option('--duration <d>', 'how long each scenario runs (10s, 2m)', '5s')
+    .option('--max-requests <n>', 'hard cap per scenario, whatever the duration', '100000')
+    .option('--connections <n>', 'closed model: connections', '16')
+    .option('--subscribers <n>', 'event fan-out: concurrent stream subscribers', '20')
+    .option('--event-rate <n>', 'event fan-out: events per second the scheduler produces', '200')
+    .option('--p99 <ms>', 'threshold: p99 latency in ms (open model and fan-out)')
+    .option('--max-error-rate <fraction>', 'threshold: share of failed iterations', '0')
+    .option('--max-dropped-rate <fraction>', 'threshold: share of scheduled iterations not started', '0.01')
+    .option('--baseline <results.json>', 'compare with an earlier run; regressions fail the run')
+    .option('--tolerance <fraction>', 'regression tolerance', '0.25')
+    .option('--allow-remote', 'allow load on targets that are not loopback addresses')
+    .option('--reports-dir <dir>', 'where to write the reports (default reports)');
+  addTargetOptions(loadCmd).action(async (opts) => {
+    process.exitCode = await runLoadCommand(opts, process.argv.slice(2).join(' '));
+  });
+
   program
     .command('serve')
     .description('start the embedded reference and print its URLs and tokens until Ctrl-C')
@@ -96,7 +121,7 @@ Environment: ${ENV_VARIABLES.join(', ')}.`,
 }
 
 export function usageFailure(err: unknown): number | undefined {
-  if (err instanceof ConfigError || err instanceof NoRulesSelectedError || err instanceof UnknownFaultError) {
+  if (err instanceof ConfigError || err instanceof NoRulesSelectedError || err instanceof UnknownFaultError || err instanceof RemoteTargetRefused) {
     process.stderr.write(`stackproof: ${err.message}\n`);
     return EXIT.USAGE;
   }

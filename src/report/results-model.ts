@@ -108,6 +108,10 @@ export const runResultsSchema = z.object({
   }),
   rules: z.array(ruleResultSchema),
   load: z.array(loadScenarioResultSchema),
+  /** Load regressions against a baseline run (stackproof load --baseline). */
+  regressions: z
+    .array(z.object({ scenario: z.string(), engine: z.string(), metric: z.string(), baseline: z.number(), current: z.number(), change: z.number() }))
+    .optional(),
 });
 
 export type RuleResult = z.infer<typeof ruleResultSchema>;

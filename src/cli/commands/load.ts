@@ -1,0 +1,80 @@
+import { relative } from 'node:path';
+import { loadConfig } from '../../config/load-config.ts';
+import { findK6, K6Missing } from '../../load/k6-engine.ts';
+import { runLoad, type LoadEngine } from '../../load/run-load.ts';
+import { writeReports } from '../../report/write-reports.ts';
+import { ConfigError } from '../../config/load-config.ts';
+import { EXIT } from '../exit-codes.ts';
+import { flagsToConfig, type CommonFlags } from '../flags.ts';
+
+export interface LoadFlags extends CommonFlags {
+  engine: string;
+  scenario?: string;
+  rate: string;
+  duration: string;
+  maxRequests: string;
+  connections: string;
+  subscribers: string;
+  eventRate: string;
+  p99?: string;
+  maxErrorRate: string;
+  maxDroppedRate: string;
+  baseline?: string;
+  tolerance: string;
+  allowRemote?: boolean;
+}
+
+function positive(name: string, raw: string, max: number): number {
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0 || n > max) throw new ConfigError(`--${name}: expected a number in (0, ${max}], got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+function durationMs(raw: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(raw.trim());
+  if (!m) throw new ConfigError(`--duration: expected e.g. 10s, 2m or 500ms, got ${JSON.stringify(raw)}`);
+  const ms = Number(m[1]) * { ms: 1, s: 1000, m: 60_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm'];
+  if (ms <= 0 || ms > 3_600_000) throw new ConfigError('--duration: at most one hour');
+  return ms;
+}
+
+export async function runLoadCommand(flags: LoadFlags, argvText: string): Promise<number> {
+  const config = loadConfig({ file: flags.config, env: process.env, flags: flagsToConfig(flags) });
+  const engines = flags.engine.split(',').map((e) => e.trim());
+  for (const e of engines) if (!['open', 'autocannon', 'k6'].includes(e)) throw new ConfigError(`--engine: ${e} is not one of open, autocannon, k6`);
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  if (engines.includes('k6')) {
+    const k6 = findK6();
+    if (!k6) {
+      process.stderr.write(`stackproof: ${new K6Missing().message}\n`);
+      return EXIT.USAGE;
+    }
+    log(`k6 found at ${k6}; the k6 engine runs the bundles in load/dist (see README, "Distributed load with k6").`);
+  }
+  const { results, exitCode, secrets } = await runLoad({
+    config,
+    engines: engines.filter((e): e is LoadEngine => e !== 'k6'),
+    scenarios: flags.scenario ? flags.scenario.split(',').map((s) => s.trim()) : [],
+    rate: positive('rate', flags.rate, 100_000),
+    durationMs: durationMs(flags.duration),
+    maxRequests: positive('max-requests', flags.maxRequests, 10_000_000),
+    connections: positive('connections', flags.connections, 10_000),
+    subscribers: positive('subscribers', flags.subscribers, 10_000),
+    eventRate: positive('event-rate', flags.eventRate, 100_000),
+    thresholds: {
+      p99Ms: flags.p99 === undefined ? undefined : positive('p99', flags.p99, 3_600_000),
+      errorRate: Number(flags.maxErrorRate),
+      droppedRate: Number(flags.maxDroppedRate),
+    },
+    baseline: flags.baseline,
+    tolerance: Number(flags.tolerance),
+    allowRemote: Boolean(flags.allowRemote),
+    command: `stackproof ${argvText}`.trim(),
+    log,
+  });
+  const paths = await writeReports(results, config.reportsDir, secrets);
+  log('');
+  log(results.summary.verdict);
+  log(`reports: ${relative(process.cwd(), paths.html) || paths.html} (also results.json and junit.xml)`);
+  return exitCode;
+}

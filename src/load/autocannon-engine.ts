@@ -1,0 +1,67 @@
+import autocannon from 'autocannon';
+import type { LoadScenarioResult } from '../report/results-model.ts';
+import { encodeHistogram, newLatencyHistogram, percentilesMs } from './latency-histogram.ts';
+import type { PreparedScenario } from './scenarios/types.ts';
+
+export interface ClosedModelOptions {
+  connections: number;
+  durationMs: number;
+  maxRequests: number;
+}
+
+/**
+ * The closed model: a fixed number of connections each send the next request as soon as the
+ * previous answer arrives, for the highest throughput a target sustains. Its latencies are
+ * recorded into an HDR histogram of our own from every response.
+ */
+export async function runClosedModel(scenario: PreparedScenario, options: ClosedModelOptions): Promise<LoadScenarioResult> {
+  if (!scenario.fixed?.length) throw new Error(`${scenario.name} has no fixed request sequence for the closed-model engine`);
+  const histogram = newLatencyHistogram();
+  const perSecond = new Map<number, { requests: number; errors: number; h: ReturnType<typeof newLatencyHistogram> }>();
+  const started = performance.now();
+  let errors = 0;
+  let instance!: autocannon.Instance;
+  const done = new Promise<autocannon.Result>((resolve, reject) => {
+    instance = autocannon(
+      {
+        url: scenario.url,
+        connections: options.connections,
+        duration: Math.max(1, Math.round(options.durationMs / 1000)),
+        amount: options.maxRequests,
+        requests: scenario.fixed!.map((r) => ({ method: r.method, path: r.path, headers: r.headers, body: r.body })),
+        timeout: 10,
+      },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    );
+  });
+  instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+    const us = Math.max(1, Math.round(responseTime * 1000));
+    histogram.recordValue(us);
+    const sec = Math.floor((performance.now() - started) / 1000);
+    let b = perSecond.get(sec);
+    if (!b) perSecond.set(sec, (b = { requests: 0, errors: 0, h: newLatencyHistogram() }));
+    b.requests += 1;
+    b.h.recordValue(us);
+    if (statusCode >= 400) {
+      errors += 1;
+      b.errors += 1;
+    }
+  });
+  const result = await done;
+  const elapsed = performance.now() - started;
+  const total = histogram.totalCount;
+  return {
+    scenario: scenario.name,
+    engine: 'autocannon',
+    model: 'closed',
+    durationMs: Math.round(elapsed),
+    requests: total,
+    errors: errors + result.errors + result.timeouts,
+    dropped: 0,
+    throughput: Math.round((total / elapsed) * 1000 * 10) / 10,
+    latencyMs: percentilesMs(histogram),
+    histogram: encodeHistogram(histogram),
+    timeline: [...perSecond.entries()].sort((a, b) => a[0] - b[0]).map(([t, b]) => ({ t, requests: b.requests, errors: b.errors, p50: percentilesMs(b.h).p50, p99: percentilesMs(b.h).p99 })),
+    thresholds: [],
+  };
+}

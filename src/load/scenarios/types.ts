@@ -1,0 +1,31 @@
+import type { Targets } from '../../config/schema.ts';
+
+/** One request of a scenario, as the closed-model engine (autocannon) replays it. */
+export interface FixedRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** A prepared scenario: the base URL it loads, one iteration for the open-model runner, and fixed requests for autocannon. */
+export interface PreparedScenario {
+  name: string;
+  url: string;
+  /** One iteration (one or more requests); resolves true when every answer was correct. */
+  iterate: () => Promise<boolean>;
+  /** The requests autocannon repeats, when the iteration is a fixed request sequence. */
+  fixed?: FixedRequest[];
+  /** What the k6 script needs (URLs, tokens, names), passed to it as environment variables. */
+  k6Env: Record<string, string>;
+  close: () => Promise<void>;
+}
+
+/** A hot path under load, defined once and run by every engine. */
+export interface LoadScenario {
+  name: string;
+  system: keyof Targets;
+  description: string;
+  /** Sets up what the iterations need (a client, a leaf, an intention) through the API and the fixtures. */
+  prepare: (targets: Targets) => Promise<PreparedScenario>;
+}
