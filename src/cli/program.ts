@@ -9,6 +9,7 @@ import { runFaultsCommand } from './commands/faults.ts';
 import { runRulesCommand } from './commands/rules.ts';
 import { runServeCommand } from './commands/serve.ts';
 import { runLoadCommand } from './commands/load.ts';
+import { runMergeCommand } from './commands/merge.ts';
 import { RemoteTargetRefused } from '../load/run-load.ts';
 import { NoRulesSelectedError, UnreachableTargetError } from '../run/conform.ts';
 
@@ -77,6 +78,15 @@ export function buildProgram(): Command {
   addTargetOptions(loadCmd).action(async (opts) => {
     process.exitCode = await runLoadCommand(opts, process.argv.slice(2).join(' '));
   });
+
+  program
+    .command('merge')
+    .description('merge the load results of several runners (results.json, or k6 summaries) by histogram')
+    .argument('<files...>', 'results files')
+    .option('--json', 'print JSON')
+    .action(async (files: string[], opts) => {
+      process.exitCode = await runMergeCommand(files, opts);
+    });
 
   program
     .command('serve')

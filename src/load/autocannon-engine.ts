@@ -26,8 +26,8 @@ export async function runClosedModel(scenario: PreparedScenario, options: Closed
       {
         url: scenario.url,
         connections: options.connections,
+        // autocannon's `amount` would override `duration`; the request cap is enforced below instead.
         duration: Math.max(1, Math.round(options.durationMs / 1000)),
-        amount: options.maxRequests,
         requests: scenario.fixed!.map((r) => ({ method: r.method, path: r.path, headers: r.headers, body: r.body })),
         timeout: 10,
       },
@@ -46,6 +46,7 @@ export async function runClosedModel(scenario: PreparedScenario, options: Closed
       errors += 1;
       b.errors += 1;
     }
+    if (histogram.totalCount >= options.maxRequests) instance.stop();
   });
   const result = await done;
   const elapsed = performance.now() - started;

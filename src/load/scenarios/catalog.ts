@@ -120,14 +120,14 @@ const meshLeaf: LoadScenario = {
 const meshLeafBlocking: LoadScenario = {
   name: 'mesh-leaf-blocking',
   system: 'mesh',
-  description: 'GET /v1/agent/connect/ca/leaf/:service as a blocking query (index = current, wait 1s)',
+  description: 'GET /v1/agent/connect/ca/leaf/:service as a blocking query (index = current, wait 200 ms)',
   async prepare(targets) {
     const { t, headers } = meshPrep(targets);
     const p = pool(t.url);
     const service = tag();
     const first = await ok(p, { method: 'GET', path: `/v1/agent/connect/ca/leaf/${service}`, headers });
     const index = (JSON.parse(first.text) as { ModifyIndex: number }).ModifyIndex;
-    const req = { method: 'GET' as const, path: `/v1/agent/connect/ca/leaf/${service}?index=${index}&wait=1s`, headers };
+    const req = { method: 'GET' as const, path: `/v1/agent/connect/ca/leaf/${service}?index=${index}&wait=200ms`, headers };
     return { name: this.name, url: t.url, iterate: async () => (await ok(p, req)).ok, fixed: [req], k6Env: { MESH_URL: t.url, MESH_TOKEN: t.token, SERVICE: service, INDEX: String(index) }, close: () => p.close() };
   },
 };

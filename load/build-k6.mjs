@@ -1,0 +1,29 @@
+// Bundles each k6 scenario into load/dist/<name>.js with settings k6's JavaScript engine accepts:
+// k6 modules left external, no Node built-ins (platform neutral), syntax lowered to ES2017.
+import { build } from 'esbuild';
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const entries = readdirSync(join(here, 'k6')).filter((f) => f.endsWith('.ts'));
+
+export async function buildK6Bundles() {
+  const result = await build({
+    entryPoints: entries.map((f) => join(here, 'k6', f)),
+    outdir: join(here, 'dist'),
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2017',
+    external: ['k6', 'k6/*'],
+    logLevel: 'warning',
+    metafile: true,
+  });
+  return Object.keys(result.metafile.outputs);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const outputs = await buildK6Bundles();
+  for (const o of outputs) console.log(`built ${o}`);
+}
