@@ -88,7 +88,8 @@ export async function runEventFanout(target: SchedulerTarget, options: FanoutOpt
   const errors = (await Promise.all(running)).filter((r): r is Error => r instanceof Error);
   await agent.destroy();
   const elapsed = performance.now() - started;
-  const published = Math.max(0, ...seen.flatMap((m) => [...m.keys()]));
+  let published = 0;
+  for (const m of seen) for (const seq of m.keys()) if (seq > published) published = seq;
   let missed = 0;
   let duplicates = 0;
   let delivered = 0;

@@ -1,0 +1,112 @@
+// npm run bench: performance figures measured side by side in one run and printed as ratios.
+// Everything runs on loopback, bounded in time; nothing here is asserted by the tests.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+import { Pool } from 'undici';
+import type { Targets } from '../src/config/schema.ts';
+import { runClosedModel } from '../src/load/autocannon-engine.ts';
+import { runEventFanout } from '../src/load/event-fanout.ts';
+import { runOpenModel } from '../src/load/open-model-runner.ts';
+import { LOAD_SCENARIOS } from '../src/load/scenarios/catalog.ts';
+import type { PreparedScenario } from '../src/load/scenarios/types.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const CONNECTIONS = 16;
+
+async function child(args: string[]): Promise<{ proc: ChildProcess; info: unknown }> {
+  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = (await once(createInterface({ input: proc.stdout! }), 'line')) as [string];
+  return { proc, info: JSON.parse(line) };
+}
+
+const rows: string[][] = [];
+const row = (...cells: (string | number)[]) => rows.push(cells.map(String));
+const fmt = (n: number) => (n >= 100 ? Math.round(n).toString() : n.toFixed(2));
+
+function print(title: string): void {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  console.log(`\n${title}`);
+  for (const r of rows) console.log(`  ${r.map((c, i) => c.padEnd(widths[i]!)).join('  ')}`);
+  rows.length = 0;
+}
+
+async function plainAutocannon(url: string, path = '/', headers: Record<string, string> = {}): Promise<number> {
+  const r = await autocannon({ url: url + path, connections: CONNECTIONS, duration: SECONDS, headers });
+  return r.requests.average;
+}
+
+function wrk(url: string): number | undefined {
+  const which = spawnSync('sh', ['-c', 'command -v wrk']);
+  if (which.status !== 0) return undefined;
+  const out = spawnSync('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${SECONDS}s`, url], { encoding: 'utf8' }).stdout;
+  const m = /Requests\/sec:\s+([\d.]+)/.exec(out);
+  return m ? Number(m[1]) : undefined;
+}
+
+async function openModelMax(url: string): Promise<{ rate: number; throughput: number }> {
+  const pool = new Pool(url, { connections: 256 });
+  let best = { rate: 0, throughput: 0 };
+  for (const rate of [2_000, 5_000, 10_000, 20_000, 40_000]) {
+    const r = await runOpenModel({
+      scenario: 'bare',
+      rate,
+      durationMs: 2_000,
+      maxRequests: rate * 2,
+      maxInFlight: 1024,
+      request: async () => {
+        const res = await pool.request({ method: 'GET', path: '/' });
+        await res.body.dump();
+        return res.statusCode === 200;
+      },
+    });
+    if (r.dropped / (r.requests + r.dropped) > 0.01 || r.throughput < rate * 0.95) break;
+    best = { rate, throughput: r.throughput };
+  }
+  await pool.close();
+  return best;
+}
+
+const bare = await child(['bench/bare-server.mjs']);
+const bareUrl = (bare.info as { url: string }).url;
+const reference = await child(['--import', 'tsx', 'bench/reference-server.ts']);
+const targets = reference.info as Targets;
+try {
+  // 1. Load generators against the bare server, same connections.
+  const ac = await plainAutocannon(bareUrl);
+  const fixed: PreparedScenario = { name: 'bare', url: bareUrl, iterate: async () => true, fixed: [{ method: 'GET', path: '/', headers: {} }], k6Env: {}, close: async () => undefined };
+  const closed = await runClosedModel(fixed, { connections: CONNECTIONS, durationMs: SECONDS * 1000, maxRequests: 10_000_000 });
+  const open = await openModelMax(bareUrl);
+  const w = wrk(bareUrl);
+  row('generator', 'requests/s', 'vs autocannon', 'vs wrk');
+  row('autocannon (plain)', fmt(ac), '1.00', w ? fmt(ac / w) : 'n/a');
+  row('stackproof closed (autocannon + HDR)', fmt(closed.throughput), fmt(closed.throughput / ac), w ? fmt(closed.throughput / w) : 'n/a');
+  row(`stackproof open model (highest rate held: ${open.rate}/s)`, fmt(open.throughput), fmt(open.throughput / ac), w ? fmt(open.throughput / w) : 'n/a');
+  row('wrk -t2', w ? fmt(w) : 'not installed (apt-get install wrk)', w ? fmt(w / ac) : 'n/a', w ? '1.00' : 'n/a');
+  print(`Load generator efficiency: a bare node:http server on loopback, ${CONNECTIONS} connections, ${SECONDS} s each`);
+
+  // 2. The reference's hot paths beside the bare server (closed model, same connections).
+  const bareRate = closed.throughput;
+  row('path', 'requests/s', 'p99 ms', 'vs bare node:http');
+  row('bare node:http', fmt(bareRate), fmt(closed.latencyMs.p99), '1.00');
+  for (const name of ['mesh-leaf', 'mesh-authorize', 'oidc-code-flow', 'mesh-roots']) {
+    const scenario = LOAD_SCENARIOS.find((s) => s.name === name)!;
+    const prepared = await scenario.prepare(targets);
+    const r = await runClosedModel(prepared, { connections: CONNECTIONS, durationMs: SECONDS * 1000, maxRequests: 10_000_000 });
+    await prepared.close();
+    row(name === 'oidc-code-flow' ? 'oidc authorize' : name === 'mesh-leaf' ? 'leaf fetch (cached)' : name === 'mesh-authorize' ? 'connect authorize' : 'CA roots', fmt(r.throughput), fmt(r.latencyMs.p99), fmt(r.throughput / bareRate));
+  }
+  print('Reference hot paths beside a bare node:http server (closed model)');
+
+  // 3. Event fan-out: subscribers x events/s, delivery latency.
+  row('subscribers', 'events/s', 'delivered/s', 'p50 ms', 'p99 ms', 'max ms', 'missed', 'p99 < 50 ms');
+  for (const [subscribers, rate] of [[10, 200], [50, 200], [100, 500], [200, 1000]] as const) {
+    const f = await runEventFanout(targets.scheduler!, { subscribers, rate, durationMs: SECONDS * 1000 });
+    row(subscribers, rate, fmt(f.throughput), fmt(f.latencyMs.p50), fmt(f.latencyMs.p99), fmt(f.latencyMs.max), f.missed, f.latencyMs.p99 < 50 ? 'yes' : 'no');
+  }
+  print('Event-stream fan-out (delivery latency from event creation to receipt)');
+} finally {
+  bare.proc.kill('SIGTERM');
+  reference.proc.kill('SIGTERM');
+}
