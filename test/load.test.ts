@@ -110,3 +110,18 @@ describe('merging results from several runners', () => {
     expect(merged.requests).toBe(1000);
   });
 });
+
+describe('the k6 engine', () => {
+  it('runs the bundled script of each scenario with its settings when a k6 binary is on PATH, and reads its summary', async () => {
+    const out = dir();
+    const fake = join(ROOT, 'test', 'fixtures', 'fake-k6');
+    const res = await runCli(['load', '--engine', 'k6', '--scenario', 'mesh-roots,oidc-code-flow', '--duration', '1s', '--rate', '7', '--reports-dir', out], {
+      env: { PATH: `${fake}:${dirname(process.execPath)}` },
+    });
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    expect(res.stdout).toContain('fake k6 running mesh.js at 7/s for 1s');
+    expect(res.stdout).toContain('fake k6 running oidc.js at 7/s for 1s');
+    const results = runResultsSchema.parse(JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')));
+    expect(results.load.map((l) => `${l.scenario}/${l.engine}`).sort()).toEqual(['mesh-roots/k6', 'oidc-code-flow/k6']);
+  }, 60_000);
+});

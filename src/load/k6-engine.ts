@@ -35,3 +35,12 @@ export function runK6(binary: string, script: string, env: Record<string, string
     child.on('close', (code) => resolve(code ?? 1));
   });
 }
+
+/** Which bundled script runs a scenario (the mesh script drives all three mesh paths at once). */
+export const K6_SCRIPT: Record<string, string> = {
+  'oidc-code-flow': 'oidc.js',
+  'mesh-authorize': 'mesh.js',
+  'mesh-leaf': 'mesh.js',
+  'mesh-roots': 'mesh.js',
+  'scheduler-logs': 'scheduler.js',
+};

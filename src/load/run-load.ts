@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { StackproofConfig, Targets } from '../config/schema.ts';
 import { EXIT } from '../cli/exit-codes.ts';
 import { startReference, type RunningReference } from '../reference/reference.ts';
-import { SCHEMA_VERSION, type LoadScenarioResult, type RunResults } from '../report/results-model.ts';
+import { loadScenarioResultSchema, SCHEMA_VERSION, type LoadScenarioResult, type RunResults } from '../report/results-model.ts';
 import { referenceTargets } from '../run/reference-targets.ts';
 import { preflight } from '../run/preflight.ts';
 import { TOOL_VERSION } from '../run/tool-version.ts';
@@ -13,9 +13,16 @@ import { runEventFanout } from './event-fanout.ts';
 import { isLoopback } from './loopback.ts';
 import { runOpenModel } from './open-model-runner.ts';
 import { LOAD_SCENARIOS, ScenarioUnavailable } from './scenarios/catalog.ts';
+import type { PreparedScenario } from './scenarios/types.ts';
+import { findK6, K6_SCRIPT, runK6 } from './k6-engine.ts';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { PACKAGE_ROOT } from '../run/package-root.ts';
 import { applyThresholds, thresholdsBreached, type ThresholdSpec } from './thresholds.ts';
 
-export type LoadEngine = 'open' | 'autocannon';
+export type LoadEngine = 'open' | 'autocannon' | 'k6';
 
 export interface LoadOptions {
   config: StackproofConfig;
@@ -36,6 +43,31 @@ export interface LoadOptions {
 }
 
 export class RemoteTargetRefused extends Error {}
+
+/**
+ * Runs a scenario's bundled k6 script with the scenario's settings and reads back its summary. k6
+ * exits non-zero when one of the script's thresholds fails; that becomes a breached threshold here.
+ */
+async function runK6Scenario(prepared: PreparedScenario, o: LoadOptions): Promise<LoadScenarioResult | undefined> {
+  const binary = findK6();
+  const script = K6_SCRIPT[prepared.name];
+  if (!binary || !script) {
+    o.log(`    no k6 script for ${prepared.name}`);
+    return undefined;
+  }
+  const { buildK6Bundles } = (await import(pathToFileURL(join(PACKAGE_ROOT, 'load', 'build-k6.mjs')).href)) as { buildK6Bundles: () => Promise<string[]> };
+  await buildK6Bundles();
+  const dir = await mkdtemp(join(tmpdir(), 'stackproof-k6-'));
+  const resultsFile = join(dir, 'summary.json');
+  try {
+    const code = await runK6(binary, join(PACKAGE_ROOT, 'load', 'dist', script), { ...prepared.k6Env, RATE: String(o.rate), DURATION: `${Math.round(o.durationMs / 1000)}s`, RESULTS: resultsFile, ...(o.thresholds.p99Ms ? { P99_MS: String(o.thresholds.p99Ms) } : {}) }, (l) => o.log(`    k6: ${l}`));
+    const summary = JSON.parse(await readFile(resultsFile, 'utf8')) as { load: LoadScenarioResult[] };
+    const r = loadScenarioResultSchema.parse({ ...summary.load[0], scenario: prepared.name });
+    return { ...r, thresholds: [{ name: "k6's thresholds", limit: 0, actual: code, ok: code === 0 }] };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
 
 /**
  * A bounded load run: every selected scenario with every selected engine (each capped by duration
@@ -75,6 +107,11 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
       try {
         for (const engine of o.engines) {
           o.log(`  ${scenario.name} (${engine}): ${engine === 'open' ? `${o.rate}/s` : `${o.connections} connections`} for ${o.durationMs / 1000} s, at most ${o.maxRequests} requests`);
+          if (engine === 'k6') {
+            const r = await runK6Scenario(prepared, o);
+            if (r) results.push(r);
+            continue;
+          }
           const raw =
             engine === 'open'
               ? await runOpenModel({ scenario: scenario.name, rate: o.rate, durationMs: o.durationMs, maxRequests: o.maxRequests, maxInFlight: 256, request: prepared.iterate })

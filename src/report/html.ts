@@ -32,6 +32,7 @@ ${renderSummary(results)}
 ${renderRuleTable(results.rules)}
 ${renderFailures(results.rules)}
 ${renderLoad(results.load)}
+${renderRegressions(results.regressions)}
 </main>
 <script>${SCRIPT}</script>
 </body>
@@ -126,6 +127,15 @@ function renderFailure(r: RuleResult): string {
   <h4>HTTP exchanges (${r.exchanges.length}${r.droppedExchanges ? `, ${r.droppedExchanges} earlier ones not kept` : ''}; secrets redacted)</h4>
   ${exchanges || '<p>None recorded.</p>'}
 </article>`;
+}
+
+function renderRegressions(regressions: RunResults['regressions']): string {
+  if (!regressions) return '';
+  if (regressions.length === 0) return '<section id="regressions"><h2>Against the baseline</h2><p>No load regression.</p></section>';
+  const rows = regressions
+    .map((r) => `<tr><td>${h(r.scenario)}</td><td>${h(r.engine)}</td><td>${h(r.metric)}</td><td>${r.baseline}</td><td>${r.current}</td><td>${Math.round(r.change * 100)}% worse</td></tr>`)
+    .join('');
+  return `<section id="regressions"><h2>Against the baseline</h2><table class="load"><thead><tr><th>Scenario</th><th>Engine</th><th>Metric</th><th>Baseline</th><th>Now</th><th>Change</th></tr></thead><tbody>${rows}</tbody></table></section>`;
 }
 
 function headerLines(headers: Record<string, string>): string {

@@ -53,7 +53,7 @@ export async function runLoadCommand(flags: LoadFlags, argvText: string): Promis
   }
   const { results, exitCode, secrets } = await runLoad({
     config,
-    engines: engines.filter((e): e is LoadEngine => e !== 'k6'),
+    engines: engines as LoadEngine[],
     scenarios: flags.scenario ? flags.scenario.split(',').map((s) => s.trim()) : [],
     rate: positive('rate', flags.rate, 100_000),
     durationMs: durationMs(flags.duration),
