@@ -12,6 +12,9 @@ export interface CommonFlags {
   reportsDir?: string;
   requestTimeout?: string;
   referenceDialect?: string;
+  failOn?: string;
+  waivers?: string;
+  strictWaivers?: boolean;
   [key: string]: unknown;
 }
 
@@ -42,6 +45,9 @@ export function flagsToConfig(flags: CommonFlags): Record<string, unknown> {
     reportsDir: flags.reportsDir,
     requestTimeoutMs: num(flags.requestTimeout),
     referenceDialect: flags.referenceDialect,
+    failOn: flags.failOn,
+    waivers: flags.waivers,
+    strictWaivers: flags.strictWaivers,
     targets: Object.keys(targets).length ? targets : undefined,
   };
 }

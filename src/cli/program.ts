@@ -10,6 +10,7 @@ import { runRulesCommand } from './commands/rules.ts';
 import { runServeCommand } from './commands/serve.ts';
 import { runLoadCommand } from './commands/load.ts';
 import { runMergeCommand } from './commands/merge.ts';
+import { runCoverageCommand } from './commands/coverage.ts';
 import { RemoteTargetRefused } from '../load/run-load.ts';
 import { NoRulesSelectedError, UnreachableTargetError } from '../run/conform.ts';
 
@@ -50,6 +51,11 @@ export function buildProgram(): Command {
     .option('--request-timeout <ms>', 'deadline of every request (default 10000)')
     .addOption(new Option('--reference-dialect <dialect>', 'dialect the embedded reference serves').choices(['spec', 'hashicorp']))
     .option('--reference-fault <id>', 'start the embedded reference with this fault (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .addOption(new Option('--fail-on <level>', 'lowest level whose FAIL or ERROR fails the run (default MUST)').choices(['MUST', 'SHOULD', 'MAY']))
+    .option('--waivers <file>', 'JSON file of expected failures: {"waivers":[{rule, owner, reason, expires}]}')
+    .option('--strict-waivers', 'expired waivers and waivers of passing rules fail the run')
+    .option('--baseline <results.json>', 'report the rules whose outcome changed since that run')
+    .option('--rerun-failed <results.json>', 'run only the rules that were FAIL or ERROR in that run')
     .option('--no-load-smoke', 'skip the short load smoke after the suites')
     .option('--load-smoke', 'run the load smoke against configured targets too')
     .action(async (opts) => {
@@ -78,6 +84,15 @@ export function buildProgram(): Command {
   addTargetOptions(loadCmd).action(async (opts) => {
     process.exitCode = await runLoadCommand(opts, process.argv.slice(2).join(' '));
   });
+
+  program
+    .command('coverage')
+    .description('every rule-bearing sentence and table row of the specs, and the rules that cover it')
+    .option('--json', 'print JSON')
+    .option('--reports-dir <dir>', 'where to write coverage.json and coverage.html (default reports)')
+    .action(async (opts) => {
+      process.exitCode = await runCoverageCommand(opts);
+    });
 
   program
     .command('merge')

@@ -176,6 +176,12 @@ export const configSchema = z
     requestTimeoutMs: z.number().int().positive().max(600_000).default(10_000),
     testTimeoutMs: z.number().int().positive().max(3_600_000).default(60_000),
     reportsDir: z.string().min(1).default('reports'),
+    /** The lowest level whose FAIL or ERROR fails the run. */
+    failOn: z.enum(['MUST', 'SHOULD', 'MAY']).default('MUST'),
+    /** A JSON file of expected failures: {waivers:[{rule, owner, reason, expires}]}. */
+    waivers: z.string().min(1).optional(),
+    /** Expired waivers, and waivers of rules that pass, fail the run. */
+    strictWaivers: z.boolean().default(false),
     /** Dialect the embedded reference serves when no targets are configured. */
     referenceDialect: dialect.default('spec'),
     targets: targetsSchema.default({}),

@@ -31,6 +31,7 @@ export function renderHtml(results: RunResults): string {
 ${renderSummary(results)}
 ${renderRuleTable(results.rules)}
 ${renderFailures(results.rules)}
+${renderChanges(results)}
 ${renderLoad(results.load)}
 ${renderRegressions(results.regressions)}
 </main>
@@ -51,9 +52,16 @@ function renderSummary(results: RunResults): string {
       const of = rules.filter((r) => r.level === l);
       return `${h(l)}: ${of.filter((r) => r.outcome === 'PASS').length}/${of.length} pass`;
     });
+    const bad = rules.filter((r) => r.outcome === 'FAIL' || r.outcome === 'ERROR');
+    const links = bad.length
+      ? `<ul class="bad">${bad
+          .slice(0, 12)
+          .map((r) => `<li><a href="#detail-${h(r.id)}" data-testid="summary-link-${h(r.id)}"><span class="badge ${h(r.outcome)}">${h(r.outcome)}</span> ${h(r.id)}</a></li>`)
+          .join('')}${bad.length > 12 ? `<li><a href="#failures">and ${bad.length - 12} more</a></li>` : ''}</ul>`
+      : '';
     return `<section class="card" data-testid="summary-${h(system)}"><h3>${h(system)}</h3>
       <p class="counts">${counts.map(([o, n]) => `<span class="badge ${o}">${o} ${n}</span>`).join(' ')}</p>
-      <p class="levels">${levels.join(' · ')}</p></section>`;
+      <p class="levels">${levels.join(' · ')}</p>${links}</section>`;
   });
   return `<section id="summary"><h2>Summary</h2><div class="cards">${cards.join('')}</div></section>`;
 }
@@ -127,6 +135,21 @@ function renderFailure(r: RuleResult): string {
   <h4>HTTP exchanges (${r.exchanges.length}${r.droppedExchanges ? `, ${r.droppedExchanges} earlier ones not kept` : ''}; secrets redacted)</h4>
   ${exchanges || '<p>None recorded.</p>'}
 </article>`;
+}
+
+function renderChanges(results: RunResults): string {
+  const parts: string[] = [];
+  if (results.baselineDiff) {
+    parts.push(
+      results.baselineDiff.length === 0
+        ? '<p>No rule changed outcome since the baseline.</p>'
+        : `<table class="rules" data-testid="baseline-diff"><thead><tr><th>Rule</th><th>Before</th><th>Now</th></tr></thead><tbody>${results.baselineDiff
+            .map((d) => `<tr><td class="id"><a href="#rule-${h(d.rule)}">${h(d.rule)}</a></td><td><span class="badge ${h(d.before)}">${h(d.before)}</span></td><td><span class="badge ${h(d.after)}">${h(d.after)}</span></td></tr>`)
+            .join('')}</tbody></table>`,
+    );
+  }
+  if (results.waiverFindings?.length) parts.push(`<h3>Waivers</h3><ul data-testid="waiver-findings">${results.waiverFindings.map((f) => `<li>${h(f.message)}</li>`).join('')}</ul>`);
+  return parts.length ? `<section id="changes"><h2>Changed since the baseline</h2>${parts.join('')}</section>` : '';
 }
 
 function renderRegressions(regressions: RunResults['regressions']): string {
@@ -207,6 +230,7 @@ details.exchange summary{cursor:pointer;font-family:ui-monospace,monospace;font-
 .chart{display:inline-block;margin:8px;background:#fff;border:1px solid #d5d9e0;border-radius:6px;padding:6px}
 .chart .bar{fill:#cfd8e8}.chart polyline{fill:none;stroke-width:2}.chart .p50{stroke:#2a7de1}.chart .p99{stroke:#d9480f}
 .hidden{display:none}
+ul.bad{margin:6px 0 0;padding-left:16px;font-size:12px}ul.bad a{text-decoration:none}
 `;
 
 const SCRIPT = `

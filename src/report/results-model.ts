@@ -108,6 +108,10 @@ export const runResultsSchema = z.object({
   }),
   rules: z.array(ruleResultSchema),
   load: z.array(loadScenarioResultSchema),
+  /** Findings about the waiver file: expired waivers, waivers no longer needed. */
+  waiverFindings: z.array(z.object({ rule: z.string(), kind: z.string(), message: z.string() })).optional(),
+  /** Rules whose outcome changed since the baseline run (stackproof conform --baseline). */
+  baselineDiff: z.array(z.object({ rule: z.string(), before: z.string(), after: z.string() })).optional(),
   /** Load regressions against a baseline run (stackproof load --baseline). */
   regressions: z
     .array(z.object({ scenario: z.string(), engine: z.string(), metric: z.string(), baseline: z.number(), current: z.number(), change: z.number() }))

@@ -13,6 +13,10 @@ import { preflight } from './preflight.ts';
 import { referenceTargets } from './reference-targets.ts';
 import type { SuiteContext } from './suite-context.ts';
 import { TOOL_VERSION } from './tool-version.ts';
+import { failsRun, type FailOn } from './exit-policy.ts';
+import { applyWaivers, readWaivers, type WaiverFinding } from './waivers.ts';
+import { readFileSync } from 'node:fs';
+import { runResultsSchema } from '../report/results-model.ts';
 
 export class UnreachableTargetError extends Error {}
 export class NoRulesSelectedError extends Error {}
@@ -21,6 +25,8 @@ export interface ConformOptions {
   config: StackproofConfig;
   invocation: Invocation;
   command: string;
+  /** A results.json to compare outcomes with. */
+  baseline?: string;
   /** Run the short load smoke after the suites (default: only against the embedded reference). */
   loadSmoke?: boolean;
   log: (line: string) => void;
@@ -32,9 +38,9 @@ export interface ConformOutcome {
   secrets: string[];
 }
 
-/** Exit code by outcome: 1 when any MUST rule is FAIL or ERROR. */
-export function exitCodeFor(rules: Pick<RuleResult, 'level' | 'outcome'>[]): number {
-  return rules.some((r) => r.level === 'MUST' && (r.outcome === 'FAIL' || r.outcome === 'ERROR')) ? EXIT.RULES_FAILED : EXIT.OK;
+/** Exit code by outcome: 1 when a FAIL or ERROR at or above the fail-on level (MUST by default). */
+export function exitCodeFor(rules: Pick<RuleResult, 'level' | 'outcome'>[], failOn: FailOn = 'MUST'): number {
+  return rules.some((r) => failsRun(r, failOn)) ? EXIT.RULES_FAILED : EXIT.OK;
 }
 
 /**
@@ -44,6 +50,8 @@ export function exitCodeFor(rules: Pick<RuleResult, 'level' | 'outcome'>[]): num
 export async function conform(options: ConformOptions): Promise<ConformOutcome> {
   const { config, log } = options;
   const started = new Date();
+  // Read the waivers first: a bad file is a usage error before anything runs.
+  const waivers = config.waivers ? readWaivers(config.waivers) : [];
   const rules = selectRules(config.systems, config.rules, config.profile);
   if (rules.length === 0) {
     throw new NoRulesSelectedError(`no rule matches --systems ${config.systems.join(',')} --rules ${config.rules.join(',') || '(all)'} (profile ${config.profile}); see \`stackproof rules\``);
@@ -113,7 +121,17 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       }
     }
 
-    const exitCode = exitCodeFor(ruleResults);
+    let findings: WaiverFinding[] = [];
+    if (config.waivers) ({ results: ruleResults, findings } = applyWaivers(ruleResults, waivers));
+    for (const f of findings) log(`waiver: ${f.message}`);
+    let baselineDiff: { rule: string; before: string; after: string }[] | undefined;
+    if (options.baseline) {
+      const before = new Map(runResultsSchema.parse(JSON.parse(readFileSync(options.baseline, 'utf8'))).rules.map((r) => [r.id, r.outcome as string]));
+      baselineDiff = ruleResults.filter((r) => (before.get(r.id) ?? 'NEW') !== r.outcome).map((r) => ({ rule: r.id, before: before.get(r.id) ?? 'NEW', after: r.outcome }));
+      for (const d of baselineDiff) log(`changed since the baseline: ${d.rule} ${d.before} -> ${d.after}`);
+    }
+    let exitCode = exitCodeFor(ruleResults, config.failOn);
+    if (config.strictWaivers && findings.length > 0) exitCode = EXIT.RULES_FAILED;
     const counts = countOutcomes(ruleResults);
     const finished = new Date();
     const targetSummaries: TargetSummary[] = (Object.entries(targets) as [SystemName, NonNullable<Targets[SystemName]>][]).map(([system, t]) => ({
@@ -145,6 +163,8 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       },
       rules: ruleResults,
       load,
+      ...(config.waivers ? { waiverFindings: findings } : {}),
+      ...(baselineDiff ? { baselineDiff } : {}),
     };
     return { results, exitCode, secrets };
   } finally {

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
@@ -12,8 +14,13 @@ export interface CliResult {
 }
 
 /** Runs the stackproof CLI as a user would, in a child process, with a hard deadline. */
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; configFile?: unknown } = {}): Promise<CliResult> {
   const started = performance.now();
+  if (options.configFile !== undefined) {
+    const file = join(mkdtempSync(join(tmpdir(), 'stackproof-cfg-')), 'stackproof.config.json');
+    writeFileSync(file, JSON.stringify(options.configFile));
+    args = [...args, '--config', file];
+  }
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
     // The parent test runner's variables must not leak into the vitest the CLI starts.

@@ -1,5 +1,8 @@
 import { relative } from 'node:path';
-import { ENV_VARIABLES, loadConfig } from '../../config/load-config.ts';
+import { readFileSync } from 'node:fs';
+import { ConfigError, ENV_VARIABLES, loadConfig } from '../../config/load-config.ts';
+import { runResultsSchema } from '../../report/results-model.ts';
+import { NoRulesSelectedError } from '../../run/conform.ts';
 import { writeReports } from '../../report/write-reports.ts';
 import { conform } from '../../run/conform.ts';
 import type { Invocation } from '../../run/invocation.ts';
@@ -8,10 +11,14 @@ import { flagsToConfig, flagTargets, type CommonFlags } from '../flags.ts';
 export interface ConformFlags extends CommonFlags {
   referenceFault?: string[];
   loadSmoke?: boolean;
+  baseline?: string;
+  rerunFailed?: string;
 }
 
 export async function runConformCommand(flags: ConformFlags, argvText: string): Promise<number> {
-  const config = loadConfig({ file: flags.config, env: process.env, flags: flagsToConfig(flags) });
+  const fromFlags = flagsToConfig(flags);
+  if (flags.rerunFailed) fromFlags.rules = failedRuleIds(flags.rerunFailed);
+  const config = loadConfig({ file: flags.config, env: process.env, flags: fromFlags });
   const invocation: Invocation = {
     configFile: flags.config,
     flagTargets: flagTargets(flags),
@@ -28,6 +35,7 @@ export async function runConformCommand(flags: ConformFlags, argvText: string): 
     invocation,
     command: `stackproof ${argvText}`.trim(),
     loadSmoke: explicitSmoke,
+    baseline: flags.baseline,
     log,
   });
   const paths = await writeReports(results, config.reportsDir, secrets);
@@ -39,4 +47,17 @@ export async function runConformCommand(flags: ConformFlags, argvText: string): 
   }
   log(`reports: ${relative(process.cwd(), paths.html) || paths.html} (also results.json and junit.xml)`);
   return exitCode;
+}
+
+/** The rules that were FAIL or ERROR in an earlier run. */
+function failedRuleIds(file: string): string[] {
+  let results;
+  try {
+    results = runResultsSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+  } catch (err) {
+    throw new ConfigError(`--rerun-failed ${file}: not a stackproof results file (${(err as Error).message.split('\n')[0]})`);
+  }
+  const ids = results.rules.filter((r) => r.outcome === 'FAIL' || r.outcome === 'ERROR').map((r) => r.id);
+  if (ids.length === 0) throw new NoRulesSelectedError(`--rerun-failed ${file}: no rule failed in that run`);
+  return ids;
 }
