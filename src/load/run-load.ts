@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import type { StackproofConfig, Targets } from '../config/schema.ts';
 import { EXIT } from '../cli/exit-codes.ts';
 import { startReference, type RunningReference } from '../reference/reference.ts';
-import { loadScenarioResultSchema, SCHEMA_VERSION, type LoadScenarioResult, type RunResults } from '../report/results-model.ts';
+import { loadScenarioResultSchema, type LoadScenarioResult, type RunResults } from '../report/results-model.ts';
+import { runHeader } from '../report/run-header.ts';
 import { referenceTargets } from '../run/reference-targets.ts';
 import { preflight } from '../run/preflight.ts';
-import { TOOL_VERSION } from '../run/tool-version.ts';
 import { UnreachableTargetError } from '../run/conform.ts';
 import { runClosedModel } from './autocannon-engine.ts';
 import { compareWithBaseline, type Regression } from './baseline.ts';
@@ -139,19 +138,7 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
     const exitCode = breached ? EXIT.THRESHOLD : EXIT.OK;
     const secrets = Object.values(targets).flatMap((t) => (t ? [t.token] : []));
     const res: RunResults = {
-      schemaVersion: SCHEMA_VERSION,
-      tool: { name: 'stackproof', version: TOOL_VERSION },
-      run: {
-        id: `${started.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`,
-        startedAt: started.toISOString(),
-        finishedAt: finished.toISOString(),
-        durationMs: finished.getTime() - started.getTime(),
-        profile: o.config.profile,
-        seed: 0,
-        runs: 0,
-        command: o.command,
-        faults: [],
-      },
+      ...runHeader(started, finished, { profile: o.config.profile, seed: 0, runs: 0, command: o.command, faults: [] }),
       targets: Object.entries(targets).flatMap(([system, t]) => (t ? [{ system: system as 'secrets', url: t.url, dialect: t.dialect, embedded: !external }] : [])),
       summary: {
         total: 0,

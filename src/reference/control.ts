@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BodyError, parseJsonObject, readBody } from './http/body.ts';
+import { readJsonObjectOr4xx } from './http/body.ts';
 import { sendJsonBody, sendPlainError } from './http/plain-errors.ts';
 import { Router, type RouteContext, type RouteHandler } from './http/router.ts';
 import type { SecretsService } from './secrets/service.ts';
@@ -60,16 +60,8 @@ export class ControlService {
     await match.handler({ req, res, url, params: match.params });
   }
 
-  private async body(ctx: RouteContext): Promise<Record<string, unknown> | undefined> {
-    try {
-      return parseJsonObject(await readBody(ctx.req, 1024 * 1024));
-    } catch (err) {
-      if (err instanceof BodyError) {
-        sendPlainError(ctx.res, err.status, err.message);
-        return undefined;
-      }
-      throw err;
-    }
+  private body(ctx: RouteContext): Promise<Record<string, unknown> | undefined> {
+    return readJsonObjectOr4xx(ctx.req, ctx.res, 1024 * 1024);
   }
 
   private identityOf(ctx: RouteContext, body: Record<string, unknown>) {

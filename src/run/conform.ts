@@ -1,10 +1,10 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import type { StackproofConfig, SystemName, Targets } from '../config/schema.ts';
 import { EXIT } from '../cli/exit-codes.ts';
 import { runLoadSmoke } from '../load/smoke.ts';
 import { startReference, type RunningReference } from '../reference/reference.ts';
 import type { LoadScenarioResult, RuleResult, RunResults, TargetSummary } from '../report/results-model.ts';
-import { SCHEMA_VERSION } from '../report/results-model.ts';
+import { runHeader } from '../report/run-header.ts';
 import { selectRules } from '../rules/catalog.ts';
 import { ConformanceRunner } from './conformance-runner.ts';
 import { replayCommand, type Invocation } from './invocation.ts';
@@ -12,7 +12,6 @@ import { countOutcomes } from './outcomes.ts';
 import { preflight } from './preflight.ts';
 import { referenceTargets } from './reference-targets.ts';
 import type { SuiteContext } from './suite-context.ts';
-import { TOOL_VERSION } from './tool-version.ts';
 import { failsRun, type FailOn } from './exit-policy.ts';
 import { applyWaivers, readWaivers, type WaiverFinding } from './waivers.ts';
 import { readFileSync } from 'node:fs';
@@ -141,19 +140,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       embedded: !external,
     }));
     const results: RunResults = {
-      schemaVersion: SCHEMA_VERSION,
-      tool: { name: 'stackproof', version: TOOL_VERSION },
-      run: {
-        id: `${started.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`,
-        startedAt: started.toISOString(),
-        finishedAt: finished.toISOString(),
-        durationMs: finished.getTime() - started.getTime(),
-        profile: config.profile,
-        seed,
-        runs: config.runs,
-        command: options.command,
-        faults: reference?.faults ?? [],
-      },
+      ...runHeader(started, finished, { profile: config.profile, seed, runs: config.runs, command: options.command, faults: reference?.faults ?? [] }),
       targets: targetSummaries,
       summary: {
         total: ruleResults.length,

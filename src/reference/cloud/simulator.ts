@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
-import { BodyError, parseJsonObject, readBody } from '../http/body.ts';
+import { readJsonObjectOr4xx } from '../http/body.ts';
 import { sendJsonBody, sendPlainError } from '../http/plain-errors.ts';
 import { Router, type RouteContext, type RouteHandler } from '../http/router.ts';
 
@@ -101,16 +101,8 @@ export class CloudSimulator {
     sendJsonBody(res, 200, { id: resourceId(m), name: m.name, location: m.location, identity: { type: 'SystemAssigned', principalId: m.principalId } });
   }
 
-  private async body(ctx: RouteContext): Promise<Record<string, unknown> | undefined> {
-    try {
-      return parseJsonObject(await readBody(ctx.req, 64 * 1024));
-    } catch (err) {
-      if (err instanceof BodyError) {
-        sendPlainError(ctx.res, err.status, err.message);
-        return undefined;
-      }
-      throw err;
-    }
+  private body(ctx: RouteContext): Promise<Record<string, unknown> | undefined> {
+    return readJsonObjectOr4xx(ctx.req, ctx.res, 64 * 1024);
   }
 
   private async addMachine(ctx: RouteContext): Promise<void> {

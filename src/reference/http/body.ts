@@ -70,6 +70,22 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
+/**
+ * Reads a small JSON object body for a control route; on a bad body, answers the client error
+ * (plain text) itself and returns undefined.
+ */
+export async function readJsonObjectOr4xx(req: IncomingMessage, res: import('node:http').ServerResponse, limit: number): Promise<Record<string, unknown> | undefined> {
+  try {
+    return parseJsonObject(await readBody(req, limit));
+  } catch (err) {
+    if (!(err instanceof BodyError)) throw err;
+    const message = err.message;
+    res.writeHead(err.status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(message) });
+    res.end(message);
+    return undefined;
+  }
+}
+
 /** Parses a JSON object body; an empty body is an empty object (the spec does not require Content-Type). */
 export function parseJsonObject(body: Buffer): Record<string, unknown> {
   if (body.length === 0) return {};
