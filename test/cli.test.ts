@@ -169,3 +169,11 @@ describe('stackproof serve', () => {
     expect(await exit).toBe(0);
   });
 });
+
+describe('long answers on a pipe', () => {
+  it('prints the whole catalog as JSON even when it is far larger than a pipe buffer', async () => {
+    const res = await runCli(['rules', '--json', '--profile', 'strict']);
+    expect(res.stdout.length, "several times the 64 KiB a pipe holds").toBeGreaterThan(100_000);
+    expect(() => JSON.parse(res.stdout)).not.toThrow();
+  });
+});
