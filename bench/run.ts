@@ -16,7 +16,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONNECTIONS = 16;
 
 async function child(args: string[]): Promise<{ proc: ChildProcess; info: unknown }> {
-  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const [line] = (await once(createInterface({ input: proc.stdout! }), 'line')) as [string];
   return { proc, info: JSON.parse(line) };
 }
@@ -70,7 +70,7 @@ async function openModelMax(url: string): Promise<{ rate: number; throughput: nu
 
 const bare = await child(['bench/bare-server.mjs']);
 const bareUrl = (bare.info as { url: string }).url;
-const reference = await child(['--import', 'tsx', 'bench/reference-server.ts']);
+const reference = await child(['--expose-gc', '--import', 'tsx', 'bench/reference-server.ts']);
 const targets = reference.info as Targets;
 try {
   // 1. Load generators against the bare server, same connections.
@@ -106,6 +106,31 @@ try {
     row(subscribers, rate, fmt(f.throughput), fmt(f.latencyMs.p50), fmt(f.latencyMs.p99), fmt(f.latencyMs.max), f.missed, f.latencyMs.p99 < 50 ? 'yes' : 'no');
   }
   print('Event-stream fan-out (delivery latency from event creation to receipt)');
+
+  // 4. Soak: steady load on the hot paths; the reference's memory after a forced GC, and its fds.
+  const SOAK_MS = Number(process.env.BENCH_SOAK_SECONDS ?? 20) * 1000;
+  const stats = () =>
+    new Promise<{ heapUsed: number; rss: number; fds: number }>((resolve) => {
+      reference.proc.once('message', (m) => resolve(m as { heapUsed: number; rss: number; fds: number }));
+      reference.proc.send('stats');
+    });
+  const soakNames = ['mesh-leaf', 'mesh-authorize', 'mesh-roots', 'oidc-code-flow', 'scheduler-logs'];
+  // File descriptors are counted with no load connection open, before and after.
+  const fdsBefore = (await stats()).fds;
+  const prepared = await Promise.all(soakNames.map((n) => LOAD_SCENARIOS.find((s) => s.name === n)!.prepare(targets)));
+  await Promise.all(prepared.map((p) => runOpenModel({ scenario: p.name, rate: 100, durationMs: 2_000, maxRequests: 1_000, request: p.iterate })));
+  const before = await stats();
+  const soak = await Promise.all(prepared.map((p) => runOpenModel({ scenario: p.name, rate: 150, durationMs: SOAK_MS, maxRequests: 1_000_000, maxInFlight: 512, request: p.iterate })));
+  const after = await stats();
+  for (const p of prepared) await p.close();
+  await new Promise((r) => setTimeout(r, 1_000));
+  const fdsAfter = (await stats()).fds;
+  row('scenario', 'requests', 'wrong answers', 'dropped', 'p99 ms');
+  for (const s of soak) row(s.scenario, s.requests, s.errors, s.dropped, fmt(s.latencyMs.p99));
+  print(`Soak: ${SOAK_MS / 1000} s of steady load at 150/s on each hot path`);
+  const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
+  console.log(`  reference heap after forced GC: ${mb(before.heapUsed)} MB before, ${mb(after.heapUsed)} MB after (growth ${mb(after.heapUsed - before.heapUsed)} MB); rss ${mb(before.rss)} -> ${mb(after.rss)} MB`);
+  console.log(`  reference open file descriptors with no load connection open: ${fdsBefore} before, ${fdsAfter} after`);
 } finally {
   bare.proc.kill('SIGTERM');
   reference.proc.kill('SIGTERM');
