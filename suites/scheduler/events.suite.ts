@@ -90,10 +90,16 @@ ruleTest('scheduler.events.matching', async (kit) => {
       for (const t of subTopics) topics.set(t.topic, new Set([...(topics.get(t.topic) ?? []), t.key === null ? '*' : pool[t.key]!]));
       const query = { index: String(from), topic: subTopics.map((t) => (t.key === null ? t.topic : `${t.topic}:${pool[t.key]}`)), namespace };
       const expected = gen.map((e, i) => ({ e, index: indexes[i]! })).filter(({ e, index }) => index >= from && modelMatches(e, topics, namespace ?? 'default'));
-      const res = await subscribe(kit, query, Math.max(...expected.map((x) => x.index), 0) || Number.MAX_SAFE_INTEGER, { maxMs: expected.length ? 3_000 : 800 });
+      // A sentinel the subscription matches, published last: once it arrives, everything before it has.
+      const first = subTopics[0]!;
+      const [sentinel] = await publish(kit, [event(first.topic, first.key === null ? unique('sentinel') : pool[first.key]!, namespace === undefined || namespace === '*' ? 'default' : namespace)]);
+      const res = await subscribe(kit, query, sentinel!, { maxMs: 3_000 });
       expect(res.status, 'the subscription is answered').toBe(200);
       const frames = framesOf(res);
-      const received = frames.flatMap((f) => f.Events.filter((e) => pool.includes(e.Key) || (e.FilterKeys ?? []).some((k) => pool.includes(k))).map((e) => ({ index: f.Index, key: e.Key, topic: e.Topic, ns: e.Namespace })));
+      expect(frames.some((f) => f.Index === sentinel), 'the sentinel published last arrived').toBe(true);
+      const received = frames
+        .filter((f) => f.Index !== sentinel)
+        .flatMap((f) => f.Events.filter((e) => pool.includes(e.Key) || (e.FilterKeys ?? []).some((k) => pool.includes(k))).map((e) => ({ index: f.Index, key: e.Key, topic: e.Topic, ns: e.Namespace })));
       const indexes2 = frames.map((f) => f.Index);
       expect(indexes2, 'frames arrive in increasing index order, without duplicates').toEqual([...new Set(indexes2)].sort((a, b) => a - b));
       expect(received, `subscription ${JSON.stringify(query)} receives exactly the matching events`).toEqual(expected.map(({ e, index }) => ({ index, key: e.Key, topic: e.Topic, ns: e.Namespace })));
@@ -105,23 +111,22 @@ ruleTest('scheduler.events.matching', async (kit) => {
 ruleTest('scheduler.events.backlog-then-live', async (kit) => {
   const key = unique('live');
   const [first] = await publish(kit, [event('Job', key)]);
-  let second = Number.MAX_SAFE_INTEGER;
-  let published = false;
+  let livePublished: Promise<number[]> | undefined;
   const res = await kit.scheduler.events(
     { index: String(first), topic: `Job:${key}` },
     {
       maxMs: 4_000,
       until: (s) => {
         const indexes = s.lines.map((l) => (l as { Index?: number }).Index ?? 0);
-        if (!published && indexes.includes(first!)) {
-          published = true;
-          // Publish the live event only once the backlog has arrived on this connection.
-          void publish(kit, [event('Job', key)]).then(([i]) => (second = i!));
-        }
-        return indexes.some((i) => i >= second);
+        // Publish the live event only once the backlog has arrived on this connection.
+        if (!livePublished && indexes.includes(first!)) livePublished = publish(kit, [event('Job', key)]);
+        // Both events of this key seen: the backlog one and the live one.
+        return s.lines.filter((l) => ((l as { Events?: { Key: string }[] }).Events ?? []).some((e) => e.Key === key)).length >= 2;
       },
     },
   );
+  expect(livePublished, 'the backlog event arrived, so the live one was published').toBeDefined();
+  const [second] = await livePublished!;
   const indexes = framesOf(res).map((f) => f.Index);
   expect(indexes[0], 'the backlog event comes first').toBe(first);
   expect(indexes, 'then the event published while the stream was open').toContain(second);
