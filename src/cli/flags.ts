@@ -12,9 +12,12 @@ export interface CommonFlags {
   reportsDir?: string;
   requestTimeout?: string;
   referenceDialect?: string;
+  referenceBehavior?: string;
+  expect?: string;
   failOn?: string;
   waivers?: string;
   strictWaivers?: boolean;
+  strictExpectations?: boolean;
   [key: string]: unknown;
 }
 
@@ -45,9 +48,12 @@ export function flagsToConfig(flags: CommonFlags): Record<string, unknown> {
     reportsDir: flags.reportsDir,
     requestTimeoutMs: num(flags.requestTimeout),
     referenceDialect: flags.referenceDialect,
+    referenceBehavior: flags.referenceBehavior,
+    expect: list(flags.expect),
     failOn: flags.failOn,
     waivers: flags.waivers,
     strictWaivers: flags.strictWaivers,
+    strictExpectations: flags.strictExpectations,
     targets: Object.keys(targets).length ? targets : undefined,
   };
 }

@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, ENV_VARIABLES } from '../config/load-config.ts';
-import { SYSTEMS } from '../config/schema.ts';
-import { UnknownFaultError } from '../reference/reference.ts';
+import { PRODUCTS, SYSTEMS } from '../config/schema.ts';
+import { ReferenceBehaviorError, UnknownFaultError } from '../reference/reference.ts';
 import { TOOL_VERSION } from '../run/tool-version.ts';
 import { EXIT } from './exit-codes.ts';
 import { runConformCommand } from './commands/conform.ts';
@@ -11,6 +11,7 @@ import { runServeCommand } from './commands/serve.ts';
 import { runLoadCommand } from './commands/load.ts';
 import { runMergeCommand } from './commands/merge.ts';
 import { runCoverageCommand } from './commands/coverage.ts';
+import { runExpectationsCommand } from './commands/expectations.ts';
 import { RemoteTargetRefused } from '../load/run-load.ts';
 import { NoRulesSelectedError, UnreachableTargetError } from '../run/conform.ts';
 
@@ -50,10 +51,13 @@ export function buildProgram(): Command {
     .option('--reports-dir <dir>', 'where to write results.json, junit.xml and index.html (default reports)')
     .option('--request-timeout <ms>', 'deadline of every request (default 10000)')
     .addOption(new Option('--reference-dialect <dialect>', 'dialect the embedded reference serves').choices(['spec', 'hashicorp']))
+    .addOption(new Option('--reference-behavior <behavior>', 'spec, or upstream: the hashicorp reference also reproduces the products\' listed spec deviations').choices(['spec', 'upstream']))
+    .option('--expect <products>', `comma-separated products whose listed spec deviations are EXPECTED, not FAIL (${PRODUCTS.join(',')})`)
     .option('--reference-fault <id>', 'start the embedded reference with this fault (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .addOption(new Option('--fail-on <level>', 'lowest level whose FAIL or ERROR fails the run (default MUST)').choices(['MUST', 'SHOULD', 'MAY']))
     .option('--waivers <file>', 'JSON file of expected failures: {"waivers":[{rule, owner, reason, expires}]}')
     .option('--strict-waivers', 'expired waivers and waivers of passing rules fail the run')
+    .option('--strict-expectations', 'an expected deviation (--expect) that no longer happens fails the run')
     .option('--baseline <results.json>', 'report the rules whose outcome changed since that run')
     .option('--rerun-failed <results.json>', 'run only the rules that were FAIL or ERROR in that run')
     .option('--no-load-smoke', 'skip the short load smoke after the suites')
@@ -95,6 +99,15 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('expectations')
+    .description("the products' known spec deviations that --expect reports as EXPECTED: rule, what the product does, upstream source")
+    .option('--product <list>', `only these products (${PRODUCTS.join(',')})`)
+    .option('--json', 'print JSON')
+    .action(async (opts) => {
+      process.exitCode = await runExpectationsCommand(opts);
+    });
+
+  program
     .command('merge')
     .description('merge the load results of several runners (results.json, or k6 summaries) by histogram')
     .argument('<files...>', 'results files')
@@ -107,6 +120,7 @@ export function buildProgram(): Command {
     .command('serve')
     .description('start the embedded reference and print its URLs and tokens until Ctrl-C')
     .addOption(new Option('--dialect <dialect>', 'header and mount names to serve').choices(['spec', 'hashicorp']).default('spec'))
+    .addOption(new Option('--reference-behavior <behavior>', 'spec, or upstream (hashicorp dialect): also reproduce the products\' listed spec deviations').choices(['spec', 'upstream']).default('spec'))
     .option('--fault <id>', 'start with this fault on (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .addOption(new Option('--host <address>', 'loopback address to listen on').choices(['127.0.0.1', '::1']).default('127.0.0.1'))
     .action(async (opts) => {
@@ -146,7 +160,7 @@ Environment: ${ENV_VARIABLES.join(', ')}.`,
 }
 
 export function usageFailure(err: unknown): number | undefined {
-  if (err instanceof ConfigError || err instanceof NoRulesSelectedError || err instanceof UnknownFaultError || err instanceof RemoteTargetRefused) {
+  if (err instanceof ConfigError || err instanceof NoRulesSelectedError || err instanceof UnknownFaultError || err instanceof ReferenceBehaviorError || err instanceof RemoteTargetRefused) {
     process.stderr.write(`stackproof: ${err.message}\n`);
     return EXIT.USAGE;
   }

@@ -29,6 +29,8 @@ const ENV_SCALARS: Record<string, { path: string[]; type: 'string' | 'number' | 
   STACKPROOF_REQUEST_TIMEOUT_MS: { path: ['requestTimeoutMs'], type: 'number' },
   STACKPROOF_REPORTS_DIR: { path: ['reportsDir'], type: 'string' },
   STACKPROOF_REFERENCE_DIALECT: { path: ['referenceDialect'], type: 'string' },
+  STACKPROOF_REFERENCE_BEHAVIOR: { path: ['referenceBehavior'], type: 'string' },
+  STACKPROOF_EXPECT: { path: ['expect'], type: 'list' },
 };
 for (const system of SYSTEMS) {
   const up = system.toUpperCase();

@@ -1,4 +1,9 @@
 import { z } from 'zod';
+import { REFERENCE_BEHAVIORS } from '../reference/behavior.ts';
+
+/** The upstream products that ship an expectation file. */
+export const PRODUCTS = ['vault', 'consul', 'nomad'] as const;
+export type ProductName = (typeof PRODUCTS)[number];
 
 export const SYSTEMS = ['secrets', 'mesh', 'scheduler'] as const;
 export type SystemName = (typeof SYSTEMS)[number];
@@ -184,6 +189,18 @@ export const configSchema = z
     strictWaivers: z.boolean().default(false),
     /** Dialect the embedded reference serves when no targets are configured. */
     referenceDialect: dialect.default('spec'),
+    /**
+     * How the embedded reference behaves: `spec`, or `upstream` (hashicorp dialect only), which also
+     * reproduces the spec deviations listed in the products' expectation files.
+     */
+    referenceBehavior: z.enum(REFERENCE_BEHAVIORS).default('spec'),
+    /**
+     * Products whose expectation files apply (`expectations/<product>.json`): a FAIL of a listed
+     * rule that matches the listed deviation is EXPECTED instead, and does not fail the run.
+     */
+    expect: z.array(z.enum(PRODUCTS)).default([]),
+    /** An expected deviation that no longer happens fails the run (time to remove it from the file). */
+    strictExpectations: z.boolean().default(false),
     targets: targetsSchema.default({}),
     load: z
       .object({

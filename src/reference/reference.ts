@@ -12,13 +12,18 @@ import { CertificateAuthority } from './mesh/certificate-authority.ts';
 import { MeshService } from './mesh/service.ts';
 import { SchedulerService } from './scheduler/service.ts';
 import { sendErrors } from './secrets/respond.ts';
-import { KV_V2_MOUNT, SecretsService } from './secrets/service.ts';
+import { SecretsService } from './secrets/service.ts';
 import { SigningKey } from './secrets/oidc/signing-key.ts';
 import { ControlService } from './control.ts';
+import type { ReferenceBehavior } from './behavior.ts';
 import { CloudSimulator } from './cloud/simulator.ts';
+
+export class ReferenceBehaviorError extends Error {}
 
 export interface ReferenceOptions {
   dialect?: DialectName;
+  /** `upstream` (hashicorp dialect only) also reproduces the products' listed spec deviations. */
+  behavior?: ReferenceBehavior;
   faults?: string[];
   host?: string;
 }
@@ -36,16 +41,19 @@ export const REFERENCE_ALT_KEY = 'stackproof-alt';
 
 export interface RunningReference {
   dialect: DialectName;
+  behavior: ReferenceBehavior;
   faults: string[];
   secrets: ReferenceEndpoint & {
     proxyUrl: string;
     namespaces: string[];
+    kvV1Mount: string;
     kvV2Mount: string;
     oidcAltKey: string;
     /** The cloud-identity simulator the auth method trusts. */
     cloud: { simulatorUrl: string; simulatorToken: string; tenantId: string };
   };
-  mesh: ReferenceEndpoint;
+  /** `namespaces`: whether the agent acts like an Enterprise one (namespaces) or a CE one. */
+  mesh: ReferenceEndpoint & { namespaces: boolean };
   scheduler: ReferenceEndpoint & { nodeId: string };
   /** The reference-only control interface (fixtures, CA rotation, event generation). */
   control: ReferenceEndpoint;
@@ -60,7 +68,13 @@ export class UnknownFaultError extends Error {}
  */
 export async function startReference(options: ReferenceOptions = {}): Promise<RunningReference> {
   const dialectName = options.dialect ?? 'spec';
+  const behavior = options.behavior ?? 'spec';
+  if (behavior === 'upstream' && dialectName !== 'hashicorp') {
+    throw new ReferenceBehaviorError('the upstream reference behaviour reproduces the HashiCorp products: it needs the hashicorp dialect (--reference-dialect hashicorp)');
+  }
   const dialect = dialectFor(dialectName);
+  // Like the products started in dev mode: Consul CE has no namespaces.
+  const meshNamespaces = behavior !== 'upstream';
   const unknown = (options.faults ?? []).filter((id) => !FAULTS.some((f) => f.id === id));
   if (unknown.length) throw new UnknownFaultError(`unknown fault id(s): ${unknown.join(', ')}`);
   const faults = new FaultSet(options.faults ?? []);
@@ -73,17 +87,18 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
     ['default', await SigningKey.create('default')],
     [REFERENCE_ALT_KEY, await SigningKey.create(REFERENCE_ALT_KEY)],
   ]);
-  const secrets = new SecretsService({ dialect, faults, namespaces: REFERENCE_NAMESPACES, signingKeys });
+  const secrets = new SecretsService({ dialect, behavior, faults, namespaces: REFERENCE_NAMESPACES, signingKeys });
   const controlToken = randomUUID();
   const cloud = await CloudSimulator.create(controlToken);
   const meshToken = randomUUID();
-  const mesh = new MeshService({ dialect, faults, ca, managementToken: meshToken, datacenter: 'dc1', nextIndex: () => ++meshIndex });
+  const mesh = new MeshService({ dialect, behavior, namespaces: meshNamespaces, faults, ca, managementToken: meshToken, datacenter: 'dc1', nextIndex: () => ++meshIndex });
   const schedulerToken = randomUUID();
   const nodeId = randomUUID();
   let schedulerIndex = 100;
   const allocRoot = await mkdtemp(join(tmpdir(), 'stackproof-allocs-'));
   const scheduler = new SchedulerService({
     dialect,
+    behavior,
     faults,
     nodeId,
     managementToken: schedulerToken,
@@ -113,12 +128,13 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
   secrets.cloudBase = cl.url;
   return {
     dialect: dialectName,
+    behavior,
     faults: faults.list(),
-    secrets: { url: s.url, token: secrets.rootToken.id, proxyUrl: proxy.url, namespaces: secrets.namespaces.paths(), kvV2Mount: KV_V2_MOUNT,
+    secrets: { url: s.url, token: secrets.rootToken.id, proxyUrl: proxy.url, namespaces: secrets.namespaces.paths(), kvV1Mount: secrets.kvV1Mount, kvV2Mount: secrets.kvV2Mount,
       oidcAltKey: REFERENCE_ALT_KEY,
       cloud: { simulatorUrl: cl.url, simulatorToken: controlToken, tenantId: cloud.tenantId },
     },
-    mesh: { url: m.url, token: meshToken },
+    mesh: { url: m.url, token: meshToken, namespaces: meshNamespaces },
     scheduler: { url: sc.url, token: schedulerToken, nodeId },
     control: { url: ctl.url, token: controlToken },
     stop: async () => {

@@ -24,6 +24,8 @@ export function renderHtml(results: RunResults): string {
     <dt>Command</dt><dd><code>${h(run.command)}</code></dd>
     <dt>Profile</dt><dd>${h(run.profile)}; seed ${run.seed}; ${run.runs} runs per property</dd>
     ${run.faults.length ? `<dt>Faults on</dt><dd>${run.faults.map(h).join(', ')}</dd>` : ''}
+    ${run.referenceBehavior && run.referenceBehavior !== 'spec' ? `<dt>Reference</dt><dd>behaviour ${h(run.referenceBehavior)}: reproduces the products' listed spec deviations</dd>` : ''}
+    ${run.expect?.length ? `<dt>Expected deviations of</dt><dd>${run.expect.map(h).join(', ')} (expectation files shipped with stackproof)</dd>` : ''}
     <dt>Targets</dt><dd>${results.targets.map((t) => `${h(t.system)}: <code>${h(t.url)}</code> (${h(t.dialect)}${t.embedded ? ', embedded reference' : ''})`).join('<br>')}</dd>
   </dl>
 </header>
@@ -31,6 +33,7 @@ export function renderHtml(results: RunResults): string {
 ${renderSummary(results)}
 ${renderRuleTable(results.rules)}
 ${renderFailures(results.rules)}
+${renderExpected(results)}
 ${renderChanges(results)}
 ${renderLoad(results.load)}
 ${renderRegressions(results.regressions)}
@@ -41,7 +44,7 @@ ${renderRegressions(results.regressions)}
 `;
 }
 
-const OUTCOME_ORDER = ['FAIL', 'ERROR', 'PASS', 'SKIP', 'WAIVED'] as const;
+const OUTCOME_ORDER = ['FAIL', 'ERROR', 'PASS', 'SKIP', 'WAIVED', 'EXPECTED'] as const;
 
 function renderSummary(results: RunResults): string {
   const systems = [...new Set(results.rules.map((r) => r.system))];
@@ -95,14 +98,14 @@ function renderRuleRow(r: RuleResult): string {
   const cite = r.sources
     .map((s) => `<div class="cite"><span class="where">${h(s.file)} § ${h(s.section)}</span> <q>${h(s.quote)}</q></div>`)
     .join('');
-  const link = r.outcome === 'FAIL' || r.outcome === 'ERROR' ? `<a href="#detail-${h(r.id)}">${h(r.id)}</a>` : h(r.id);
+  const link = r.outcome === 'FAIL' || r.outcome === 'ERROR' || r.outcome === 'EXPECTED' ? `<a href="#detail-${h(r.id)}">${h(r.id)}</a>` : h(r.id);
   const search = `${r.id} ${r.title} ${r.sources.map((s) => s.quote).join(' ')}`.toLowerCase();
   return `<tr id="rule-${h(r.id)}" class="rule" data-system="${h(r.system)}" data-outcome="${h(r.outcome)}" data-level="${h(r.level)}" data-search="${h(search)}">
     <td><span class="badge ${h(r.outcome)}">${h(r.outcome)}</span></td>
     <td class="id">${link} <a class="self" href="#rule-${h(r.id)}" title="link to this rule">¶</a></td>
     <td>${h(r.level)}</td>
     <td>${h(r.title)}${r.outcome === 'SKIP' && r.message ? `<div class="why">${h(r.message)}</div>` : ''}</td>
-    <td>${cite}${r.upstream ? `<div class="cite upstream">upstream: ${h(r.upstream.product)} ${h(r.upstream.source)}: ${h(r.upstream.note)}</div>` : ''}</td>
+    <td>${cite}${r.upstream ? `<div class="cite upstream">upstream: ${h(r.upstream.product)} ${h(r.upstream.source)}: ${h(r.upstream.note)}</div>` : ''}${(r.ruleNotes ?? []).map((n) => `<div class="cite note">${h(n)}</div>`).join('')}</td>
   </tr>`;
 }
 
@@ -135,6 +138,24 @@ function renderFailure(r: RuleResult): string {
   <h4>HTTP exchanges (${r.exchanges.length}${r.droppedExchanges ? `, ${r.droppedExchanges} earlier ones not kept` : ''}; secrets redacted)</h4>
   ${exchanges || '<p>None recorded.</p>'}
 </article>`;
+}
+
+/** Listed spec deviations of the products named with --expect, apart from the failures: they do not fail the run. */
+function renderExpected(results: RunResults): string {
+  const expected = results.rules.filter((r) => r.outcome === 'EXPECTED');
+  const findings = results.expectationFindings ?? [];
+  if (expected.length === 0 && findings.length === 0) return '';
+  const rows = expected
+    .map(
+      (r) => `<tr id="detail-${h(r.id)}" data-testid="expected-${h(r.id)}"><td class="id">${h(r.id)}</td><td>${h(r.expectation?.product ?? '')}</td>
+      <td>${h(r.expectation?.behavior ?? '')}<div class="cite">${h(r.expectation?.source ?? '')}; versions ${h(r.expectation?.versions ?? '')}</div></td>
+      <td>${r.sources.map((s) => `<q>${h(s.quote)}</q>`).join('<br>')}</td></tr>`,
+    )
+    .join('');
+  return `<section id="expected"><h2>Expected deviations (${expected.length})</h2>
+  <p>Rules the product is known to break: the spec states one thing, the product's source another. They are not counted as failures.</p>
+  ${expected.length ? `<table class="rules"><thead><tr><th>Rule</th><th>Product</th><th>What it does instead</th><th>The spec says</th></tr></thead><tbody>${rows}</tbody></table>` : ''}
+  ${findings.length ? `<h3>Expectation findings</h3><ul data-testid="expectation-findings">${findings.map((f) => `<li>${h(f.message)}</li>`).join('')}</ul>` : ''}</section>`;
 }
 
 function renderChanges(results: RunResults): string {
@@ -216,7 +237,8 @@ dl.run{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px}dl.run dt
 .card h3{margin:4px 0}.levels{color:#555;font-size:12px}
 .badge{display:inline-block;padding:1px 7px;border-radius:10px;font-size:12px;font-weight:600;background:#e3e6eb}
 .badge.PASS{background:#dff3e4;color:#17612b}.badge.FAIL{background:#fbe2e2;color:#8a1c1c}.badge.ERROR{background:#fde9cf;color:#7a4a00}
-.badge.SKIP{background:#e8eaf0;color:#4a5163}.badge.WAIVED{background:#e7e0f7;color:#4b2f87}
+.badge.SKIP{background:#e8eaf0;color:#4a5163}.badge.WAIVED{background:#e7e0f7;color:#4b2f87}.badge.EXPECTED{background:#dcecf7;color:#1d4f73}
+.cite.note{color:#2d5a3d}
 .filters{display:flex;gap:14px;flex-wrap:wrap;align-items:center;margin:8px 0}
 table{border-collapse:collapse;width:100%;background:#fff}th,td{border-bottom:1px solid #e6e8ec;padding:5px 8px;text-align:left;vertical-align:top}
 tr.group-head th{background:#eef0f4}td.id{font-family:ui-monospace,monospace;white-space:nowrap}

@@ -6,7 +6,8 @@ import { z } from 'zod';
  */
 export const SCHEMA_VERSION = 1;
 
-export const OUTCOMES = ['PASS', 'FAIL', 'SKIP', 'ERROR', 'WAIVED'] as const;
+/** EXPECTED: a FAIL that is a listed spec deviation of the product named with `--expect`. */
+export const OUTCOMES = ['PASS', 'FAIL', 'SKIP', 'ERROR', 'WAIVED', 'EXPECTED'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 const exchangeSchema = z.object({
@@ -47,6 +48,10 @@ export const ruleResultSchema = z.object({
   notes: z.array(z.string()),
   /** Faults in the reference's catalog that break this rule. */
   faults: z.array(z.string()),
+  /** How the rule was settled against the upstream products (source files read). */
+  ruleNotes: z.array(z.string()).optional(),
+  /** For EXPECTED: the product's listed deviation that the failure matched. */
+  expectation: z.object({ product: z.string(), behavior: z.string(), source: z.string(), versions: z.string() }).optional(),
 });
 
 export const targetSummarySchema = z.object({
@@ -98,11 +103,16 @@ export const runResultsSchema = z.object({
     runs: z.number(),
     command: z.string(),
     faults: z.array(z.string()),
+    /** How the embedded reference behaved (absent for external targets and older runs). */
+    referenceBehavior: z.enum(['spec', 'upstream']).optional(),
+    /** Products whose expectation files applied (`--expect`). */
+    expect: z.array(z.string()).optional(),
   }),
   targets: z.array(targetSummarySchema),
   summary: z.object({
     total: z.number().int(),
-    byOutcome: z.record(z.enum(OUTCOMES), z.number().int()),
+    // Partial: results written before an outcome existed still parse (as a --baseline, say).
+    byOutcome: z.partialRecord(z.enum(OUTCOMES), z.number().int()),
     exitCode: z.number().int(),
     verdict: z.string(),
   }),
@@ -110,6 +120,8 @@ export const runResultsSchema = z.object({
   load: z.array(loadScenarioResultSchema),
   /** Findings about the waiver file: expired waivers, waivers no longer needed. */
   waiverFindings: z.array(z.object({ rule: z.string(), kind: z.string(), message: z.string() })).optional(),
+  /** Findings about the expectation files: deviations that no longer happen, failures other than the listed one. */
+  expectationFindings: z.array(z.object({ rule: z.string(), product: z.string(), kind: z.string(), message: z.string() })).optional(),
   /** Rules whose outcome changed since the baseline run (stackproof conform --baseline). */
   baselineDiff: z.array(z.object({ rule: z.string(), before: z.string(), after: z.string() })).optional(),
   /** Load regressions against a baseline run (stackproof load --baseline). */

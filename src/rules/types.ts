@@ -30,4 +30,9 @@ export interface Rule {
   upstream?: UpstreamCitation;
   /** A declared capability the target must have, or the rule is SKIP. */
   capability?: string;
+  /**
+   * How the test was settled against the upstream products where the spec leaves a choice, each
+   * with the upstream source read (repository, file, function).
+   */
+  notes?: string[];
 }

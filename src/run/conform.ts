@@ -14,7 +14,11 @@ import { referenceTargets } from './reference-targets.ts';
 import type { SuiteContext } from './suite-context.ts';
 import { failsRun, type FailOn } from './exit-policy.ts';
 import { applyWaivers, readWaivers, type WaiverFinding } from './waivers.ts';
+import { applyExpectations, type ExpectationFinding } from '../expectations/apply-expectations.ts';
+import { readExpectationFiles } from '../expectations/load-expectations.ts';
+import { ruleById } from '../rules/catalog.ts';
 import { readFileSync } from 'node:fs';
+import { ConfigError } from '../config/load-config.ts';
 import { runResultsSchema } from '../report/results-model.ts';
 
 export class UnreachableTargetError extends Error {}
@@ -51,6 +55,11 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
   const started = new Date();
   // Read the waivers first: a bad file is a usage error before anything runs.
   const waivers = config.waivers ? readWaivers(config.waivers) : [];
+  const expectationFiles = readExpectationFiles(config.expect);
+  for (const f of expectationFiles) {
+    const unknown = f.expectations.filter((e) => !ruleById(e.rule));
+    if (unknown.length) throw new ConfigError(`expectation file of ${f.product}: no rule ${unknown.map((e) => e.rule).join(', ')} in the catalog`);
+  }
   const rules = selectRules(config.systems, config.rules, config.profile);
   if (rules.length === 0) {
     throw new NoRulesSelectedError(`no rule matches --systems ${config.systems.join(',')} --rules ${config.rules.join(',') || '(all)'} (profile ${config.profile}); see \`stackproof rules\``);
@@ -63,9 +72,9 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     if (external) {
       targets = Object.fromEntries(systems.filter((s) => config.targets[s]).map((s) => [s, config.targets[s]])) as Targets;
     } else {
-      reference = await startReference({ dialect: config.referenceDialect, faults: options.invocation.referenceFaults });
+      reference = await startReference({ dialect: config.referenceDialect, behavior: config.referenceBehavior, faults: options.invocation.referenceFaults });
       targets = referenceTargets(reference, systems);
-      log(`reference: started on loopback (dialect ${reference.dialect}${reference.faults.length ? `, faults ${reference.faults.join(', ')}` : ''})`);
+      log(`reference: started on loopback (dialect ${reference.dialect}${reference.behavior !== 'spec' ? `, behaviour ${reference.behavior}` : ''}${reference.faults.length ? `, faults ${reference.faults.join(', ')}` : ''})`);
     }
     for (const s of systems) {
       const t = targets[s];
@@ -120,6 +129,9 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       }
     }
 
+    let expectationFindings: ExpectationFinding[] = [];
+    if (expectationFiles.length) ({ results: ruleResults, findings: expectationFindings } = applyExpectations(ruleResults, expectationFiles));
+    for (const f of expectationFindings) log(`expectation: ${f.message}`);
     let findings: WaiverFinding[] = [];
     if (config.waivers) ({ results: ruleResults, findings } = applyWaivers(ruleResults, waivers));
     for (const f of findings) log(`waiver: ${f.message}`);
@@ -131,6 +143,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     }
     let exitCode = exitCodeFor(ruleResults, config.failOn);
     if (config.strictWaivers && findings.length > 0) exitCode = EXIT.RULES_FAILED;
+    if (config.strictExpectations && expectationFindings.some((f) => f.kind === 'no-longer-happens')) exitCode = EXIT.RULES_FAILED;
     const counts = countOutcomes(ruleResults);
     const finished = new Date();
     const targetSummaries: TargetSummary[] = (Object.entries(targets) as [SystemName, NonNullable<Targets[SystemName]>][]).map(([system, t]) => ({
@@ -140,17 +153,20 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       embedded: !external,
     }));
     const results: RunResults = {
-      ...runHeader(started, finished, { profile: config.profile, seed, runs: config.runs, command: options.command, faults: reference?.faults ?? [] }),
+      ...runHeader(started, finished, { profile: config.profile, seed, runs: config.runs, command: options.command, faults: reference?.faults ?? [],
+        ...(reference ? { referenceBehavior: reference.behavior } : {}),
+        ...(config.expect.length ? { expect: config.expect } : {}) }),
       targets: targetSummaries,
       summary: {
         total: ruleResults.length,
         byOutcome: counts,
         exitCode,
-        verdict: `${exitCode === 0 ? 'PASSED' : 'FAILED'}: ${counts.PASS} pass, ${counts.FAIL} fail, ${counts.ERROR} error, ${counts.SKIP} skip${counts.WAIVED ? `, ${counts.WAIVED} waived` : ''} of ${ruleResults.length} rules`,
+        verdict: `${exitCode === 0 ? 'PASSED' : 'FAILED'}: ${counts.PASS} pass, ${counts.FAIL} fail, ${counts.ERROR} error, ${counts.SKIP} skip${counts.WAIVED ? `, ${counts.WAIVED} waived` : ''}${counts.EXPECTED ? `, ${counts.EXPECTED} expected (listed deviations of ${config.expect.join(', ')})` : ''} of ${ruleResults.length} rules`,
       },
       rules: ruleResults,
       load,
       ...(config.waivers ? { waiverFindings: findings } : {}),
+      ...(config.expect.length ? { expectationFindings } : {}),
       ...(baselineDiff ? { baselineDiff } : {}),
     };
     return { results, exitCode, secrets };

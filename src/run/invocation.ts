@@ -11,6 +11,7 @@ export interface Invocation {
   /** Names of STACKPROOF_* variables that were set. */
   envVariables: string[];
   referenceDialect: StackproofConfig['referenceDialect'];
+  referenceBehavior: StackproofConfig['referenceBehavior'];
   referenceFaults: string[];
   profile: StackproofConfig['profile'];
 }
@@ -30,6 +31,7 @@ export function replayCommand(inv: Invocation, ruleId: string, seed: number, run
   const external = inv.configFile || Object.keys(inv.flagTargets).length > 0 || inv.envVariables.some((v) => v.endsWith('_URL'));
   if (!external) {
     if (inv.referenceDialect !== 'spec') args.push('--reference-dialect', inv.referenceDialect);
+    if (inv.referenceBehavior !== 'spec') args.push('--reference-behavior', inv.referenceBehavior);
     for (const f of inv.referenceFaults) args.push('--reference-fault', f);
   }
   if (inv.profile !== 'default') args.push('--profile', inv.profile);

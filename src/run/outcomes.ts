@@ -27,6 +27,7 @@ export function ruleOutcome(
     level: rule.level,
     sources: rule.sources,
     upstream: rule.upstream,
+    ...(rule.notes?.length ? { ruleNotes: rule.notes } : {}),
     faults: faultsBreaking(rule.id).map((f) => f.id),
     durationMs: verdicts.reduce((sum, v) => sum + v.durationMs, 0),
     exchanges: verdicts.flatMap((v) => v.evidence?.exchanges ?? []),
@@ -68,7 +69,7 @@ export function ruleOutcome(
 }
 
 export function countOutcomes(results: { outcome: Outcome }[]): Record<Outcome, number> {
-  const counts: Record<Outcome, number> = { PASS: 0, FAIL: 0, SKIP: 0, ERROR: 0, WAIVED: 0 };
+  const counts: Record<Outcome, number> = { PASS: 0, FAIL: 0, SKIP: 0, ERROR: 0, WAIVED: 0, EXPECTED: 0 };
   for (const r of results) counts[r.outcome] += 1;
   return counts;
 }

@@ -11,7 +11,7 @@ export function referenceTargets(ref: RunningReference, systems: readonly System
       token: ref.secrets.token,
       dialect,
       capabilities: { namespaces: true, requestHeaderProxy: true, kvV2: true, identityFixtures: true, cloudIdentity: true },
-      kv: { v1Mount: 'secret/', v2Mount: ref.secrets.kvV2Mount },
+      kv: { v1Mount: ref.secrets.kvV1Mount, v2Mount: ref.secrets.kvV2Mount },
       namespaces: ref.secrets.namespaces,
       requestHeaderProxyUrl: ref.secrets.proxyUrl,
       oidcAltKey: ref.secrets.oidcAltKey,
@@ -21,7 +21,7 @@ export function referenceTargets(ref: RunningReference, systems: readonly System
     };
   }
   if (systems.includes('mesh')) {
-    t.mesh = { url: ref.mesh.url, token: ref.mesh.token, dialect, capabilities: { namespaces: true, meshFixtures: true }, fixtures: { controlUrl: ref.control.url, controlToken: ref.control.token } };
+    t.mesh = { url: ref.mesh.url, token: ref.mesh.token, dialect, capabilities: { namespaces: ref.mesh.namespaces, meshFixtures: true }, fixtures: { controlUrl: ref.control.url, controlToken: ref.control.token } };
   }
   if (systems.includes('scheduler')) {
     t.scheduler = {

@@ -24,6 +24,7 @@ export async function runConformCommand(flags: ConformFlags, argvText: string): 
     flagTargets: flagTargets(flags),
     envVariables: ENV_VARIABLES.filter((v) => process.env[v]),
     referenceDialect: config.referenceDialect,
+    referenceBehavior: config.referenceBehavior,
     referenceFaults: flags.referenceFault ?? [],
     profile: config.profile,
   };
@@ -44,6 +45,11 @@ export async function runConformCommand(flags: ConformFlags, argvText: string): 
   for (const r of results.rules.filter((x) => x.outcome === 'FAIL' || x.outcome === 'ERROR')) {
     log(`  ${r.outcome} ${r.id}: ${(r.message ?? '').split('\n')[0]}`);
     if (r.replay) log(`    replay: ${r.replay}`);
+  }
+  const expected = results.rules.filter((x) => x.outcome === 'EXPECTED');
+  if (expected.length) {
+    log(`expected deviations (${expected.length}, not failing the run):`);
+    for (const r of expected) log(`  EXPECTED ${r.id}: ${r.expectation?.product} ${r.expectation?.behavior ?? ''}`);
   }
   log(`reports: ${relative(process.cwd(), paths.html) || paths.html} (also results.json and junit.xml)`);
   return exitCode;

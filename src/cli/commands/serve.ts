@@ -1,14 +1,15 @@
 import type { DialectName } from '../../config/dialects.ts';
 import { dialectFor } from '../../config/dialects.ts';
 import { startReference } from '../../reference/reference.ts';
+import type { ReferenceBehavior } from '../../reference/behavior.ts';
 
-export async function runServeCommand(opts: { dialect: DialectName; fault: string[]; host: string }): Promise<number> {
-  const ref = await startReference({ dialect: opts.dialect, faults: opts.fault, host: opts.host });
+export async function runServeCommand(opts: { dialect: DialectName; referenceBehavior: ReferenceBehavior; fault: string[]; host: string }): Promise<number> {
+  const ref = await startReference({ dialect: opts.dialect, behavior: opts.referenceBehavior, faults: opts.fault, host: opts.host });
   const d = dialectFor(opts.dialect);
   const meshCarrier = d.mesh.token.scheme ? `${d.mesh.token.header}: ${d.mesh.token.scheme} <token>` : `${d.mesh.token.header}: <token>`;
   const schedCarrier = d.scheduler.token.scheme ? `${d.scheduler.token.header}: ${d.scheduler.token.scheme} <token>` : `${d.scheduler.token.header}: <token>`;
   const out = (s: string) => process.stdout.write(`${s}\n`);
-  out(`stackproof reference is up (dialect ${ref.dialect}${ref.faults.length ? `, faults ${ref.faults.join(', ')}` : ''}). Ctrl-C stops it.`);
+  out(`stackproof reference is up (dialect ${ref.dialect}${ref.behavior !== 'spec' ? `, behaviour ${ref.behavior}` : ''}${ref.faults.length ? `, faults ${ref.faults.join(', ')}` : ''}). Ctrl-C stops it.`);
   out('');
   out(`  secrets    ${ref.secrets.url}   token ${ref.secrets.token}   (${d.secrets.tokenHeader}: <token>)`);
   out(`  mesh       ${ref.mesh.url}   token ${ref.mesh.token}   (${meshCarrier})`);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../../config/dialects.ts';
+import type { ReferenceBehavior } from '../behavior.ts';
 import type { FaultSet } from '../faults/types.ts';
 import { BodyError, parseJsonObject, readBody } from '../http/body.ts';
 import { sendJsonBody, sendPlainError } from '../http/plain-errors.ts';
@@ -12,6 +13,9 @@ import { describeIntention, IntentionStore } from './intentions.ts';
 
 export interface MeshServiceOptions {
   dialect: Dialect;
+  behavior: ReferenceBehavior;
+  /** false: like Consul CE (no Namespace fields; namespace header and ns query refused). */
+  namespaces: boolean;
   faults: FaultSet;
   ca: CertificateAuthority;
   managementToken: string;

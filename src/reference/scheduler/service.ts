@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../../config/dialects.ts';
+import type { ReferenceBehavior } from '../behavior.ts';
 import type { FaultSet } from '../faults/types.ts';
 import { BodyError, closeAfterResponse, parseJsonObject, readBody } from '../http/body.ts';
 import { sendJsonBody, sendPlainError } from '../http/plain-errors.ts';
@@ -19,6 +20,7 @@ const SHORT_ID = /^[0-9a-f]{8}$/;
 
 export interface SchedulerServiceOptions {
   dialect: Dialect;
+  behavior: ReferenceBehavior;
   faults: FaultSet;
   nodeId: string;
   managementToken: string;

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../../config/dialects.ts';
+import type { ReferenceBehavior } from '../behavior.ts';
 import type { FaultSet } from '../faults/types.ts';
 import { BodyError, closeAfterResponse, parseJsonObject, readBody } from '../http/body.ts';
 import type { Operation, SecretsEngine } from './engine.ts';
@@ -20,12 +21,16 @@ export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 /** Where the embedded reference mounts its version 2 key-value engine (the spec's fresh install has only secret/). */
 export const KV_V2_MOUNT = 'kv-v2/';
 
+/** Where the embedded reference mounts its version 1 key-value engine. */
+export const KV_V1_MOUNT = 'secret/';
+
 /** Values Go's strconv.ParseBool accepts, as the upstream service parses ?list=. */
 const BOOL_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 const BOOL_FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
 
 export interface SecretsServiceOptions {
   dialect: Dialect;
+  behavior: ReferenceBehavior;
   faults: FaultSet;
   /** Namespaces to create at start (reference setup). */
   namespaces: string[];
@@ -44,6 +49,9 @@ export class SecretsService {
   readonly rootToken: TokenEntry;
   readonly namespaces: NamespaceTree;
   private readonly sharedMounts?: Map<string, SecretsEngine>;
+  /** Where the version 1 and version 2 key-value engines are mounted in the root namespace. */
+  readonly kvV1Mount: string = KV_V1_MOUNT;
+  readonly kvV2Mount: string = KV_V2_MOUNT;
   /** The service's own address (api_addr), known once its listener is up. */
   apiAddr = 'http://127.0.0.1';
   /** Where the cloud-identity auth method reaches the cloud's issuer and compute API (the reference's simulator). */
