@@ -18,6 +18,7 @@ export async function runRulesCommand(flags: CommonFlags & { json?: boolean }): 
     process.stdout.write(`  ${r.title}\n`);
     for (const s of r.sources) process.stdout.write(`  spec: ${s.file} § ${s.section}: "${s.quote}"\n`);
     if (r.upstream) process.stdout.write(`  upstream: ${r.upstream.product} ${r.upstream.source}: ${r.upstream.note}\n`);
+    for (const n of r.notes ?? []) process.stdout.write(`  judged: ${n}\n`);
     process.stdout.write(`  faults: ${r.faults.join(', ') || '(none)'}\n\n`);
   }
   process.stdout.write(`${rules.length} rule(s)\n`);

@@ -1,0 +1,128 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PRODUCTS } from '../src/config/schema.ts';
+import { applyExpectations } from '../src/expectations/apply-expectations.ts';
+import { readExpectationFiles } from '../src/expectations/load-expectations.ts';
+import type { ExpectationFile } from '../src/expectations/schema.ts';
+import { runResultsSchema, type RuleResult, type RunResults } from '../src/report/results-model.ts';
+import { ruleById } from '../src/rules/catalog.ts';
+import { runCli } from './support/run-cli.ts';
+
+const reportsDir = () => mkdtempSync(join(tmpdir(), 'stackproof-reports-'));
+const readResults = (dir: string): RunResults => runResultsSchema.parse(JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')));
+
+function result(id: string, outcome: RuleResult['outcome'], message?: string): RuleResult {
+  return { id, system: 'mesh', title: id, level: 'MUST', sources: [], outcome, durationMs: 1, message, exchanges: [], droppedExchanges: 0, observations: [], notes: [], faults: [] };
+}
+
+const file: ExpectationFile = {
+  product: 'consul',
+  name: 'HashiCorp Consul',
+  system: 'mesh',
+  expectations: [
+    { rule: 'mesh.a', behavior: 'answers 500', failure: 'expected 500 to be', source: { repo: 'hashicorp/consul', file: 'agent/http.go', function: 'wrap' }, versions: 'all' },
+    { rule: 'mesh.b', behavior: 'omits X', failure: 'X', source: { repo: 'hashicorp/consul', file: 'agent/x.go', function: 'f' }, versions: 'all' },
+    { rule: 'mesh.c', behavior: 'only on CE', failure: 'Y', source: { repo: 'hashicorp/consul', file: 'agent/y.go', function: 'g' }, versions: 'all', conditional: 'on CE' },
+  ],
+};
+
+describe('applying expectation files', () => {
+  it('marks a FAIL that matches the listed deviation EXPECTED, keeping what was observed', () => {
+    const { results, findings } = applyExpectations([result('mesh.a', 'FAIL', 'refused: expected 500 to be 403')], [file]);
+    expect(results[0]!.outcome).toBe('EXPECTED');
+    expect(results[0]!.message).toContain('expected 500 to be 403');
+    expect(results[0]!.expectation).toMatchObject({ product: 'consul', behavior: 'answers 500', source: 'hashicorp/consul agent/http.go (wrap)' });
+    expect(findings).toEqual([]);
+  });
+
+  it('keeps a FAIL that is not the listed deviation, and says so', () => {
+    const { results, findings } = applyExpectations([result('mesh.a', 'FAIL', 'Authorized was false')], [file]);
+    expect(results[0]!.outcome).toBe('FAIL');
+    expect(findings).toMatchObject([{ rule: 'mesh.a', kind: 'other-failure' }]);
+  });
+
+  it('reports a listed deviation that no longer happens, unless it is conditional', () => {
+    const { results, findings } = applyExpectations([result('mesh.b', 'PASS'), result('mesh.c', 'PASS')], [file]);
+    expect(results.map((r) => r.outcome)).toEqual(['PASS', 'PASS']);
+    expect(findings).toMatchObject([{ rule: 'mesh.b', kind: 'no-longer-happens' }]);
+  });
+
+  it('leaves ERROR, SKIP and rules of other products alone', () => {
+    const { results } = applyExpectations([result('mesh.a', 'ERROR', 'expected 500 to be'), result('mesh.b', 'SKIP'), result('mesh.z', 'FAIL', 'X')], [file]);
+    expect(results.map((r) => r.outcome)).toEqual(['ERROR', 'SKIP', 'FAIL']);
+  });
+});
+
+describe('the shipped expectation files', () => {
+  const files = readExpectationFiles();
+
+  it('exist for every product and name only rules of that product\'s system, each with its upstream source', () => {
+    expect(files.map((f) => f.product)).toEqual([...PRODUCTS]);
+    for (const f of files) {
+      for (const e of f.expectations) {
+        const rule = ruleById(e.rule);
+        expect(rule, `${f.product}: ${e.rule} is not in the catalog`).toBeDefined();
+        expect(rule!.system, `${f.product}: ${e.rule}`).toBe(f.system);
+        expect(e.source.repo, `${f.product}: ${e.rule}`).toMatch(/^hashicorp\//);
+        expect(e.source.file, `${f.product}: ${e.rule}`).toMatch(/\.go$/);
+      }
+    }
+  });
+
+  it('are listed by `stackproof expectations --json`', async () => {
+    const res = await runCli(['expectations', '--json']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual(files);
+  });
+});
+
+/**
+ * The reference in the hashicorp dialect with the upstream behaviour reproduces every listed
+ * deviation: with the expectation files the run passes, without them only listed rules fail. This
+ * is how the suites prove they do not over-assert against what the real products do.
+ */
+describe('conform against the upstream-behaving reference', () => {
+  const files = readExpectationFiles();
+  const listed = new Set(files.flatMap((f) => f.expectations.map((e) => e.rule)));
+  const unconditional = new Set(files.flatMap((f) => f.expectations.filter((e) => !e.conditional).map((e) => e.rule)));
+  const seed = '20261121';
+  let expectedRun: RunResults;
+
+  it('exits 0 with --expect vault,consul,nomad, exactly the listed deviations EXPECTED', async () => {
+    const dir = reportsDir();
+    const res = await runCli(['conform', '--reference-dialect', 'hashicorp', '--reference-behavior', 'upstream', '--expect', 'vault,consul,nomad', '--reports-dir', dir, '--runs', '5', '--seed', seed, '--no-load-smoke'], { timeoutMs: 170_000 });
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    expectedRun = readResults(dir);
+    const bad = expectedRun.rules.filter((r) => r.outcome === 'FAIL' || r.outcome === 'ERROR');
+    expect(bad.map((r) => `${r.id}: ${r.message}`)).toEqual([]);
+    const expected = expectedRun.rules.filter((r) => r.outcome === 'EXPECTED').map((r) => r.id);
+    for (const id of expected) expect(listed.has(id), id).toBe(true);
+    // Every unconditional deviation is reproduced, so none is reported as no longer happening.
+    for (const id of unconditional) expect(expected, `${id} is listed but the upstream reference does not reproduce it`).toContain(id);
+    expect(expectedRun.expectationFindings).toEqual([]);
+    expect(expectedRun.run.referenceBehavior).toBe('upstream');
+    if (expected.length) expect(res.stdout).toMatch(/PASSED: .* expected \(listed deviations of vault, consul, nomad\)/);
+    const html = readFileSync(join(dir, 'index.html'), 'utf8');
+    for (const id of expected) expect(html).toContain(`data-testid="expected-${id}"`);
+    expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).not.toMatch(/<failure/);
+  }, 180_000);
+
+  it('exits 1 without --expect, and only the listed rules FAIL', async () => {
+    const dir = reportsDir();
+    const res = await runCli(['conform', '--reference-dialect', 'hashicorp', '--reference-behavior', 'upstream', '--reports-dir', dir, '--runs', '5', '--seed', seed, '--no-load-smoke'], { timeoutMs: 170_000 });
+    const results = readResults(dir);
+    const failed = results.rules.filter((r) => r.outcome === 'FAIL' || r.outcome === 'ERROR');
+    for (const r of failed) expect(listed.has(r.id), `${r.id} fails but is in no expectation file: ${r.message}`).toBe(true);
+    expect(failed.every((r) => r.outcome === 'FAIL')).toBe(true);
+    if (listed.size > 0) expect(res.code, res.stdout + res.stderr).toBe(1);
+    if (expectedRun) expect(failed.map((r) => r.id).sort()).toEqual(expectedRun.rules.filter((r) => r.outcome === 'EXPECTED').map((r) => r.id).sort());
+  }, 180_000);
+
+  it('refuses the upstream behaviour in the spec dialect, a usage error', async () => {
+    const res = await runCli(['conform', '--reference-behavior', 'upstream', '--no-load-smoke', '--systems', 'mesh']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('needs the hashicorp dialect');
+  });
+});
