@@ -6,7 +6,9 @@ import { PRODUCTS } from '../src/config/schema.ts';
 import { applyExpectations } from '../src/expectations/apply-expectations.ts';
 import { readExpectationFiles } from '../src/expectations/load-expectations.ts';
 import type { ExpectationFile } from '../src/expectations/schema.ts';
-import { runResultsSchema, type RuleResult, type RunResults } from '../src/report/results-model.ts';
+import { renderHtml } from '../src/report/html.ts';
+import { renderJunit } from '../src/report/junit.ts';
+import { runResultsSchema, SCHEMA_VERSION, type RuleResult, type RunResults } from '../src/report/results-model.ts';
 import { ruleById } from '../src/rules/catalog.ts';
 import { runCli } from './support/run-cli.ts';
 
@@ -52,6 +54,39 @@ describe('applying expectation files', () => {
   it('leaves ERROR, SKIP and rules of other products alone', () => {
     const { results } = applyExpectations([result('mesh.a', 'ERROR', 'expected 500 to be'), result('mesh.b', 'SKIP'), result('mesh.z', 'FAIL', 'X')], [file]);
     expect(results.map((r) => r.outcome)).toEqual(['ERROR', 'SKIP', 'FAIL']);
+  });
+});
+
+describe('EXPECTED in the reports', () => {
+  const { results: rules, findings } = applyExpectations([result('mesh.a', 'FAIL', 'refused: expected 500 to be 403'), result('mesh.b', 'PASS')], [file]);
+  const run: RunResults = runResultsSchema.parse({
+    schemaVersion: SCHEMA_VERSION,
+    tool: { name: 'stackproof', version: '0.0.0' },
+    run: { id: 'r1', startedAt: new Date(0).toISOString(), finishedAt: new Date(1000).toISOString(), durationMs: 1000, profile: 'default', seed: 1, runs: 5, command: 'stackproof conform --expect consul', faults: [], expect: ['consul'] },
+    targets: [{ system: 'mesh', url: 'http://127.0.0.1:1', dialect: 'hashicorp', embedded: false }],
+    summary: { total: 2, byOutcome: { PASS: 1, EXPECTED: 1 }, exitCode: 0, verdict: 'PASSED' },
+    rules,
+    load: [],
+    expectationFindings: findings,
+  });
+
+  it('JUnit counts EXPECTED as skipped, with the deviation as the reason, never as a failure', () => {
+    const xml = renderJunit(run);
+    expect(xml).toMatch(/<skipped message="EXPECTED: expected deviation of HashiCorp Consul: answers 500/);
+    expect(xml).not.toMatch(/<failure/);
+    expect(xml).toMatch(/skipped="1"/);
+  });
+
+  it('the HTML report shows expected deviations in their own section, with the findings', () => {
+    const html = renderHtml(run);
+    expect(html).toContain('id="expected"');
+    expect(html).toContain('data-testid="expected-mesh.a"');
+    expect(html).toContain('hashicorp/consul agent/http.go (wrap)');
+    expect(html).toMatch(/data-testid="expectation-findings".*mesh\.b passes/s);
+  });
+
+  it('results written before EXPECTED existed still parse (as a baseline)', () => {
+    expect(() => runResultsSchema.parse({ ...run, summary: { ...run.summary, byOutcome: { PASS: 1, FAIL: 0, SKIP: 0, ERROR: 0, WAIVED: 0 } } })).not.toThrow();
   });
 });
 
