@@ -20,7 +20,7 @@ export async function runServeCommand(opts: { dialect: DialectName; referenceBeh
     `  STACKPROOF_SECRETS_URL=${ref.secrets.url} STACKPROOF_SECRETS_TOKEN=${ref.secrets.token} STACKPROOF_SECRETS_DIALECT=${ref.dialect} \\\n` +
       `  STACKPROOF_MESH_URL=${ref.mesh.url} STACKPROOF_MESH_TOKEN=${ref.mesh.token} STACKPROOF_MESH_DIALECT=${ref.dialect} \\\n` +
       `  STACKPROOF_SCHEDULER_URL=${ref.scheduler.url} STACKPROOF_SCHEDULER_TOKEN=${ref.scheduler.token} STACKPROOF_SCHEDULER_DIALECT=${ref.dialect} \\\n` +
-      `  npx stackproof conform`,
+      `  npx stackproof conform${ref.behavior === 'upstream' ? ' --expect vault,consul,nomad' : ''}`,
   );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
