@@ -62,6 +62,11 @@ export class MeshControlApi {
     return (await this.json(await this.http.post('/v1/control/mesh/intentions', i), z.object({ id: z.string() }), 'make an intention')).id;
   }
 
+  /** Makes a namespace (Enterprise namespaces must exist before anything is asked of them). */
+  async namespace(name: string): Promise<void> {
+    await this.json(await this.http.post('/v1/control/mesh/namespaces', { name }), z.object({ name: z.string() }), `make the namespace ${name}`);
+  }
+
   async deleteIntention(id: string): Promise<void> {
     await this.http.request({ method: 'DELETE', path: `/v1/control/mesh/intentions/${id}` });
   }
@@ -69,7 +74,11 @@ export class MeshControlApi {
 
 const timestamp = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'must be a timestamp');
 
-/** Spec 001, Leaf certificate response. */
+/**
+ * Spec 001, Leaf certificate response. Namespace is optional here: a target without namespaces
+ * (Consul CE: IssuedCert's EnterpriseMeta is empty there) leaves it out; `leafSchemaFor` requires it
+ * of a target that declares namespaces.
+ */
 export const leafSchema = z.object({
   SerialNumber: z.string(),
   CertPEM: z.string(),
@@ -78,11 +87,18 @@ export const leafSchema = z.object({
   ServiceURI: z.string(),
   ValidAfter: timestamp,
   ValidBefore: timestamp,
-  Namespace: z.string(),
+  Namespace: z.string().optional(),
   CreateIndex: z.number().int(),
   ModifyIndex: z.number().int(),
 });
 export type LeafResponse = z.infer<typeof leafSchema>;
+
+const leafWithNamespaceSchema = leafSchema.extend({ Namespace: z.string() });
+
+/** The leaf schema for a target: Namespace is required when the target declares namespaces. */
+export function leafSchemaFor(namespaces: boolean): z.ZodType<LeafResponse> {
+  return namespaces ? leafWithNamespaceSchema : leafSchema;
+}
 
 /** Spec 001, Authorize response. */
 export const authorizeSchema = z.object({ Authorized: z.boolean(), Reason: z.string() });

@@ -33,6 +33,7 @@ export class ControlService {
       ctx.res.writeHead(204).end();
     });
     this.router.add('POST', '/v1/control/mesh/leaf-lifetime', (ctx) => this.leafLifetime(ctx));
+    this.router.add('POST', '/v1/control/mesh/namespaces', (ctx) => this.meshNamespace(ctx));
     this.router.add('POST', '/v1/control/scheduler/tokens', (ctx) => this.schedulerToken(ctx));
     this.router.add('POST', '/v1/control/scheduler/events', (ctx) => this.schedulerEvents(ctx));
     this.router.add('POST', '/v1/control/scheduler/allocations', (ctx) => this.schedulerAllocation(ctx));
@@ -78,6 +79,15 @@ export class ControlService {
     const services = Array.isArray(body.service_write) ? body.service_write.filter((s): s is string => typeof s === 'string') : [];
     const ns = typeof body.namespace === 'string' && body.namespace ? body.namespace : 'default';
     sendJsonBody(ctx.res, 200, { token: this.options.mesh.createToken(ns, services), namespace: ns, service_write: services });
+  }
+
+  /** A namespace (Enterprise namespaces must exist before they are used); 400 where there are none. */
+  private async meshNamespace(ctx: RouteContext): Promise<void> {
+    const body = await this.body(ctx);
+    if (!body) return;
+    const name = typeof body.name === 'string' ? body.name : '';
+    if (!this.options.mesh.createNamespace(name)) return sendPlainError(ctx.res, 400, `control interface: cannot make the namespace "${name}" (namespaces off, or not a namespace name)`);
+    sendJsonBody(ctx.res, 200, { name });
   }
 
   private async meshIntention(ctx: RouteContext): Promise<void> {

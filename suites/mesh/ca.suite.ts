@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { caRootsSchema } from '../../src/client/schemas/mesh.ts';
 import { expectShape } from '../kit/expect-shape.ts';
-import { activeRootCert, certOf, leafOf, publicKeyOfPrivate, rootsIndex, rootsNow, serialValue, serviceName } from '../kit/mesh-helpers.ts';
+import { certOf, expectChainsToActiveRoot, leafOf, publicKeyOfPrivate, rootsIndex, rootsNow, serialValue, serviceName } from '../kit/mesh-helpers.ts';
 import { ruleTest } from '../kit/rule-test.ts';
 
 // Everything that depends on which root is active lives in this one file, so that the rotations
@@ -72,7 +72,8 @@ ruleTest('mesh.endpoints.json', async (kit) => {
 
 ruleTest('mesh.leaf.fields', async (kit) => {
   const service = serviceName('fields');
-  const leaf = leafOf(await kit.mesh.leaf(service));
+  // leafOf requires Namespace only of a target that declares namespaces (Consul CE omits it).
+  const leaf = leafOf(kit, await kit.mesh.leaf(service));
   expect(leaf.Service, 'Service names the requested service').toBe(service);
   expect(leaf.CertPEM).toMatch(/-----BEGIN CERTIFICATE-----/);
   expect(leaf.PrivateKeyPEM).toMatch(/-----BEGIN [A-Z ]*PRIVATE KEY-----/);
@@ -82,11 +83,8 @@ ruleTest('mesh.leaf.chains-to-active-root', async (kit) => {
   await kit.property(
     fc.constantFrom('a', 'b', 'c', 'd'),
     async (tag) => {
-      const leaf = leafOf(await kit.mesh.leaf(serviceName(tag)));
-      const root = activeRootCert(await rootsNow(kit));
-      const cert = certOf(leaf);
-      expect(cert.checkIssued(root), 'the leaf is issued by the active root').toBe(true);
-      expect(cert.verify(root.publicKey), "the leaf's signature verifies with the active root's key").toBe(true);
+      const leaf = leafOf(kit, await kit.mesh.leaf(serviceName(tag)));
+      expectChainsToActiveRoot(leaf, await rootsNow(kit));
     },
     { numRuns: Math.min(kit.ctx.runs, 6) },
   );
@@ -94,21 +92,21 @@ ruleTest('mesh.leaf.chains-to-active-root', async (kit) => {
 
 ruleTest('mesh.leaf.uri-san', async (kit) => {
   const service = serviceName('san');
-  const leaf = leafOf(await kit.mesh.leaf(service));
+  const leaf = leafOf(kit, await kit.mesh.leaf(service));
   const san = certOf(leaf).subjectAltName ?? '';
   expect(san, "the certificate's URI SAN is ServiceURI").toContain(`URI:${leaf.ServiceURI}`);
   expect(leaf.ServiceURI, 'ServiceURI is a spiffe identifier naming the service').toMatch(new RegExp(`^spiffe://[^/]+/.*svc/${service}$`));
 });
 
 ruleTest('mesh.leaf.validity', async (kit) => {
-  const leaf = leafOf(await kit.mesh.leaf(serviceName('validity')));
+  const leaf = leafOf(kit, await kit.mesh.leaf(serviceName('validity')));
   const cert = certOf(leaf);
   expect(Date.parse(leaf.ValidAfter), `ValidAfter ${leaf.ValidAfter} is the certificate's notBefore ${cert.validFrom}`).toBe(Date.parse(cert.validFrom));
   expect(Date.parse(leaf.ValidBefore), `ValidBefore ${leaf.ValidBefore} is the certificate's notAfter ${cert.validTo}`).toBe(Date.parse(cert.validTo));
 });
 
 ruleTest('mesh.leaf.private-key', async (kit) => {
-  const leaf = leafOf(await kit.mesh.leaf(serviceName('key')));
+  const leaf = leafOf(kit, await kit.mesh.leaf(serviceName('key')));
   const certKey = certOf(leaf).publicKey.export({ format: 'pem', type: 'spki' }).toString();
   expect(publicKeyOfPrivate(leaf.PrivateKeyPEM), "PrivateKeyPEM is the private half of the certificate's key").toBe(certKey);
 });
@@ -125,7 +123,7 @@ ruleTest('mesh.leaf.serial-monotonic', async (kit) => {
           await kit.meshControl.rotate();
           continue;
         }
-        const leaf = leafOf(await kit.mesh.leaf(step));
+        const leaf = leafOf(kit, await kit.mesh.leaf(step));
         const serial = serialValue(leaf.SerialNumber);
         expect(serial, `SerialNumber ${leaf.SerialNumber} is the certificate's serial`).toBe(BigInt(`0x${certOf(leaf).serialNumber}`));
         if (seen.get(step) !== serial) {
@@ -141,9 +139,9 @@ ruleTest('mesh.leaf.serial-monotonic', async (kit) => {
 
 ruleTest('mesh.leaf.cached', async (kit) => {
   const service = serviceName('cached');
-  const first = leafOf(await kit.mesh.leaf(service));
+  const first = leafOf(kit, await kit.mesh.leaf(service));
   for (let i = 0; i < 3; i++) {
-    const again = leafOf(await kit.mesh.leaf(service));
+    const again = leafOf(kit, await kit.mesh.leaf(service));
     expect(again.SerialNumber, 'a repeated fetch returns the same certificate').toBe(first.SerialNumber);
     expect(again.CertPEM).toBe(first.CertPEM);
   }
@@ -151,35 +149,43 @@ ruleTest('mesh.leaf.cached', async (kit) => {
 
 ruleTest('mesh.leaf.new-after-rotation', async (kit) => {
   const service = serviceName('rotated');
-  const before = leafOf(await kit.mesh.leaf(service));
+  const before = leafOf(kit, await kit.mesh.leaf(service));
   await kit.meshControl.rotate();
-  const after = leafOf(await kit.mesh.leaf(service));
+  const after = leafOf(kit, await kit.mesh.leaf(service));
   expect(after.SerialNumber, 'a new certificate after the rotation').not.toBe(before.SerialNumber);
-  const root = activeRootCert(await rootsNow(kit));
-  expect(certOf(after).verify(root.publicKey), 'it chains to the new active root').toBe(true);
+  expectChainsToActiveRoot(after, await rootsNow(kit), 'the new leaf');
 });
+
+/**
+ * The spec gives no bound on how soon after a rotation the new leaf comes, only that a blocking query
+ * returns once one is needed. Consul spreads re-issues over a random 0-30 s after a root change
+ * (agent/leafcert/generate.go caChangeJitterWindow), so the query waits longer than that spread and
+ * the test asserts only that the new leaf arrives before the wait elapses.
+ */
+const WAKE_WAIT_S = 60;
 
 ruleTest('mesh.leaf.blocking-wakes-on-rotation', async (kit) => {
   const service = serviceName('wake');
-  const first = leafOf(await kit.mesh.leaf(service));
+  const first = leafOf(kit, await kit.mesh.leaf(service));
   const started = performance.now();
-  const blocked = kit.mesh.leaf(service, { query: { index: String(first.ModifyIndex), wait: '30s' }, timeoutMs: 40_000 });
+  const blocked = kit.mesh.leaf(service, { query: { index: String(first.ModifyIndex), wait: `${WAKE_WAIT_S}s` }, timeoutMs: (WAKE_WAIT_S + 20) * 1000 });
   await new Promise((r) => setTimeout(r, 300));
   await kit.meshControl.rotate();
-  const woken = leafOf(await blocked, 'the blocking leaf query');
+  const woken = leafOf(kit, await blocked, 'the blocking leaf query');
   const elapsed = performance.now() - started;
-  expect(elapsed, `the blocking query returned ${Math.round(elapsed)} ms after it started, well before its 30 s wait`).toBeLessThan(15_000);
-  expect(woken.SerialNumber, 'with a new certificate').not.toBe(first.SerialNumber);
-  expect(certOf(woken).verify(activeRootCert(await rootsNow(kit)).publicKey), 'that chains to the new root').toBe(true);
-}, { timeoutMs: 60_000 });
+  kit.note(`the blocking query returned ${Math.round(elapsed)} ms after it started`);
+  expect(woken.SerialNumber, `the blocking query returned a new certificate after the rotation (it answered after ${Math.round(elapsed)} ms of its ${WAKE_WAIT_S} s wait)`).not.toBe(first.SerialNumber);
+  expect(elapsed, `the new leaf came ${Math.round(elapsed)} ms after the query started: before its ${WAKE_WAIT_S} s wait elapsed`).toBeLessThan(WAKE_WAIT_S * 1000);
+  expectChainsToActiveRoot(woken, await rootsNow(kit), 'the new leaf');
+}, { timeoutMs: (WAKE_WAIT_S + 30) * 1000 });
 
 ruleTest('mesh.leaf.blocking-timeout', async (kit) => {
   const service = serviceName('timeout');
-  const first = leafOf(await kit.mesh.leaf(service));
+  const first = leafOf(kit, await kit.mesh.leaf(service));
   const started = performance.now();
   const res = await kit.mesh.leaf(service, { query: { index: String(first.ModifyIndex), wait: '2s' }, timeoutMs: 20_000 });
   const elapsed = performance.now() - started;
-  const again = leafOf(res, 'the blocking leaf query');
+  const again = leafOf(kit, res, 'the blocking leaf query');
   expect(elapsed, `with nothing to change, the query waited ${Math.round(elapsed)} ms of its 2 s`).toBeGreaterThanOrEqual(1_800);
   expect(elapsed, 'and returned soon after the wait elapsed').toBeLessThan(10_000);
   expect(again.SerialNumber, 'with the same certificate').toBe(first.SerialNumber);
@@ -190,7 +196,7 @@ ruleTest('mesh.leaf.service-need-not-exist', async (kit) => {
     fc.stringMatching(/^[a-z][a-z0-9-]{0,24}$/),
     async (name) => {
       const service = `${serviceName('any')}-${name}`;
-      const leaf = leafOf(await kit.mesh.leaf(service), `leaf for the unregistered service ${service}`);
+      const leaf = leafOf(kit, await kit.mesh.leaf(service), `leaf for the unregistered service ${service}`);
       expect(leaf.Service).toBe(service);
     },
     { numRuns: Math.min(kit.ctx.runs, 10) },

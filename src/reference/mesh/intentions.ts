@@ -40,6 +40,23 @@ export class IntentionStore {
   }
 }
 
-export function describeIntention(i: Intention): string {
-  return `${i.sourceNs}/${i.source} => ${i.destinationNs}/${i.destination} (${i.action}${i.permissions?.length ? ', with permissions' : ''}, id ${i.id})`;
+/**
+ * The intention as a Reason names it.
+ * - `consul`: like Consul's Intention.String (agent/structs/intention.go): source and destination,
+ *   the ID, the precedence (9 for exact names on both sides), then `Action: ALLOW|DENY`, or
+ *   `Permissions: N` for a layer-7 intention.
+ * - `spec`: the reference's own wording, with the action in lower case.
+ */
+export function describeIntention(i: Intention, style: 'spec' | 'consul' = 'spec'): string {
+  const layer7 = (i.permissions?.length ?? 0) > 0;
+  if (style === 'consul') {
+    const detail = layer7 ? `Permissions: ${i.permissions!.length}` : `Action: ${i.action.toUpperCase()}`;
+    return `${i.sourceNs}/${i.source} => ${i.destinationNs}/${i.destination} (ID: ${i.id}, Precedence: 9, ${detail})`;
+  }
+  return `${i.sourceNs}/${i.source} => ${i.destinationNs}/${i.destination} (${i.action}${layer7 ? ', with permissions' : ''}, id ${i.id})`;
+}
+
+/** The fault that drops the action from the Reason: source and destination only. */
+export function describeIntentionWithoutAction(i: Intention): string {
+  return `${i.sourceNs}/${i.source} => ${i.destinationNs}/${i.destination}`;
 }

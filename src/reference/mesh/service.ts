@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../../config/dialects.ts';
@@ -7,9 +6,13 @@ import type { FaultSet } from '../faults/types.ts';
 import { BodyError, parseJsonObject, readBody } from '../http/body.ts';
 import { sendJsonBody, sendPlainError } from '../http/plain-errors.ts';
 import { Router, type RouteContext, type RouteHandler } from '../http/router.ts';
+import { AclTokens } from './acl.ts';
+import { decodeAuthorizeRequest } from './authorize-request.ts';
 import type { CertificateAuthority } from './certificate-authority.ts';
-import { parseWait } from './durations.ts';
-import { describeIntention, IntentionStore } from './intentions.ts';
+import { ConsulHeaders, type CacheMeta } from './consul-headers.ts';
+import { parseGoDuration, parseWait } from './durations.ts';
+import { describeIntention, describeIntentionWithoutAction, IntentionStore } from './intentions.ts';
+import { MeshNamespaces } from './namespaces.ts';
 
 export interface MeshServiceOptions {
   dialect: Dialect;
@@ -23,12 +26,6 @@ export interface MeshServiceOptions {
   nextIndex: () => number;
 }
 
-interface AclToken {
-  namespace: string;
-  /** Services the token may write; '*' for all. */
-  serviceWrite: string[];
-}
-
 interface Leaf {
   service: string;
   namespace: string;
@@ -40,28 +37,59 @@ interface Leaf {
   rootId: string;
   createIndex: number;
   modifyIndex: number;
+  /** When the agent got it signed, for the Age of a cache hit. */
+  fetchedAt: number;
 }
+
+type WaitEnd = 'event' | 'timeout' | 'closed';
 
 const MAX_WAIT_MS = 10 * 60 * 1000;
 const DEFAULT_WAIT_MS = 5 * 60 * 1000;
+const MAX_UINT64 = 2n ** 64n - 1n;
 const SERVICE_URI = /^spiffe:\/\/([^/]+)\/ns\/([^/]+)\/dc\/([^/]+)\/svc\/([^/]+)$/;
+const COLON_HEX = /^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2})*$/;
+/**
+ * In the hashicorp dialect a blocking leaf query woken by a root rotation re-issues after a random
+ * delay up to this, like Consul's caChangeJitterWindow (agent/leafcert/generate.go, 30 s there),
+ * scaled down so the suites stay quick; mesh.leaf.blocking-wakes-on-rotation allows the full 30 s.
+ */
+const LEAF_REISSUE_SPREAD_MS = 2_000;
+
+/** Consul writes times as Go's RFC 3339 with no fractional part when there is none. */
+function goTime(d: Date): string {
+  return d.toISOString().replace(/\.000Z$/, 'Z');
+}
+
+/** Colon-separated bytes of the serial, like Consul's connect.EncodeSerialNumber. */
+function colonHexSerial(serial: bigint): string {
+  const hex = serial.toString(16);
+  return (hex.length % 2 ? `0${hex}` : hex).match(/../g)!.join(':');
+}
 
 /** The mesh agent's connect endpoints: authorize, CA roots, leaf certificates. */
 export class MeshService {
   private readonly router = new Router<RouteHandler>();
   readonly intentions = new IntentionStore();
-  private readonly tokens = new Map<string, AclToken>();
+  private readonly acl: AclTokens;
+  private readonly namespaces: MeshNamespaces;
+  private readonly consul: ConsulHeaders;
   private readonly leaves = new Map<string, Leaf>();
   private readonly changes = new EventEmitter();
   /** Serials of every certificate the cluster issues, in issuance order. */
   private serial = BigInt(0x1000 + Math.floor(Math.random() * 0x1000));
   private readonly perServiceSerials = new Map<string, bigint>();
+  /** When the agent's cache last filled the roots and each intention match (for X-Cache and Age). */
+  private rootsCachedAt: number | undefined;
+  private readonly intentionMatchCachedAt = new Map<string, number>();
   /** Lifetime of new leaves; the reference control interface can shorten it. */
   leafLifetimeMs = 72 * 3600 * 1000;
 
   constructor(private readonly options: MeshServiceOptions) {
     this.changes.setMaxListeners(0);
-    this.tokens.set(options.managementToken, { namespace: 'default', serviceWrite: ['*'] });
+    this.acl = new AclTokens(options.dialect);
+    this.acl.addManagement(options.managementToken);
+    this.namespaces = new MeshNamespaces(options.namespaces, options.dialect, options.faults);
+    this.consul = new ConsulHeaders(options.dialect);
     this.router.add('GET', '/v1/agent/connect/ca/roots', (ctx) => this.roots(ctx));
     this.router.add('GET', '/v1/agent/connect/ca/leaf/:service', (ctx) => this.leaf(ctx));
     this.router.add('POST', '/v1/agent/connect/authorize', (ctx) => this.authorize(ctx));
@@ -71,19 +99,33 @@ export class MeshService {
     return this.options.ca.trustDomain;
   }
 
-  /** Reference setup: an ACL token in a namespace with service:write on some services. */
+  private get hashicorp(): boolean {
+    return this.options.dialect.name === 'hashicorp';
+  }
+
+  /** Reference setup: an ACL token in a namespace with service:write on some services (there only). */
   createToken(namespace: string, serviceWrite: string[]): string {
-    const id = randomUUID();
-    this.tokens.set(id, { namespace, serviceWrite });
-    return id;
+    return this.acl.create(namespace, serviceWrite);
+  }
+
+  /** Reference setup: makes a namespace; false when namespaces are off (Consul CE) or the name is bad. */
+  createNamespace(name: string): boolean {
+    return this.namespaces.create(name);
   }
 
   /** Reference setup: rotates the CA; waiters on roots and leaves wake. */
   async rotate(): Promise<string> {
     const root = await this.options.ca.rotate();
+    // The agent's roots cache refreshes in the background: the next read is a (fresh) hit.
+    if (this.rootsCachedAt !== undefined) this.rootsCachedAt = Date.now();
     if (!this.options.faults.has('mesh.roots-blocking-ignores-rotation')) this.changes.emit('roots');
     if (!this.options.faults.has('mesh.leaf-blocking-ignores-rotation')) this.changes.emit('leaf');
     return root.ID;
+  }
+
+  /** Plain-text error, with the headers Consul puts on every answer in the hashicorp dialect. */
+  private plain(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+    sendPlainError(res, status, message, { ...this.consul.base(), ...headers });
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
@@ -91,83 +133,93 @@ export class MeshService {
     const match = this.router.match(method, url.pathname);
     if (match.kind === 'not-found') {
       req.resume();
-      return sendPlainError(res, 404, `Not Found: no endpoint at ${url.pathname}`);
+      // Consul's index handler (agent/http.go HTTPHandlers.Index).
+      return this.plain(res, 404, this.hashicorp ? 'Invalid URL path: not a recognized HTTP API endpoint\n' : `Not Found: no endpoint at ${url.pathname}`);
     }
     if (match.kind === 'method-not-allowed') {
       req.resume();
-      const headers: Record<string, string> = this.options.faults.has('mesh.405-without-allow') ? {} : { allow: ['OPTIONS', ...match.allowed].join(',') };
-      return sendPlainError(res, 405, `method ${method} not allowed`, headers);
+      const allow = ['OPTIONS', ...match.allowed].join(',');
+      // Consul answers OPTIONS itself with the endpoint's methods (agent/http.go HTTPHandlers.wrap).
+      if (method === 'OPTIONS' && this.hashicorp) {
+        res.writeHead(200, { ...this.consul.base(), allow, 'content-length': 0 });
+        res.end();
+        return;
+      }
+      const headers: Record<string, string> = this.options.faults.has('mesh.405-without-allow') ? {} : { allow };
+      return this.plain(res, 405, `method ${method} not allowed`, headers);
     }
     let service: string | undefined;
     try {
       service = match.params.service === undefined ? undefined : decodeURIComponent(match.params.service);
     } catch {
       req.resume();
-      return sendPlainError(res, 400, 'invalid service name encoding');
+      return this.plain(res, 400, 'invalid service name encoding');
     }
     await match.handler({ req, res, url, params: { ...match.params, ...(service !== undefined ? { service } : {}) } });
   }
 
-  private token(req: IncomingMessage): AclToken | undefined {
-    const carrier = this.options.dialect.mesh.token;
-    const raw = req.headers[carrier.header.toLowerCase()];
-    const fromCarrier = typeof raw === 'string' ? (carrier.scheme ? /^Bearer\s+(.+)$/i.exec(raw)?.[1] : raw) : undefined;
-    const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    const id = fromCarrier ?? bearer;
-    return id ? this.tokens.get(id.trim()) : undefined;
-  }
-
-  private canWrite(token: AclToken | undefined, service: string): boolean {
-    return Boolean(token && (token.serviceWrite.includes('*') || token.serviceWrite.includes(service)));
-  }
-
-  /** Namespace precedence: body Namespace, then ?ns, then the namespace header, then the token's, then 'default'. */
-  private namespace(req: IncomingMessage, url: URL, token: AclToken | undefined, body?: Record<string, unknown>): string {
-    const f = this.options.faults;
-    const fromBody = typeof body?.Namespace === 'string' && body.Namespace !== '' && !f.has('mesh.ns-body-ignored') ? body.Namespace : undefined;
-    const fromQuery = url.searchParams.get('ns') || undefined;
-    const h = req.headers[this.options.dialect.mesh.namespaceHeader.toLowerCase()];
-    const fromHeader = typeof h === 'string' && h !== '' ? h : undefined;
-    const ordered = f.has('mesh.ns-header-over-query') ? [fromBody, fromHeader, fromQuery] : [fromBody, fromQuery, fromHeader];
-    return ordered.find(Boolean) ?? token?.namespace ?? 'default';
-  }
-
-  /** Parses index and wait; undefined index means a non-blocking query. Writes a 400 and returns null on bad values. */
+  /**
+   * Parses index and wait; undefined index means a non-blocking query. Writes a 400 and returns
+   * null on bad values. The hashicorp dialect reads them as Consul does (agent/http.go parseWait):
+   * empty values are ignored, the index is an unsigned 64-bit integer, the wait a Go duration.
+   */
   private blocking(url: URL, res: ServerResponse): { index?: number; waitMs: number } | null {
-    const rawIndex = url.searchParams.get('index');
-    const rawWait = url.searchParams.get('wait');
+    const read = (name: string) => {
+      const v = url.searchParams.get(name);
+      return this.hashicorp && v === '' ? null : v;
+    };
+    const rawIndex = read('index');
+    const rawWait = read('wait');
     let index: number | undefined;
     if (rawIndex !== null) {
-      if (!/^\d+$/.test(rawIndex) && !this.options.faults.has('mesh.bad-index-accepted')) {
-        sendPlainError(res, 400, 'Invalid index');
+      const numeric = /^\d+$/.test(rawIndex) && (!this.hashicorp || BigInt(rawIndex) <= MAX_UINT64);
+      if (!numeric && !this.options.faults.has('mesh.bad-index-accepted')) {
+        this.plain(res, 400, 'Invalid index');
         return null;
       }
-      index = /^\d+$/.test(rawIndex) ? Number(rawIndex) : undefined;
+      index = numeric ? Number(rawIndex) : undefined;
     }
     let waitMs = DEFAULT_WAIT_MS;
     if (rawWait !== null) {
-      const parsed = parseWait(rawWait);
+      const parsed = this.hashicorp ? parseGoDuration(rawWait) : parseWait(rawWait);
       if (parsed === undefined) {
-        sendPlainError(res, 400, 'Invalid wait time');
+        this.plain(res, 400, 'Invalid wait time');
         return null;
       }
-      waitMs = parsed;
+      // A zero or negative wait ends the query at once (upstream it would mean the default wait,
+      // which looks like a hang to a client that asked for none).
+      waitMs = Math.max(0, parsed);
     }
     return { index, waitMs: Math.min(waitMs, MAX_WAIT_MS) };
   }
 
-  /** Waits for an event, the deadline, or the client going away. */
-  private waitFor(event: 'roots' | 'leaf', ms: number, req: IncomingMessage, until?: Date): Promise<void> {
+  /** Waits for an event, the deadline, or the client going away; says which came first. */
+  private waitFor(event: 'roots' | 'leaf', ms: number, req: IncomingMessage, until?: Date): Promise<WaitEnd> {
     return new Promise((resolve) => {
       const deadline = until ? Math.min(ms, Math.max(0, until.getTime() - Date.now())) : ms;
+      const done = (why: WaitEnd) => () => {
+        clearTimeout(timer);
+        this.changes.off(event, onEvent);
+        req.off('close', onClose);
+        resolve(why);
+      };
+      const onEvent = done('event');
+      const onClose = done('closed');
+      const timer = setTimeout(done('timeout'), deadline);
+      this.changes.once(event, onEvent);
+      req.once('close', onClose);
+    });
+  }
+
+  /** Sleeps up to `ms`, ending early if the client goes away. */
+  private pause(ms: number, req: IncomingMessage): Promise<void> {
+    return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        this.changes.off(event, done);
         req.off('close', done);
         resolve();
       };
-      const timer = setTimeout(done, deadline);
-      this.changes.once(event, done);
+      const timer = setTimeout(done, Math.max(0, ms));
       req.once('close', done);
     });
   }
@@ -178,7 +230,7 @@ export class MeshService {
 
   private async roots({ req, res, url }: RouteContext): Promise<void> {
     const f = this.options.faults;
-    if (f.has('mesh.roots-require-token') && !this.token(req)) return sendPlainError(res, 403, 'Permission denied: token required');
+    if (f.has('mesh.roots-require-token') && !this.acl.resolve(this.acl.secretOf(req, url))) return this.plain(res, 403, 'Permission denied: token required');
     const b = this.blocking(url, res);
     if (!b) return;
     const current = () => Math.max(...this.options.ca.roots().map((r) => r.ModifyIndex));
@@ -192,7 +244,10 @@ export class MeshService {
     });
     const active = f.has('mesh.rotation-keeps-active-id') ? this.options.ca.roots()[0]! : this.options.ca.active.record;
     const activeId = f.has('mesh.roots-active-id-unknown') ? active.ID.split(':').reverse().join(':') : active.ID;
-    sendJsonBody(res, 200, { ActiveRootID: activeId, TrustDomain: this.trustDomain, Roots: roots }, this.indexHeaders(current()));
+    const cache: CacheMeta = this.rootsCachedAt === undefined ? { hit: false } : { hit: true, ageMs: Date.now() - this.rootsCachedAt };
+    this.rootsCachedAt ??= Date.now();
+    const headers = { ...this.consul.cache(cache), ...this.consul.queryMeta(), ...this.indexHeaders(current()) };
+    sendJsonBody(res, 200, { ActiveRootID: activeId, TrustDomain: this.trustDomain, Roots: roots }, headers);
   }
 
   private leafKey(ns: string, service: string): string {
@@ -205,8 +260,11 @@ export class MeshService {
     if (f.has('mesh.leaf-never-cached')) return true;
     const life = leaf.notAfter.getTime() - leaf.notBefore.getTime();
     const nearExpiry = leaf.notAfter.getTime() - Date.now() < life / 10;
-    const rotated = leaf.rootId !== this.options.ca.active.record.ID && !f.has('mesh.leaf-cache-ignores-rotation');
-    return nearExpiry || rotated;
+    return nearExpiry || this.rotatedSince(leaf);
+  }
+
+  private rotatedSince(leaf: Leaf): boolean {
+    return leaf.rootId !== this.options.ca.active.record.ID && !this.options.faults.has('mesh.leaf-cache-ignores-rotation');
   }
 
   private nextSerial(service: string): bigint {
@@ -227,44 +285,78 @@ export class MeshService {
     const serial = this.nextSerial(service);
     const signed = await this.options.ca.signLeaf(uri, service, serial, this.leafLifetimeMs, this.options.faults.has('mesh.leaf-self-signed'));
     const index = this.options.nextIndex();
-    const leaf: Leaf = { service, namespace: ns, serial, ...signed, createIndex: cached?.createIndex ?? index, modifyIndex: index };
+    const leaf: Leaf = { service, namespace: ns, serial, ...signed, createIndex: cached?.createIndex ?? index, modifyIndex: index, fetchedAt: Date.now() };
     this.leaves.set(key, leaf);
     return leaf;
+  }
+
+  /**
+   * A blocking leaf query: waits until the leaf must be replaced (rotation, near expiry) or the
+   * wait elapses. Woken by a rotation, the hashicorp dialect re-issues after a random delay within
+   * LEAF_REISSUE_SPREAD_MS; a delay past the wait ends the query with the old leaf, as in Consul.
+   */
+  private async blockForLeaf(req: IncomingMessage, ns: string, service: string, leaf: Leaf, waitMs: number): Promise<Leaf | undefined> {
+    const deadline = Date.now() + waitMs;
+    const renewAt = new Date(leaf.notAfter.getTime() - (leaf.notAfter.getTime() - leaf.notBefore.getTime()) / 10);
+    const end = await this.waitFor('leaf', waitMs, req, renewAt);
+    if (end === 'closed') return undefined;
+    if (end === 'event' && this.hashicorp && this.rotatedSince(leaf)) {
+      const spread = Math.random() * LEAF_REISSUE_SPREAD_MS;
+      const left = deadline - Date.now();
+      await this.pause(Math.min(spread, left), req);
+      if (spread >= left) return leaf;
+    }
+    return this.currentLeaf(ns, service);
   }
 
   private async leaf({ req, res, url, params }: RouteContext): Promise<void> {
     const f = this.options.faults;
     const service = params.service!;
-    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/.test(service)) return sendPlainError(res, 400, `invalid service name "${service}"`);
-    if (f.has('mesh.leaf-requires-catalog') && !['web', 'api', 'db'].includes(service)) return sendPlainError(res, 404, `unknown service "${service}"`);
-    const token = this.token(req);
-    const ns = this.namespace(req, url, token);
-    const allowed = f.has('mesh.leaf-read-suffices') ? Boolean(token) : this.canWrite(token, service);
-    if (!allowed) return sendPlainError(res, 403, `Permission denied: token lacks service:write on "${service}"`);
+    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/.test(service)) return this.plain(res, 400, `invalid service name "${service}"`);
+    if (f.has('mesh.leaf-requires-catalog') && !['web', 'api', 'db'].includes(service)) return this.plain(res, 404, `unknown service "${service}"`);
+    // Consul's order (agent/agent_endpoint.go AgentConnectCALeafCert): namespace, then the query
+    // parameters, then the ACL check of the signing request.
+    const secret = this.acl.secretOf(req, url);
+    const token = this.acl.resolve(secret);
+    const choice = this.namespaces.select(req, url, token?.namespace);
+    if (!choice.ok) return this.plain(res, choice.status, choice.message);
+    const ns = choice.namespace;
     const b = this.blocking(url, res);
     if (!b) return;
+    if (f.has('mesh.leaf-read-suffices')) {
+      if (!token) return this.plain(res, 403, 'ACL not found');
+    } else {
+      const denial = this.acl.checkServiceWrite(secret, ns, service);
+      if (denial) return f.has('mesh.leaf-acl-error-500') ? this.plain(res, 500, 'rpc error making call: internal error') : this.plain(res, denial.status, denial.message);
+    }
     let leaf = await this.currentLeaf(ns, service);
+    let cache: CacheMeta = { hit: false };
     if (b.index !== undefined && b.index >= leaf.modifyIndex && !f.has('mesh.leaf-blocking-not-supported')) {
-      const renewAt = new Date(leaf.notAfter.getTime() - (leaf.notAfter.getTime() - leaf.notBefore.getTime()) / 10);
-      await this.waitFor('leaf', b.waitMs, req, renewAt);
-      if (res.destroyed) return;
-      leaf = await this.currentLeaf(ns, service);
+      const woken = await this.blockForLeaf(req, ns, service, leaf, b.waitMs);
+      if (!woken || res.destroyed) return;
+      leaf = woken;
+    } else if (b.index !== undefined) {
+      // A blocking query whose index is already behind is answered from the cache
+      // (agent/leafcert/leafcert.go Manager.internalGet); a non-blocking one always revalidates.
+      cache = { hit: true, ageMs: Date.now() - leaf.fetchedAt };
     }
     const uri = `spiffe://${this.trustDomain}/ns/${ns}/dc/${this.options.datacenter}/svc/${service}`;
+    const time = (d: Date) => (this.hashicorp ? goTime(d) : d.toISOString());
     const body: Record<string, unknown> = {
-      SerialNumber: leaf.serial.toString(16).padStart(2, '0').match(/../g)!.join(':'),
+      SerialNumber: colonHexSerial(leaf.serial),
       CertPEM: leaf.certPem,
       PrivateKeyPEM: f.has('mesh.leaf-wrong-private-key') ? (await this.options.ca.signLeaf(uri, service, 1n, 60_000)).keyPem : leaf.keyPem,
       Service: service,
       ServiceURI: f.has('mesh.leaf-service-uri-mismatch') ? uri.replace(`/ns/${ns}`, '') : uri,
-      ValidAfter: leaf.notBefore.toISOString(),
-      ValidBefore: new Date(leaf.notAfter.getTime() + (f.has('mesh.leaf-validity-fields-shifted') ? 3_600_000 : 0)).toISOString(),
-      Namespace: ns,
+      ValidAfter: time(leaf.notBefore),
+      ValidBefore: time(new Date(leaf.notAfter.getTime() + (f.has('mesh.leaf-validity-fields-shifted') ? 3_600_000 : 0))),
       CreateIndex: leaf.createIndex,
       ModifyIndex: leaf.modifyIndex,
     };
+    // Consul CE has no Namespace here: IssuedCert's EnterpriseMeta is empty there.
+    if (this.namespaces.enabled && !f.has('mesh.leaf-missing-namespace')) body.Namespace = ns;
     if (f.has('mesh.leaf-missing-service-uri')) delete body.ServiceURI;
-    const headers = this.indexHeaders(leaf.modifyIndex);
+    const headers = { ...this.consul.cache(cache), ...this.indexHeaders(leaf.modifyIndex) };
     if (f.has('mesh.leaf-content-type-text')) {
       const text = JSON.stringify(body);
       res.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(text), ...headers });
@@ -274,41 +366,62 @@ export class MeshService {
     sendJsonBody(res, 200, body, headers);
   }
 
+  /**
+   * Authorize, in Consul's order (agent/agent_endpoint.go AgentConnectAuthorize): namespace
+   * parameters, body, Target, ClientCertURI, the ACL check, then the intentions. The spec behaviour
+   * also refuses a missing or non-colon-hex ClientCertSerial (a SHOULD rule); the upstream behaviour
+   * never reads it, as Consul does not.
+   */
   private async authorize({ req, res, url }: RouteContext): Promise<void> {
     const f = this.options.faults;
+    const early = this.namespaces.select(req, url, undefined);
+    if (!early.ok) {
+      req.resume();
+      return this.plain(res, early.status, early.message);
+    }
+    let raw: Buffer;
     let body: Record<string, unknown>;
     try {
-      body = parseJsonObject(await readBody(req, 1024 * 1024));
+      raw = await readBody(req, 1024 * 1024);
+      // Consul's decoder meets an empty body as the end of input.
+      if (raw.length === 0 && this.hashicorp) return this.plain(res, 400, 'Request decode failed: EOF');
+      body = parseJsonObject(raw);
     } catch (err) {
-      if (err instanceof BodyError) return sendPlainError(res, err.status, `Request decode failed: ${err.message}`);
+      if (err instanceof BodyError) return this.plain(res, err.status, `Request decode failed: ${err.message}`);
       throw err;
     }
-    const str = (k: string) => (typeof body[k] === 'string' ? (body[k] as string) : undefined);
-    const target = str('Target');
-    const uri = str('ClientCertURI');
-    const serial = str('ClientCertSerial');
-    for (const [k, v] of Object.entries(body)) {
-      if (['Target', 'ClientCertURI', 'ClientCertSerial', 'Namespace'].includes(k) && v !== undefined && typeof v !== 'string') return sendPlainError(res, 400, `Request decode failed: ${k} must be a string`);
-    }
-    if (!target) return sendPlainError(res, 400, 'Target service must be specified');
-    if (!uri) return sendPlainError(res, 400, 'ClientCertURI must be specified');
+    const decoded = decodeAuthorizeRequest(body, { strict: this.hashicorp, namespaces: this.namespaces.enabled });
+    if (!decoded.ok) return this.plain(res, 400, `Request decode failed: ${decoded.message}`);
+    const { Target: target, ClientCertURI: uri = '', ClientCertSerial: serial, Namespace: bodyNamespace } = decoded.request;
+    if (!target) return this.plain(res, 400, 'Target service must be specified');
     const parsed = SERVICE_URI.exec(uri);
     if (!parsed && !f.has('mesh.authorize-accepts-non-service-uri')) {
-      return sendPlainError(res, 400, /^spiffe:\/\//.test(uri) ? 'ClientCertURI not a valid Service identifier' : 'ClientCertURI not a valid Connect identifier');
+      return this.plain(res, 400, /^spiffe:\/\/[^/]+\//.test(uri) ? 'ClientCertURI not a valid Service identifier' : 'ClientCertURI not a valid Connect identifier');
     }
-    if (!serial) return sendPlainError(res, 400, 'ClientCertSerial must be specified');
-    if (!/^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2})*$/.test(serial) && !f.has('mesh.authorize-serial-unchecked')) return sendPlainError(res, 400, 'ClientCertSerial must be colon-hex encoded');
-    const token = this.token(req);
-    const ns = this.namespace(req, url, token, body);
-    if (!this.canWrite(token, target) && !f.has('mesh.authorize-no-acl')) return sendPlainError(res, 403, `Permission denied: token lacks service:write on "${target}"`);
+    const checkSerial = this.options.behavior !== 'upstream' && !f.has('mesh.authorize-serial-unchecked');
+    if (checkSerial && !serial) return this.plain(res, 400, 'ClientCertSerial must be specified');
+    if (checkSerial && !COLON_HEX.test(serial!)) return this.plain(res, 400, 'ClientCertSerial must be colon-hex encoded');
+    const secret = this.acl.secretOf(req, url);
+    const choice = this.namespaces.select(req, url, this.acl.resolve(secret)?.namespace, bodyNamespace || undefined);
+    if (!choice.ok) return this.plain(res, choice.status, choice.message);
+    const ns = choice.namespace;
+    if (!f.has('mesh.authorize-no-acl')) {
+      const denial = this.acl.checkServiceWrite(secret, ns, target);
+      if (denial) return f.has('mesh.authorize-acl-error-500') ? this.plain(res, 500, 'rpc error making call: internal error') : this.plain(res, denial.status, denial.message);
+    }
     const [, , sourceNs = 'default', , source = uri] = parsed ?? [];
     const intention = f.has('mesh.authorize-ignores-source') ? this.intentions.matchDestination(ns, target) : this.intentions.match(sourceNs, source, ns, target);
+    const matchKey = `${ns}/${target}`;
+    const cachedAt = this.intentionMatchCachedAt.get(matchKey);
+    this.intentionMatchCachedAt.set(matchKey, cachedAt ?? Date.now());
+    const headers = this.consul.cache(cachedAt === undefined ? { hit: false } : { hit: true, ageMs: Date.now() - cachedAt });
     if (!intention) {
-      return sendJsonBody(res, 200, { Authorized: false, Reason: f.has('mesh.default-reason-text') ? 'no match' : 'Default behavior configured by ACLs' });
+      return sendJsonBody(res, 200, { Authorized: false, Reason: f.has('mesh.default-reason-text') ? 'no match' : 'Default behavior configured by ACLs' }, headers);
     }
     const layer7 = (intention.permissions?.length ?? 0) > 0;
     const authorized = layer7 && !f.has('mesh.authorize-permissions-honoured') ? false : intention.action === 'allow';
-    const reason = f.has('mesh.authorize-empty-reason') ? '' : `Matched ${layer7 ? 'L7' : 'L4'} intention: ${describeIntention(intention)}`;
-    sendJsonBody(res, 200, { Authorized: authorized, Reason: reason });
+    const described = f.has('mesh.authorize-reason-without-action') ? describeIntentionWithoutAction(intention) : describeIntention(intention, this.hashicorp ? 'consul' : 'spec');
+    const reason = f.has('mesh.authorize-empty-reason') ? '' : `Matched ${layer7 ? 'L7' : 'L4'} intention: ${described}`;
+    sendJsonBody(res, 200, { Authorized: authorized, Reason: reason }, headers);
   }
 }

@@ -12,6 +12,12 @@ const rule = (r: Omit<Rule, 'system' | 'level'> & { level?: Rule['level'] }): Ru
 const leafBehaviour1 = { file, section: ENDPOINTS, quote: 'A non-blocking query always checks that the leaf is unexpired and that the roots are unchanged; otherwise a new leaf is generated.' };
 const leafBehaviour2 = { file, section: ENDPOINTS, quote: 'A blocking query waits until a new certificate is needed (expiring, expired, or root rotation) or the query timeout elapses.' };
 
+// Upstream citations that settled how a test judges where the spec leaves a choice (Rule.notes).
+const CE_NO_NAMESPACE =
+  'Consul CE leaves Namespace out of the leaf: hashicorp/consul agent/structs/connect_ca.go IssuedCert embeds acl.EnterpriseMeta, an empty struct in CE (acl/enterprisemeta_ce.go), and agent/consul/leader_connect_ca.go CAManager.SignCertificate fills it from the SPIFFE ID; so Namespace is required only when the target declares the namespaces capability';
+const CHAIN_THROUGH_INTERMEDIATES =
+  'Leaves may be signed by an intermediate that chains to the active root: hashicorp/consul agent/consul/leader_connect_ca.go CAManager.SignCertificate appends the root\'s IntermediateCerts to CertPEM and signs with an intermediate in secondary datacenters or with a provider that uses one (isIntermediateUsedToSignLeaf, e.g. the Vault provider); the test walks the chain from CertPEM and the root\'s IntermediateCerts to the active root';
+
 /** Spec 001: CA roots beyond their fields, leaf certificates, authorize, ACLs and namespaces. */
 export const meshConnectRules: Rule[] = [
   rule({
@@ -41,16 +47,21 @@ export const meshConnectRules: Rule[] = [
   }),
   rule({
     id: 'mesh.leaf.fields',
-    title: 'A leaf response has every documented field with its type',
-    sources: [{ file, section: LEAF, quote: 'SerialNumber | string | Monotonically increasing 64-bit serial across all certificates issued by the cluster' }],
+    title: 'A leaf response has every documented field with its type (Namespace when the target declares namespaces)',
+    sources: [
+      { file, section: LEAF, quote: 'SerialNumber | string | Monotonically increasing 64-bit serial across all certificates issued by the cluster' },
+      { file, section: LEAF, quote: 'Namespace | string | Namespace of the service' },
+    ],
+    notes: [CE_NO_NAMESPACE],
   }),
   rule({
     id: 'mesh.leaf.chains-to-active-root',
-    title: 'Every leaf certificate verifies against the active root',
+    title: 'Every leaf certificate verifies against the active root, directly or through the intermediates the agent hands out',
     sources: [
       { file, section: DOES, quote: 'The agent creates a signing request locally, has it signed by the CA, caches the result' },
       { file, section: DOES, quote: 'so that proxies can verify certificates' },
     ],
+    notes: [CHAIN_THROUGH_INTERMEDIATES],
   }),
   rule({
     id: 'mesh.leaf.uri-san',
@@ -78,6 +89,9 @@ export const meshConnectRules: Rule[] = [
     title: "Across many fetches for many services, each new certificate's serial is greater than every earlier one, and SerialNumber is the certificate's serial",
     capability: FIX,
     sources: [{ file, section: LEAF, quote: 'Monotonically increasing 64-bit serial across all certificates issued by the cluster' }],
+    notes: [
+      "Consul's built-in CA takes every serial from one cluster-wide counter (hashicorp/consul agent/connect/ca/provider_consul.go ConsulProvider.Sign and incrementAndGetNextSerialNumber); an external CA provider (Vault) picks its own serials: listed as a conditional deviation in expectations/consul.json",
+    ],
   }),
   rule({
     id: 'mesh.leaf.cached',
@@ -89,12 +103,20 @@ export const meshConnectRules: Rule[] = [
     title: 'After a root rotation, a non-blocking fetch returns a new leaf that chains to the new root',
     capability: FIX,
     sources: [leafBehaviour1],
+    notes: [
+      'Consul re-issues at once on a non-blocking query (hashicorp/consul agent/leafcert/generate.go Manager.attemptLeafRefresh, the MustRevalidate branch: activeRootHasKey) — the jitter applies to blocking queries only',
+      CHAIN_THROUGH_INTERMEDIATES,
+    ],
   }),
   rule({
     id: 'mesh.leaf.blocking-wakes-on-rotation',
-    title: 'A blocking leaf query returns the new leaf when the roots rotate, before its wait elapses',
+    title: 'A blocking leaf query whose wait is longer than the agent may spread re-issues over returns the new leaf after a root rotation, before its wait elapses',
     capability: FIX,
     sources: [leafBehaviour2],
+    notes: [
+      'The spec gives no time bound, only that the query returns once a new certificate is needed: Consul re-issues after a root change at a random point of a 30 s window (hashicorp/consul agent/leafcert/generate.go caChangeJitterWindow, Manager.attemptLeafRefresh and getJitteredCAChangeDelay), so the test blocks with a 60 s wait and asserts only that the new leaf comes before the wait elapses (a 15 s bound failed about half the runs against Consul)',
+      CHAIN_THROUGH_INTERMEDIATES,
+    ],
   }),
   rule({
     id: 'mesh.leaf.blocking-timeout',
@@ -120,39 +142,62 @@ export const meshConnectRules: Rule[] = [
   }),
   rule({
     id: 'mesh.authorize.reason',
-    title: 'The Reason of a decision by an intention is a text that names it (its source and destination)',
+    title: 'For an allow and a deny intention, Authorized follows its action and Reason names the intention (source and destination) and that action',
     capability: FIX,
-    sources: [{ file, section: 'Resources and their fields > Authorize response', quote: 'Reason | string (explains the matched intention and its action)' }],
+    sources: [
+      { file, section: 'Resources and their fields > Authorize response', quote: 'Reason | string (explains the matched intention and its action)' },
+      { file, section: DOES, quote: 'Authorize tests whether a connection between two services is permitted.' },
+    ],
+    notes: [
+      'Consul answers Reason "Matched L4 intention: <Intention.String()>", which names source and destination and ends with "Action: ALLOW|DENY" (older versions start with the upper-case action), and Authorized = (action == allow): hashicorp/consul agent/agent_endpoint.go AgentConnectAuthorize (agent/connect_auth.go Agent.ConnectAuthorize before 1.10), agent/structs/intention.go Intention.String; the action is matched case-insensitively as a word',
+    ],
   }),
   rule({
     id: 'mesh.authorize.request-validation',
-    title: 'Authorize without Target, ClientCertURI or ClientCertSerial, or with a ClientCertURI that is not a service identifier, is refused with a 4xx',
+    level: 'SHOULD',
+    title: 'Authorize without Target or ClientCertURI, with a ClientCertURI that is not a service identifier, or with a non-string Target, is refused with a 4xx',
     sources: [
       { file, section: AUTHZ, quote: 'Target | string | yes | Name of the requested service' },
       { file, section: AUTHZ, quote: 'ClientCertURI | string | yes | Identifier of the requesting client; currently the URI SAN of its TLS client certificate' },
     ],
+    notes: [
+      'SHOULD: the request table marks the fields required but the spec states no refusal. Consul refuses each case with 400 (hashicorp/consul agent/agent_endpoint.go AgentConnectAuthorize: "Target service must be specified", "ClientCertURI not a valid Connect identifier", "ClientCertURI not a valid Service identifier"; a non-string Target fails decodeBody, agent/http.go, which uses lib.DecodeJSON). ClientCertSerial is judged by mesh.authorize.serial-format',
+    ],
   }),
   rule({
     id: 'mesh.authorize.serial-format',
-    title: 'Authorize with a ClientCertSerial that is not colon-hex is refused with a 4xx',
+    level: 'SHOULD',
+    title: 'Authorize without a ClientCertSerial, or with one that is not colon-hex, is refused with a 4xx',
     sources: [{ file, section: AUTHZ, quote: 'ClientCertSerial | string | yes | Colon-hex-encoded serial number of the client certificate' }],
+    notes: [
+      'SHOULD: the field is marked required and colon-hex, but the spec states no refusal. Consul never reads ClientCertSerial (hashicorp/consul agent/agent_endpoint.go AgentConnectAuthorize; structs.ConnectAuthorizeRequest): listed as a deviation in expectations/consul.json',
+    ],
   }),
   rule({
     id: 'mesh.acl.authorize',
-    title: 'Authorize without a token, or with one lacking service:write on the Target, is refused; with service:write it is answered',
+    title: 'Authorize without a token, with an unknown one, or with one lacking service:write on the Target, is refused with a 4xx and no decision; with service:write it is answered',
     capability: FIX,
     sources: [{ file, section: 'Authentication', quote: 'Required permissions are in the endpoint table (service:write for authorize and leaf; none for roots).' }],
+    notes: [
+      'A refusal is a 4xx, never a 5xx (a server error says nothing about the ACL check). Consul answers 403 with a plain-text "Permission denied: ..." or "ACL not found": hashicorp/consul agent/http.go HTTPHandlers.wrap (handleErr: acl.IsErrPermissionDenied or acl.IsErrNotFound -> 403), agent/agent_endpoint.go AgentConnectAuthorize (ServiceWriteAllowed on Target). Without a token Consul uses the agent\'s default token, so the target\'s anonymous policy must lack service:write for that case',
+    ],
   }),
   rule({
     id: 'mesh.acl.leaf',
-    title: 'A leaf without a token, or with one lacking service:write on that service, is refused; with it the leaf is issued',
+    title: 'A leaf without a token, or with one lacking service:write on that service, is refused with a 4xx and no key; with it the leaf is issued',
     capability: FIX,
     sources: [{ file, section: 'Authentication', quote: 'Required permissions are in the endpoint table (service:write for authorize and leaf; none for roots).' }],
+    notes: [
+      'A refusal is a 4xx, never a 5xx. Consul answers 403 "Permission denied: ... lacks permission \'service:write\' ...": hashicorp/consul agent/http.go HTTPHandlers.wrap (handleErr), agent/consul/leader_connect_ca.go CAManager.AuthorizeAndSignCertificate (ServiceWriteAllowed on the service of the CSR\'s SPIFFE ID, reached through agent/leafcert)',
+    ],
   }),
   rule({
     id: 'mesh.ns.leaf-precedence',
-    title: 'For every subset of ?ns, the namespace header and the token\'s namespace, the leaf is issued in the highest present, else in default',
+    title: 'For every subset of ?ns, the namespace header and the token\'s namespace, the leaf is issued in the highest present, else in default (a token of another namespace may instead be refused)',
     capability: 'namespaces',
+    notes: [
+      'Consul Enterprise needs the namespaces to exist and gives a token of namespace T no service:write in another namespace Q, so the test has the fixtures make every namespace it names, and where ?ns or the header outranks the token\'s namespace it accepts a 4xx refusal as well as a leaf in the outranking namespace, never a leaf in T. Consul CE refuses ?ns and X-Consul-Namespace with 400 (hashicorp/consul agent/http_ce.go HTTPHandlers.parseEntMeta): such a target does not declare namespaces',
+    ],
     sources: [
       { file, section: NS, quote: 'ns query parameter.' },
       { file, section: NS, quote: 'X-Mesh-Namespace request header.' },
@@ -164,6 +209,7 @@ export const meshConnectRules: Rule[] = [
     id: 'mesh.ns.authorize-body-precedence',
     title: "Authorize's body Namespace takes precedence over the ns query parameter and the header",
     capability: 'namespaces',
+    notes: ['The fixtures make the three namespaces the test names first: Consul Enterprise needs them to exist. Consul CE refuses a body Namespace with 400 (agent/http.go decodeBody, lib.DecodeJSON disallows unknown fields)'],
     sources: [{ file, section: AUTHZ, quote: "Namespace | string | no | Default ''. Enterprise. Takes precedence over the ns query parameter" }],
   }),
 ];
@@ -197,8 +243,11 @@ export const meshUpstreamRules: Rule[] = [
     id: 'mesh.upstream.default-reason',
     level: 'UPSTREAM',
     capability: FIX,
-    title: 'With no matching intention, Reason is "Default behavior configured by ACLs"',
+    title: 'With no matching intention, Reason is one of the upstream default texts ("Default behavior configured by ACLs", or "Default intention policy" / "ACLs disabled, access is allowed by default" where so configured)',
     sources: [{ file, section: 'Resources and their fields > Authorize response', quote: 'Reason | string (explains the matched intention and its action)' }],
-    upstream: consul('agent/connect_auth.go', 'no match → Reason "Default behavior configured by ACLs"'),
+    upstream: consul(
+      'agent/agent_endpoint.go AgentConnectAuthorize (agent/connect_auth.go before 1.10)',
+      'no match → Reason "Default behavior configured by ACLs"; "Default intention policy" when the agent sets default_intention_policy (newest versions); "ACLs disabled, access is allowed by default" with ACLs off (versions before the inlined handler)',
+    ),
   }),
 ];
