@@ -1,6 +1,7 @@
 import { Agent, buildConnector, request as undiciRequest, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { Exchange, ExchangeObserver } from './exchange.ts';
+import { JsonValueStream } from './json-value-stream.ts';
 import type { Redactor } from './redact.ts';
 import { TargetError } from './target-error.ts';
 
@@ -72,10 +73,10 @@ export class HttpResponse {
 }
 
 export interface StreamState {
-  /** Each complete line parsed as JSON. */
-  lines: unknown[];
+  /** Each complete JSON value, however the stream delimits them (see JsonValueStream). */
+  values: unknown[];
   bytes: Buffer;
-  /** Lines that were not JSON. */
+  /** Text between values that was not JSON. */
   malformed: string[];
 }
 
@@ -191,9 +192,10 @@ export class HttpClient {
   }
 
   /**
-   * Reads a streaming answer (newline-delimited JSON, or plain bytes) until `until` says enough,
-   * the deadline passes, the byte cap is reached or the server ends it; then closes the stream.
-   * Lines are reassembled across chunks, so a frame split in two or two frames in one chunk parse alike.
+   * Reads a streaming answer (JSON values, newline-delimited or back to back, or plain bytes) until
+   * `until` says enough, the deadline passes, the byte cap is reached or the server ends it; then
+   * closes the stream. Values are reassembled across chunks (JsonValueStream), so a frame split in
+   * two or two frames in one chunk parse alike.
    */
   async stream(req: HttpRequest, options: { maxMs: number; maxBytes?: number; until?: (s: StreamState) => boolean }): Promise<StreamResult> {
     const url = this.url(req.path, req.query);
@@ -205,7 +207,8 @@ export class HttpClient {
     const started = performance.now();
     const controller = new AbortController();
     const deadline = setTimeout(() => controller.abort(), options.maxMs);
-    const state: StreamState = { lines: [], bytes: Buffer.alloc(0), malformed: [] };
+    const reader = new JsonValueStream();
+    const state: StreamState = { values: reader.values, bytes: Buffer.alloc(0), malformed: reader.malformed };
     let ended = false;
     let stoppedBy: StreamResult['stoppedBy'] = 'deadline';
     let status: number | undefined;
@@ -214,22 +217,11 @@ export class HttpClient {
       const res = await undiciRequest(url, { method: req.method as Dispatcher.HttpMethod, headers, dispatcher: this.dispatcher, signal: controller.signal, headersTimeout: options.maxMs, bodyTimeout: options.maxMs });
       status = res.statusCode;
       resHeaders = flattenHeaders(res.headers);
-      let pending = '';
       try {
         for await (const chunk of res.body) {
           const buf = chunk as Buffer;
           state.bytes = Buffer.concat([state.bytes, buf]);
-          pending += buf.toString('utf8');
-          const parts = pending.split('\n');
-          pending = parts.pop() ?? '';
-          for (const line of parts) {
-            if (line.trim() === '') continue;
-            try {
-              state.lines.push(JSON.parse(line));
-            } catch {
-              state.malformed.push(line.slice(0, 200));
-            }
-          }
+          reader.push(buf);
           if (options.maxBytes !== undefined && state.bytes.length >= options.maxBytes) {
             stoppedBy = 'bytes';
             break;
@@ -242,13 +234,7 @@ export class HttpClient {
         if (stoppedBy === 'deadline' && !controller.signal.aborted) {
           ended = true;
           stoppedBy = 'end';
-          if (pending.trim()) {
-            try {
-              state.lines.push(JSON.parse(pending));
-            } catch {
-              state.malformed.push(pending.slice(0, 200));
-            }
-          }
+          reader.end();
         }
       } catch (err) {
         if (!controller.signal.aborted) throw err;

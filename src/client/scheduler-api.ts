@@ -54,6 +54,15 @@ export class SchedulerApi {
     return this.http.get(`/v1/client/fs/${op}/${alloc}`, query);
   }
 
+  /**
+   * An fs request with the query string sent exactly as given: percent-encodings such as '%2e%2e'
+   * reach the target as they are instead of being encoded again. Read as a stream, so that a
+   * stream or logs answer that should not have succeeded still ends.
+   */
+  fsRaw(op: 'cat' | 'readat' | 'ls' | 'stat' | 'logs' | 'stream', alloc: string, rawQuery: string, options: { maxMs: number }): Promise<StreamResult> {
+    return this.http.stream({ method: 'GET', path: `/v1/client/fs/${op}/${alloc}?${rawQuery}` }, { ...options, maxBytes: 4 * 1024 * 1024 });
+  }
+
   /** A streaming fs answer (stream, or logs with follow). */
   fsStream(op: 'stream' | 'logs', alloc: string, query: Query, options: { maxMs: number; until?: (s: StreamState) => boolean }): Promise<StreamResult> {
     return this.http.stream({ method: 'GET', path: `/v1/client/fs/${op}/${alloc}`, query }, options);
@@ -89,6 +98,11 @@ export class SchedulerControlApi {
     await this.json(await this.http.post(`/v1/control/scheduler/allocations/${alloc}/append`, { ...target, data }), z.object({ appended: z.number() }), 'append to a file');
   }
 
+  /** Publishes copies of `event` until frame `through` has left the event buffer; the copies' indexes. */
+  async fillUntilEvicted(through: number, event: Record<string, unknown>): Promise<number[]> {
+    return (await this.json(await this.http.post('/v1/control/scheduler/events/fill', { through, event }), z.object({ indexes: z.array(z.number()) }), 'fill the event buffer')).indexes;
+  }
+
   async node(change: { drain?: boolean; eligible?: boolean }): Promise<number> {
     return (await this.json(await this.http.post('/v1/control/scheduler/node', change), z.object({ index: z.number() }), 'change the node')).index;
   }
@@ -120,15 +134,32 @@ const diskStat = z.object({ Available: z.number().int(), Device: z.string(), Ino
 /** Nanosecond timestamps pass 2^53, beyond what a JSON number keeps exactly: only their size is checked. */
 const nanoTimestamp = z.number().nonnegative();
 
+/** Client stats, with the CPU entries' fields and DeviceStats left to the schemas below (rules of their own). */
 export const clientStatsSchema = z.object({
   AllocDirStats: diskStat,
-  CPU: z.array(z.object({ CPU: z.string(), Idle: z.number(), System: z.number(), Total: z.number(), User: z.number() })),
+  CPU: z.array(z.unknown()),
   CPUTicksConsumed: z.number(),
-  DeviceStats: z.array(z.unknown()),
+  DeviceStats: z.unknown(),
   DiskStats: z.array(diskStat),
   Memory: z.object({ Available: z.number().int(), Free: z.number().int(), Total: z.number().int(), Used: z.number().int() }),
   Timestamp: nanoTimestamp,
   Uptime: z.number().int(),
+});
+
+/** Spec 002: CPU | array of {CPU string, Idle, System, Total, User numbers}. */
+export const clientStatsCpuSchema = z.object({ CPU: z.array(z.object({ CPU: z.string(), Idle: z.number(), System: z.number(), Total: z.number(), User: z.number() })) });
+
+const statValue = z.object({ Desc: z.string(), IntNumeratorVal: z.number().int(), Unit: z.string() });
+/** Spec 002: DeviceStats | array of {Name, Type, Vendor strings; InstanceStats map instance id to {Stats, Summary, Timestamp}}. */
+export const clientStatsDevicesSchema = z.object({
+  DeviceStats: z.array(
+    z.object({
+      Name: z.string(),
+      Type: z.string(),
+      Vendor: z.string(),
+      InstanceStats: z.record(z.string(), z.object({ Stats: z.object({ Attributes: z.record(z.string(), statValue), Nested: z.unknown() }), Summary: statValue, Timestamp: z.string() })),
+    }),
+  ),
 });
 
 const cpuStats = z.object({ Measured: z.array(z.string()), Percent: z.number(), SystemMode: z.number(), ThrottledPeriods: z.number(), ThrottledTime: z.number(), TotalTicks: z.number(), UserMode: z.number() });

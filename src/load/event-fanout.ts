@@ -3,6 +3,7 @@ import { Agent, request } from 'undici';
 import { dialectFor, tokenHeaders } from '../config/dialects.ts';
 import type { SchedulerTarget } from '../config/schema.ts';
 import { HttpClient } from '../client/http-client.ts';
+import { JsonValueStream } from '../client/json-value-stream.ts';
 import { Redactor } from '../client/redact.ts';
 import { SchedulerControlApi } from '../client/scheduler-api.ts';
 import type { LoadScenarioResult } from '../report/results-model.ts';
@@ -48,15 +49,13 @@ export async function runEventFanout(target: SchedulerTarget, options: FanoutOpt
   const subscriber = async (i: number) => {
     const res = await request(`${target.url}/v1/event/stream?topic=Job&index=${marker + 1}`, { headers, dispatcher: agent, signal: abort.signal });
     if (res.statusCode !== 200) throw new Error(`subscriber ${i}: the stream answered ${res.statusCode}`);
-    let pending = '';
+    // Frames are read as a stream of JSON values, whatever their delimiting (JsonValueStream).
+    const reader = new JsonValueStream({ retain: false });
     try {
       for await (const chunk of res.body) {
-        pending += (chunk as Buffer).toString('utf8');
-        const lines = pending.split('\n');
-        pending = lines.pop() ?? '';
-        for (const line of lines) {
-          if (!line.includes('"Events"')) continue;
-          const frame = JSON.parse(line) as { Events: { Key: string; Payload: { Job?: { CreatedAtMicros?: number } } }[] };
+        for (const value of reader.push(chunk as Buffer)) {
+          const frame = value as { Events?: { Key: string; Payload: { Job?: { CreatedAtMicros?: number } } }[] };
+          if (!Array.isArray(frame.Events)) continue;
           for (const e of frame.Events) {
             const m = LOAD_KEY.exec(e.Key);
             if (!m) continue;

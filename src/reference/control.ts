@@ -6,6 +6,7 @@ import type { SecretsService } from './secrets/service.ts';
 import type { MeshService } from './mesh/service.ts';
 import type { SchedulerService } from './scheduler/service.ts';
 import type { TaskSpec } from './scheduler/alloc-fs.ts';
+import { fillUntilEvictedRoute } from './scheduler/control-routes.ts';
 
 export interface ControlOptions {
   token: string;
@@ -40,6 +41,7 @@ export class ControlService {
     this.router.add('POST', '/v1/control/scheduler/allocations/:id/append', (ctx) => this.schedulerAppend(ctx));
     this.router.add('POST', '/v1/control/scheduler/node', (ctx) => this.schedulerNode(ctx));
     this.router.add('POST', '/v1/control/scheduler/event-rate', (ctx) => this.schedulerRate(ctx));
+    this.router.add('POST', '/v1/control/scheduler/events/fill', fillUntilEvictedRoute(options.scheduler));
   }
 
   /** Lets other systems add their own control routes. */

@@ -44,4 +44,18 @@ export const schedulerFaults: Fault[] = [
   { id: 'scheduler.events-no-initial-heartbeat', system: 'scheduler', breaks: ['scheduler.upstream.stream-heartbeat'], description: 'No {} heartbeat is sent when the stream opens' },
   { id: 'scheduler.events-bad-index-accepted', system: 'scheduler', breaks: ['scheduler.upstream.bad-stream-params-400'], description: 'A non-numeric index is read as 0' },
   { id: 'scheduler.fs-bad-origin-accepted', system: 'scheduler', breaks: ['scheduler.upstream.fs-params-400'], description: 'origin values other than start and end are read as start' },
+  // Faults only the strengthened tests catch (issue 13).
+  { id: 'scheduler.events-acl-topics-open', system: 'scheduler', breaks: ['scheduler.events.acl'], description: 'ACLToken and ACLPolicy events reach any token, not only management ones' },
+  { id: 'scheduler.events-evicted-starts-live', system: 'scheduler', breaks: ['scheduler.events.index-evicted'], description: 'A start index that was published and has left the buffer gets only live events, not the oldest buffered ones' },
+  { id: 'scheduler.gc-alloc-collects-running', system: 'scheduler', breaks: ['scheduler.gc.alloc'], description: "GC of one allocation removes a running allocation's files too" },
+  { id: 'scheduler.gc-all-collects-running', system: 'scheduler', breaks: ['scheduler.gc.all'], description: 'GC of all removes running allocations too, not only stopped ones' },
+  { id: 'scheduler.fs-stream-path-escape', system: 'scheduler', breaks: ['scheduler.fs.path-escape'], description: 'stream and readat skip the check that the path stays in the allocation directory (cat, ls and stat keep it)' },
+  { id: 'scheduler.fs-escape-check-before-decoding', system: 'scheduler', breaks: ['scheduler.fs.path-escape'], description: "The containment check reads the path before percent-decoding, so '%2e%2e' passes it and then leaves the directory" },
+  { id: 'scheduler.logs-task-path-escape', system: 'scheduler', breaks: ['scheduler.fs.path-escape'], description: "The logs task name is not checked against the allocation's tasks and becomes part of the log file's path" },
+  // The same code paths as Nomad's spec deviations (behaviour upstream), so the fault matrix proves the rules see them.
+  { id: 'scheduler.events-wildcard-lost-with-keys', system: 'scheduler', breaks: ['scheduler.events.topic-union'], description: "'Job' beside 'Job:k' receives only k: '*' counts as any key only when it is the topic's only key (as Nomad)" },
+  { id: 'scheduler.stats-cpu-total-missing', system: 'scheduler', breaks: ['scheduler.stats.cpu'], description: 'CPU entries carry TotalPercent and TotalTicks instead of Total (as Nomad since 1.6.0)' },
+  { id: 'scheduler.stats-device-stats-null', system: 'scheduler', breaks: ['scheduler.stats.device-stats'], description: 'DeviceStats is null instead of an array (as Nomad without device statistics)' },
+  { id: 'scheduler.readat-limit-zero-unbounded', system: 'scheduler', breaks: ['scheduler.fs.readat-limit-zero'], description: 'readat with limit=0 returns the rest of the file (as Nomad)' },
+  { id: 'scheduler.fs-stat-path-required', system: 'scheduler', breaks: ['scheduler.fs.stat-default-path'], description: "stat without path is refused instead of describing the allocation's root (as Nomad)" },
 ];

@@ -25,12 +25,19 @@ export class SchedulerAcl {
     return t.management || t.readJob.includes('*') || (namespace !== '*' && t.readJob.includes(namespace));
   }
 
-  /** Whether a token may subscribe to a topic in a namespace, as spec 002 lists the permissions. */
-  static canSubscribe(t: SchedulerToken, topic: string, namespace: string): boolean {
+  /**
+   * Whether a token may subscribe to a topic in a namespace, as spec 002 lists the permissions.
+   * The spec lists no permission for NodeDrain: `nodeDrainNeedsManagement` makes it need a
+   * management token like every topic Nomad does not list (nomad/event_endpoint.go validateNsOp,
+   * default case); otherwise node:read, like Node. `aclTopicsOpen` is a fault.
+   */
+  static canSubscribe(t: SchedulerToken, topic: string, namespace: string, options: { nodeDrainNeedsManagement?: boolean; aclTopicsOpen?: boolean } = {}): boolean {
     if (t.management) return true;
+    if ((topic === 'ACLToken' || topic === 'ACLPolicy') && options.aclTopicsOpen) return true;
     if (topic === '*' || topic === 'ACLToken' || topic === 'ACLPolicy') return false;
     if (['Job', 'Allocation', 'Deployment', 'Evaluation'].includes(topic)) return SchedulerAcl.canReadJob(t, namespace);
-    if (topic === 'Node' || topic === 'NodeDrain') return t.nodeRead;
+    if (topic === 'Node') return t.nodeRead;
+    if (topic === 'NodeDrain') return !options.nodeDrainNeedsManagement && t.nodeRead;
     // Topics the spec does not list need a management token, as upstream.
     return false;
   }

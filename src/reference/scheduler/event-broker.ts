@@ -1,5 +1,4 @@
 import { EventEmitter } from 'node:events';
-import type { FaultSet } from '../faults/types.ts';
 
 export interface SchedulerEvent {
   Topic: string;
@@ -16,24 +15,50 @@ export interface Frame {
   Events: SchedulerEvent[];
 }
 
-/** A subscription: topic → filter keys ('*' for any), and a namespace ('*' for all). */
+/**
+ * A subscription: topic → its filter keys in the order given ('*' for any; a key given twice is
+ * listed twice, as upstream keeps it), and a namespace ('*' for all).
+ */
 export interface Subscription {
-  topics: Map<string, Set<string>>;
+  topics: Map<string, string[]>;
   namespace: string;
+}
+
+/** How events are matched to a subscription: the spec's model, with the upstream product's choices and deviations as switches. */
+export interface MatchRules {
+  /**
+   * Nomad's filter (nomad/stream/subscription.go filter) appends an event once per subscribed key it
+   * matches, so an event matching two keys arrives twice in its frame. The spec is silent on it:
+   * the hashicorp dialect does the same.
+   */
+  repeatPerKey: boolean;
+  /**
+   * Nomad's filter treats '*' as "any key" only when it is the topic's only key; beside other keys
+   * it is compared as a literal key, so 'Job' with 'Job:k' receives only k. A spec deviation
+   * (behaviour upstream, or the fault scheduler.events-wildcard-lost-with-keys).
+   */
+  wildcardOnlyAlone: boolean;
+  /** Faults: filter keys ignored; namespace filter ignored. */
+  filterKeysIgnored: boolean;
+  namespaceIgnored: boolean;
 }
 
 /** Topics whose events carry no namespace: they pass any namespace filter. */
 const UNNAMESPACED = new Set(['Node', 'NodeDrain', 'ACLToken', 'ACLPolicy']);
 
-export function matches(event: SchedulerEvent, sub: Subscription, faults: FaultSet): boolean {
-  const keys = sub.topics.get(event.Topic) ?? sub.topics.get('*');
-  if (!keys) return false;
-  if (!keys.has('*') && !faults.has('scheduler.events-filter-key-ignored')) {
-    const candidates = [event.Key, ...(event.FilterKeys ?? [])];
-    if (!candidates.some((k) => keys.has(k))) return false;
-  }
-  if (sub.namespace === '*' || UNNAMESPACED.has(event.Topic) || faults.has('scheduler.events-namespace-ignored')) return true;
-  return event.Namespace === sub.namespace;
+/** How many times an event is delivered to a subscription: 0 when it does not match. */
+export function deliveries(event: SchedulerEvent, sub: Subscription, rules: MatchRules): number {
+  const namespaceOk = sub.namespace === '*' || event.Namespace === '' || UNNAMESPACED.has(event.Topic) || event.Namespace === sub.namespace || rules.namespaceIgnored;
+  if (!namespaceOk) return 0;
+  // The keys of the '*' topic apply to every topic, beside the topic's own keys.
+  const keys = [...(sub.topics.get('*') ?? []), ...(sub.topics.get(event.Topic) ?? [])];
+  if (keys.length === 0) return 0;
+  if (rules.filterKeysIgnored) return 1;
+  const candidates = [event.Key, ...(event.FilterKeys ?? [])];
+  const hit = (key: string) => (key === '*' ? !rules.wildcardOnlyAlone || keys.length === 1 : candidates.includes(key));
+  const hits = keys.filter(hit).length;
+  if (hits === 0) return 0;
+  return rules.repeatPerKey ? hits : 1;
 }
 
 /**
@@ -43,9 +68,11 @@ export function matches(event: SchedulerEvent, sub: Subscription, faults: FaultS
 export class EventBroker {
   private readonly buffer: Frame[] = [];
   private readonly live = new EventEmitter();
+  /** The highest index that was published and has since left the buffer (0: none yet). */
+  private evicted = 0;
 
   constructor(
-    private readonly capacity: number,
+    readonly capacity: number,
     private readonly nextIndex: () => number,
   ) {
     this.live.setMaxListeners(0);
@@ -55,15 +82,19 @@ export class EventBroker {
     const index = this.nextIndex();
     const frame: Frame = { Index: index, Events: events.map((e) => ({ ...e, Index: index })) };
     this.buffer.push(frame);
-    while (this.buffer.length > this.capacity) this.buffer.shift();
+    while (this.buffer.length > this.capacity) this.evicted = this.buffer.shift()!.Index;
     this.live.emit('frame', frame);
     return frame;
   }
 
   /** Frames from `index` on; when `index` is no longer buffered, from the oldest frame kept. */
-  backlog(index: number, evictedEmpty = false): Frame[] {
-    if (evictedEmpty && this.buffer[0] && index < this.buffer[0].Index && index > 0) return [];
+  backlog(index: number): Frame[] {
     return this.buffer.filter((f) => f.Index >= index);
+  }
+
+  /** Whether a frame with this index was published and has left the buffer. */
+  wasEvicted(index: number): boolean {
+    return index > 0 && index <= this.evicted;
   }
 
   get oldestIndex(): number | undefined {

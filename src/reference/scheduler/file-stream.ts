@@ -15,12 +15,19 @@ export interface StreamOptions {
   follow: boolean;
   /** Plain bytes instead of frames (log streaming with plain=true). */
   plain: boolean;
+  /**
+   * How frames are written and what Offset means; the spec leaves both open. `nomad`: frames back to
+   * back with nothing between them, and Offset the position after the frame's bytes, as Nomad's
+   * client/fs_endpoint.go does (frames encoded with structs.JsonHandle, no newline; streamFile passes
+   * the offset after each read to the framer). `lines`: one frame per line, Offset where the bytes start.
+   */
+  framing: 'lines' | 'nomad';
   faults: FaultSet;
 }
 
 /**
- * Streams a file: its bytes from the requested position as newline-delimited frames
- * {File, Offset, Data (base64), FileEvent}, then, when following, the bytes appended to it (and
+ * Streams a file: its bytes from the requested position as frames {File, Offset, Data (base64),
+ * FileEvent}, then, when following, the bytes appended to it (and
  * 'file truncated' or 'file deleted' events), with {} heartbeats, until the client goes away.
  */
 export async function streamFile(req: IncomingMessage, res: ServerResponse, o: StreamOptions): Promise<void> {
@@ -34,12 +41,14 @@ export async function streamFile(req: IncomingMessage, res: ServerResponse, o: S
   req.once('close', () => (closed = true));
   res.once('close', () => (closed = true));
 
-  const frame = (body: Record<string, unknown>) => res.write(`${JSON.stringify(body)}\n`);
+  const delimiter = o.framing === 'nomad' ? '' : '\n';
+  const frame = (body: Record<string, unknown>) => res.write(`${JSON.stringify(body)}${delimiter}`);
   const sendBytes = (bytes: Buffer, at: number) => {
     if (o.plain) return res.write(bytes);
     for (let i = 0; i < bytes.length; i += CHUNK) {
       const part = bytes.subarray(i, i + CHUNK);
-      frame({ File: o.name, Offset: at + i, Data: f.has('scheduler.stream-data-not-base64') ? part.toString('utf8') : part.toString('base64') });
+      const offset = o.framing === 'nomad' ? at + i + part.length : at + i;
+      frame({ File: o.name, Offset: offset, Data: f.has('scheduler.stream-data-not-base64') ? part.toString('utf8') : part.toString('base64') });
     }
     return true;
   };
@@ -82,7 +91,7 @@ export async function streamFile(req: IncomingMessage, res: ServerResponse, o: S
       pos = now;
       lastWrite = Date.now();
     } else if (!o.plain && Date.now() - lastWrite >= HEARTBEAT_MS) {
-      res.write('{}\n');
+      res.write(`{}${delimiter}`);
       lastWrite = Date.now();
     }
   }

@@ -20,8 +20,19 @@ async function diskStat(path: string): Promise<DiskStat> {
   return { Available: available, Device: 'rootfs', InodesUsedPercent: inodesUsed, Mountpoint: path, Size: size, Used: used, UsedPercent: size > 0 ? (used / size) * 100 : 0 };
 }
 
+/**
+ * How the node's usage departs from spec 002's Client stats response, as Nomad's does
+ * (client/hoststats/host.go HostStats): CPU entries carry TotalPercent and TotalTicks instead of
+ * Total (since 1.6.0), and DeviceStats is null when no device plugin reports (client/devicemanager
+ * manager.AllStats returns a nil slice).
+ */
+export interface HostStatsDeviations {
+  cpuTotalSplit: boolean;
+  deviceStatsNull: boolean;
+}
+
 /** The node's resource usage, read from the machine it runs on. */
-export async function hostStats(allocRoot: string): Promise<Record<string, unknown>> {
+export async function hostStats(allocRoot: string, deviations: HostStatsDeviations = { cpuTotalSplit: false, deviceStatsNull: false }): Promise<Record<string, unknown>> {
   const cores = cpus();
   const memTotal = totalmem();
   const memFree = freemem();
@@ -31,10 +42,12 @@ export async function hostStats(allocRoot: string): Promise<Record<string, unkno
     CPU: cores.map((c, i) => {
       const total = c.times.user + c.times.nice + c.times.sys + c.times.idle + c.times.irq;
       const pct = (v: number) => (total > 0 ? (v / total) * 100 : 0);
-      return { CPU: `cpu${i}`, Idle: pct(c.times.idle), System: pct(c.times.sys), Total: pct(total - c.times.idle), User: pct(c.times.user) };
+      const entry = { CPU: `cpu${i}`, Idle: pct(c.times.idle), System: pct(c.times.sys), User: pct(c.times.user) };
+      if (deviations.cpuTotalSplit) return { ...entry, TotalPercent: pct(total - c.times.idle), TotalTicks: total - c.times.idle };
+      return { ...entry, Total: pct(total - c.times.idle) };
     }),
     CPUTicksConsumed: ticks,
-    DeviceStats: [],
+    DeviceStats: deviations.deviceStatsNull ? null : [],
     DiskStats: [await diskStat('/')],
     Memory: { Available: memFree, Free: memFree, Total: memTotal, Used: memTotal - memFree },
     Timestamp: Date.now() * 1_000_000,
@@ -42,8 +55,20 @@ export async function hostStats(allocRoot: string): Promise<Record<string, unkno
   };
 }
 
-/** An allocation's usage: the figures of this process stand in for its tasks' processes. */
-export function allocationStats(tasks: string[]): Record<string, unknown> {
+/**
+ * An allocation's usage: the figures of this process stand in for its tasks' processes. With
+ * `reportsTasks` false (a stopped allocation, like Nomad's: client/allocrunner alloc_runner.go
+ * LatestAllocStats lists only tasks that have a usage sample and sums only running ones), Tasks is
+ * empty and the sums are zero.
+ */
+export function allocationStats(tasks: string[], reportsTasks = true): Record<string, unknown> {
+  if (!reportsTasks) {
+    const zero = {
+      CpuStats: { Measured: [], Percent: 0, SystemMode: 0, ThrottledPeriods: 0, ThrottledTime: 0, TotalTicks: 0, UserMode: 0 },
+      MemoryStats: { Cache: 0, KernelMaxUsage: 0, KernelUsage: 0, MaxUsage: 0, RSS: 0, Swap: 0, Measured: [] },
+    };
+    return { ResourceUsage: zero, Tasks: {}, Timestamp: 0 };
+  }
   const usage = process.resourceUsage();
   const mem = process.memoryUsage();
   const resourceUsage = {

@@ -7,6 +7,10 @@ const ESP = 'Endpoints > Event stream parameters';
 const FIX = 'schedulerFixtures';
 const rule = (r: Omit<Rule, 'system' | 'level'> & { level?: Rule['level'] }): Rule => ({ system: 'scheduler', level: 'MUST', ...r });
 
+/** Upstream readings the rules below were settled on (hashicorp/nomad, main at aa026cc, 2.0.x; older tags named where they matter). */
+const FRAMES_BACK_TO_BACK =
+  'Nomad writes fs stream and log frames back to back with no newline between them: hashicorp/nomad client/fs_endpoint.go FileSystem.stream and FileSystem.logs encode each frame with structs.JsonHandle (nomad/structs/handlers.go, no TermWhitespace), and api/fs.go AllocFS.Stream reads them with a streaming json.Decoder. The suites read any stream as a sequence of JSON values however delimited (src/client/json-value-stream.ts).';
+
 /** Spec 002: the event stream. */
 export const schedulerEventRules: Rule[] = [
   rule({
@@ -18,8 +22,12 @@ export const schedulerEventRules: Rule[] = [
   }),
   rule({
     id: 'scheduler.events.matching',
-    title: 'For generated events and subscriptions (topics, filter keys, namespace, start index), the frames received carry exactly the matching events, in index order, without duplicates or gaps',
+    title: 'For generated events and subscriptions (topics, filter keys, namespace, start index), the frames received carry exactly the matching events, in index order, without duplicate frames or gaps',
     capability: FIX,
+    notes: [
+      "Nomad appends an event once per subscribed key it matches, so an event whose Key and FilterKeys match two topic parameters appears twice in its frame (hashicorp/nomad nomad/stream/subscription.go filter, unchanged since 1.1). The spec says nothing about repeats within a frame: the test compares each frame's distinct events, and the hashicorp-dialect reference repeats them like Nomad.",
+      "A topic given both bare (or with '*') and with a filter key is left out of the generated subscriptions: that case is scheduler.events.topic-union, where Nomad deviates.",
+    ],
     sources: [
       { file, section: ESP, quote: "Subscribes to a topic with optional filter key after a colon. Several topic parameters may be given." },
       { file, section: ESP, quote: 'Index to start from.' },
@@ -38,6 +46,15 @@ export const schedulerEventRules: Rule[] = [
     sources: [{ file, section: ESP, quote: "'Node' and 'Node:*' are both valid." }],
   }),
   rule({
+    id: 'scheduler.events.topic-union',
+    title: "Several topic parameters for one topic subscribe to all of them: 'Job' (or 'Job:*') beside 'Job:k' receives every Job event",
+    capability: FIX,
+    sources: [{ file, section: ESP, quote: 'Subscribes to a topic with optional filter key after a colon. Several topic parameters may be given.' }],
+    notes: [
+      "Nomad deviates (expectations/nomad.json): its filter treats '*' as any key only when it is the topic's only key; beside another key it is compared as a literal key, so 'Job' with 'Job:k' receives only k (hashicorp/nomad nomad/stream/subscription.go filter and eventMatchesKey; command/agent/event_endpoint.go parseTopic turns a bare 'Job' into the key '*').",
+    ],
+  }),
+  rule({
     id: 'scheduler.events.no-topic-all',
     title: 'Without a topic parameter the stream carries events of every topic',
     capability: FIX,
@@ -51,14 +68,20 @@ export const schedulerEventRules: Rule[] = [
   }),
   rule({
     id: 'scheduler.events.index-evicted',
-    title: 'An index no longer in the buffer starts the stream at the next available index',
+    title: 'An index no longer in the buffer (never published, or published and evicted) starts the stream at the next available index',
     capability: FIX,
+    notes: [
+      'The test makes the requested frame leave the buffer (the control interface publishes newer frames until it is evicted) and checks that the stream starts with the oldest frames still buffered, not with live ones. Nomad: nomad/stream/event_broker.go EventBroker.Subscribe starts at eventBuffer.StartAtClosest, the buffer head when the index is older (nomad/stream/event_buffer.go).',
+    ],
     sources: [{ file, section: ESP, quote: 'If no longer in the buffer, streaming starts at the next available index' }],
   }),
   rule({
     id: 'scheduler.events.acl',
     title: 'A token without the permission a topic needs does not receive it (node:read for Node, namespace:read-job for Job and Allocation, management for all topics and ACL topics)',
     capability: FIX,
+    notes: [
+      'ACLToken and ACLPolicy events are published, and a management token must receive them, so the ACL-topic checks can fail. A refusal is a 4xx or a stream without the events: Nomad 2.x hijacks the connection and writes 200 before the ACL check, so a denied subscription ends with no frames (hashicorp/nomad command/agent/event_endpoint.go EventStream; nomad/event_endpoint.go validateNsOp).',
+    ],
     sources: [
       { file, section: 'Authentication', quote: "Event stream permissions per topic: '*' (all topics, which is the default when no topic is given): management; ACLToken, ACLPolicy: management; Job, Allocation, Deployment, Evaluation: namespace:read-job; Node: node:read." },
     ],
@@ -69,10 +92,13 @@ export const schedulerEventRules: Rule[] = [
 export const schedulerClientRules: Rule[] = [
   rule({
     id: 'scheduler.metadata.merge',
-    title: 'For generated updates of valid keys with string or null values, Meta is the merge of Static and Dynamic, and only the listed keys change',
+    title: 'For generated updates of valid keys with string or null values, Meta is the merge of Static and Dynamic, only the listed keys change, and a key set to null is absent or null in Dynamic',
     sources: [
       { file, section: EP, quote: 'Body field Meta (object, required) holds keys to update; only listed keys change.' },
       { file, section: 'Resources and their fields > Node metadata response', quote: 'Merge of Static and Dynamic' },
+    ],
+    notes: [
+      'Current Nomad deletes a key set to null from Dynamic unless the key is also static (hashicorp/nomad client/meta_endpoint.go NodeMeta.Apply, PR 18664: 1.5.10, 1.6.3 and 1.7.0 on); older releases keep it as null. Absent and null both pass. The generated keys carry a per-run prefix and are set to null again afterwards.',
     ],
   }),
   rule({
@@ -82,8 +108,11 @@ export const schedulerClientRules: Rule[] = [
   }),
   rule({
     id: 'scheduler.metadata.static',
-    title: 'Static metadata is reported and is not changed through the API',
+    title: 'Static metadata is reported and does not change when keys are set through the API',
     sources: [{ file, section: 'Resources and their fields > Node metadata response', quote: 'Set in the agent configuration; loaded only at agent start' }],
+    notes: [
+      'The test touches only keys it created (per-run prefix) and removes them afterwards: on Nomad, setting a static key to null "cleans up" nothing, it persists a null tombstone that hides the static value from Meta (hashicorp/nomad client/meta_endpoint.go NodeMeta.Apply keeps static null values so their removal is persisted).',
+    ],
   }),
   rule({
     id: 'scheduler.metadata.node-id',
@@ -92,20 +121,46 @@ export const schedulerClientRules: Rule[] = [
   }),
   rule({
     id: 'scheduler.stats.fields',
-    title: 'Client stats has every documented field with its type, with figures of a real machine',
+    title: 'Client stats has every documented field with its type, with figures of a real machine (the CPU entries and DeviceStats have rules of their own)',
     sources: [{ file, section: 'Resources and their fields > Client stats response', quote: 'Memory | {Available, Free, Total, Used} integers' }],
+    notes: [
+      "The CPU entries' fields and DeviceStats are checked by scheduler.stats.cpu and scheduler.stats.device-stats, where Nomad deviates, so that those deviations do not hide the rest of the answer.",
+    ],
+  }),
+  rule({
+    id: 'scheduler.stats.cpu',
+    title: 'Each CPU entry of client stats has CPU (string) and Idle, System, Total, User (numbers)',
+    sources: [{ file, section: 'Resources and their fields > Client stats response', quote: 'CPU | array of {CPU string, Idle, System, Total, User numbers}' }],
+    notes: ['Nomad deviates (expectations/nomad.json): hashicorp/nomad client/hoststats/host.go CPUStats (client/stats/host.go before 1.7) has TotalPercent and TotalTicks instead of Total since 1.6.0 (PR 17579); 1.5.x and older send Total.'],
+  }),
+  rule({
+    id: 'scheduler.stats.device-stats',
+    title: 'DeviceStats of client stats is an array of device groups',
+    sources: [{ file, section: 'Resources and their fields > Client stats response', quote: 'DeviceStats | array of {Name, Type, Vendor strings;' }],
+    notes: ['Nomad deviates (expectations/nomad.json): DeviceStats is null when no device plugin reports statistics (hashicorp/nomad client/devicemanager/manager.go manager.AllStats returns a nil slice; client/hoststats/host.go collectDeviceGroupStats).'],
   }),
   rule({
     id: 'scheduler.alloc-stats.fields',
-    title: 'Allocation stats has ResourceUsage, Tasks (one per task) and Timestamp',
+    title: 'Allocation stats of a running allocation has ResourceUsage, Tasks (one per task) and Timestamp',
     capability: FIX,
+    notes: [
+      "Asked of a running allocation, and given a few seconds for each task's first sample: Nomad lists only tasks with a usage sample and sums only running ones, so a stopped allocation may report no task usage and null Measured lists (hashicorp/nomad client/allocrunner/alloc_runner.go allocRunner.LatestAllocStats; client/structs/structs.go MemoryStats.Add).",
+    ],
     sources: [{ file, section: 'Resources and their fields > Allocation stats response', quote: 'Tasks | map task name to {Pids, ResourceUsage, Timestamp}' }],
   }),
   rule({
     id: 'scheduler.fs.readat',
-    title: 'For generated offsets and limits, readat returns exactly that slice of the file',
+    title: 'For generated offsets and limits of at least 1, readat returns exactly that slice of the file',
     capability: FIX,
     sources: [{ file, section: EP, quote: 'Read at offset (readat). Parameters: alloc_id; path (default \'/\'); offset (integer, required, byte offset); limit (integer, required, number of bytes). Response: up to limit bytes from offset.' }],
+    notes: ['limit=0 is scheduler.fs.readat-limit-zero, so that its verdict never depends on the generated cases.'],
+  }),
+  rule({
+    id: 'scheduler.fs.readat-limit-zero',
+    title: 'readat with limit 0 returns no bytes',
+    capability: FIX,
+    sources: [{ file, section: EP, quote: 'Response: up to limit bytes from offset.' }],
+    notes: ['Nomad deviates (expectations/nomad.json): hashicorp/nomad client/fs_endpoint.go FileSystem.streamFile reads to the end of the file when limit <= 0, and command/agent/fs_endpoint.go FileReadAtRequest passes limit 0 through.'],
   }),
   rule({
     id: 'scheduler.fs.cat',
@@ -129,15 +184,27 @@ export const schedulerClientRules: Rule[] = [
     sources: [{ file, section: EP, quote: "List files (ls). Parameters: alloc_id; path (default '/')." }],
   }),
   rule({
+    id: 'scheduler.fs.stat-default-path',
+    title: "Without path, stat describes the allocation directory's root (a directory)",
+    capability: FIX,
+    sources: [{ file, section: EP, quote: "Stat file. Parameters: alloc_id; path (default '/'). Response: file info." }],
+    notes: ['Nomad deviates (expectations/nomad.json): hashicorp/nomad command/agent/fs_endpoint.go FileStatRequest answers 400 "must provide a file name" when path is missing.'],
+  }),
+  rule({
     id: 'scheduler.fs.path-escape',
-    title: 'A path that leaves the allocation directory (.., encoded) is refused with a 4xx and reads nothing outside it',
+    title: 'A path that leaves the allocation directory (.., percent-encoded .., a task name for logs) is not answered with success by cat, readat, ls, stat, stream or logs, and nothing from outside the directory is returned',
     capability: FIX,
     sources: [{ file, section: EP, quote: "path (string, default '/', relative to the allocation directory root)" }],
+    notes: [
+      'The spec states no status for a refused path: any non-2xx passes. Nomad answers 500 for ls and stat (client/allocdir/alloc_dir.go AllocDir.List and AllocDir.Stat return a plain "Path escapes the alloc directory" error, which command/agent/http.go errCodeFromHandler makes a 500) and 400 for cat, readat and stream (client/fs_endpoint.go FileSystem.stream fails its Stat with code 400); logs refuses a task name it does not know with 400 (FileSystem.logs).',
+      "Percent-encoded dots are sent as they are ('%2e%2e'), not re-encoded by the client, and stream frames are decoded before looking for outside bytes.",
+    ],
   }),
   rule({
     id: 'scheduler.fs.stream',
     title: "Decoded stream frames concatenate to the file's bytes from the requested offset and origin",
     capability: FIX,
+    notes: [FRAMES_BACK_TO_BACK],
     sources: [
       { file, section: EP, quote: "Stream file. Parameters: alloc_id; path (default '/'); follow (bool, default true, tail the file); offset (integer, required); origin (string, 'start' or 'end', relative base of offset)." },
       { file, section: 'Resources and their fields > Stream frame (file stream and log stream)', quote: 'Data | string | Base64 of the streamed bytes' },
@@ -147,18 +214,21 @@ export const schedulerClientRules: Rule[] = [
     id: 'scheduler.fs.stream-follow',
     title: 'A followed stream delivers bytes appended to the file after it started',
     capability: FIX,
+    notes: [FRAMES_BACK_TO_BACK],
     sources: [{ file, section: EP, quote: 'follow (bool, default true, tail the file)' }],
   }),
   rule({
     id: 'scheduler.fs.logs',
     title: "Decoded log frames concatenate to the task log's bytes from the requested offset and origin; plain logs equal the framed ones decoded",
     capability: FIX,
+    notes: [FRAMES_BACK_TO_BACK],
     sources: [{ file, section: EP, quote: "plain (bool, default false; plain text without framing)" }],
   }),
   rule({
     id: 'scheduler.fs.logs-follow',
     title: 'A followed log stream delivers lines the task writes after it started',
     capability: FIX,
+    notes: [FRAMES_BACK_TO_BACK],
     sources: [{ file, section: EP, quote: 'Stream logs. Parameters: alloc_id; task (string, required); follow (bool, default false)' }],
   }),
   rule({
@@ -172,14 +242,20 @@ export const schedulerClientRules: Rule[] = [
   }),
   rule({
     id: 'scheduler.gc.alloc',
-    title: "After GC of an allocation its files are gone from the node",
+    title: "After GC of a stopped allocation its files are gone from the node; GC asked of a running allocation leaves its files",
     capability: FIX,
+    notes: [
+      'Nomad collects only terminal allocations: client/gc.go AllocGarbageCollector.Collect finds a running one nowhere and client/alloc_endpoint.go Allocations.GarbageCollect answers a plain error (500). The spec states no status for that refusal: only the running allocation\'s files are checked.',
+    ],
     sources: [{ file, section: EP, quote: 'Forces garbage collection of one stopped allocation on the node' }],
   }),
   rule({
     id: 'scheduler.gc.all',
-    title: 'GC of all collects every stopped allocation on the node',
+    title: 'GC of all collects every stopped allocation on the node, and leaves running allocations',
     capability: FIX,
+    notes: [
+      'Nomad collects in the background: client/gc.go AllocGarbageCollector.CollectAll starts destroyAllocRunner in a goroutine per allocation and the endpoint answers at once, so the test waits up to 10 s for the files to go.',
+    ],
     sources: [{ file, section: EP, quote: 'GC all. Parameter node_id (string, optional; required through a server). Collects all stopped allocations on the node.' }],
   }),
   rule({
