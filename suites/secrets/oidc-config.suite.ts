@@ -5,6 +5,7 @@ import { listResultSchema } from '../../src/client/schemas/secrets.ts';
 import { expectShape } from '../kit/expect-shape.ts';
 import { authorize, codeFlow, expectWritten, setupOidc, uniqueName, verifyIdToken } from '../kit/oidc-fixture.ts';
 import { SkipRule, type RuleKit } from '../kit/rule-kit.ts';
+import type { EntityFixture } from '../../src/client/identity-fixtures.ts';
 import { ruleTest } from '../kit/rule-test.ts';
 
 async function expectListed(kit: RuleKit, kind: 'provider' | 'scope' | 'client' | 'assignment', name: string, present: boolean): Promise<void> {
@@ -25,18 +26,22 @@ ruleTest('secrets.oidc.provider-crud', async (kit) => {
   const scope = uniqueName('scope');
   expectWritten(await api.write('scope', scope, { template: '{"x":"y"}' }), 'create a scope');
   const name = uniqueName('provider');
-  expectWritten(await api.write('provider', name, { issuer: 'https://oidc.example.com:8200', allowed_client_ids: ['a', 'b'], scopes_supported: [scope] }), 'create a provider');
+  const issuer = 'https://oidc.example.com:8200';
+  expectWritten(await api.write('provider', name, { issuer, allowed_client_ids: ['a', 'b'], scopes_supported: [scope] }), 'create a provider');
   const read = expectShape(await api.read('provider', name), providerReadSchema, 'provider read');
-  expect(read.data).toMatchObject({ issuer: 'https://oidc.example.com:8200', allowed_client_ids: ['a', 'b'], scopes_supported: [scope] });
+  expect(read.data.allowed_client_ids.slice().sort(), 'allowed_client_ids reads back as written').toEqual(['a', 'b']);
+  expect(read.data.scopes_supported, 'scopes_supported reads back as written').toEqual([scope]);
   await expectListed(kit, 'provider', name, true);
   await expectDeleted(kit, 'provider', name);
+  // Last, so that every other part of the rule has been judged when this one fails.
+  expect(read.data.issuer, `the issuer reads back as written (read back ${JSON.stringify(read.data.issuer)})`).toBe(issuer);
 });
 
 ruleTest('secrets.oidc.provider-issuer-empty-when-unset', async (kit) => {
   const name = uniqueName('provider');
   expectWritten(await kit.oidc().write('provider', name, {}), 'create a provider with no issuer');
   const read = expectShape(await kit.oidc().read('provider', name), providerReadSchema, 'provider read');
-  expect(read.data.issuer, 'issuer reads back as the empty string').toBe('');
+  expect(read.data.issuer, `the issuer reads back as the empty string (read back ${JSON.stringify(read.data.issuer)})`).toBe('');
 });
 
 ruleTest('secrets.oidc.provider-issuer-default', async (kit) => {
@@ -58,9 +63,11 @@ ruleTest('secrets.oidc.provider-issuer-configured', async (kit) => {
   const name = uniqueName('provider');
   const issuer = 'https://issuer.example.com:8200';
   expectWritten(await kit.oidc().write('provider', name, { issuer }), 'create a provider with an issuer');
-  expect(expectShape(await kit.oidc().read('provider', name), providerReadSchema, 'provider read').data.issuer, 'the issuer reads back').toBe(issuer);
+  const read = expectShape(await kit.oidc().read('provider', name), providerReadSchema, 'provider read');
   const doc = expectShape(await kit.oidc().discovery(name), discoverySchema, 'OpenID configuration');
   expect(new URL(doc.issuer).origin, 'the issuer is the scheme://host:port of the iss').toBe(issuer);
+  // Last, so that the discovered issuer has been judged when this one fails.
+  expect(read.data.issuer, `the issuer reads back as written (read back ${JSON.stringify(read.data.issuer)})`).toBe(issuer);
 });
 
 ruleTest('secrets.oidc.provider-scopes-supported', async (kit) => {
@@ -255,37 +262,49 @@ ruleTest('secrets.oidc.allowed-client-ids', async (kit) => {
   }
 });
 
+/** Whether the entity is one the assignments admit: named in entity_ids, or in one of group_ids. */
+function admitted(entity: EntityFixture, assignments: { entity_ids: string[]; group_ids: string[] }[]): boolean {
+  return assignments.some((a) => a.entity_ids.includes(entity.id) || entity.groups.some((g) => a.group_ids.includes(g.id)));
+}
+
 ruleTest('secrets.oidc.assignments-decide', async (kit) => {
   const fixtures = kit.fixtures;
-  if (!fixtures.dynamic) kit.note('static fixtures: entities and their groups are the ones the profile lists');
   const groupPool = ['red', 'green', 'blue'].map((g) => `${uniqueName('g')}-${g}`);
   const api = kit.oidc();
+  let groupsSeen = false;
   await kit.property(
     fc.record({
       entityGroups: fc.subarray(groupPool),
+      helperGroups: fc.subarray(groupPool),
       byEntity: fc.boolean(),
-      assignmentGroups: fc.subarray(groupPool),
-      second: fc.boolean(),
+      groupMask: fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
+      count: fc.integer({ min: 1, max: 3 }),
+      position: fc.nat(2),
     }),
-    async ({ entityGroups, byEntity, assignmentGroups, second }) => {
+    async ({ entityGroups, helperGroups, byEntity, groupMask, count, position }) => {
       const entity = await fixtures.entity({ name: uniqueName('entity'), groups: entityGroups });
-      // Group ids come from the fixtures: create the assignment's groups by making a helper entity in them.
-      const helper = assignmentGroups.length ? await fixtures.entity({ name: uniqueName('helper'), groups: assignmentGroups }) : undefined;
-      const groupIds = (helper?.groups ?? []).filter((g) => assignmentGroups.includes(g.name)).map((g) => g.id);
+      const helper = await fixtures.entity({ name: uniqueName('helper'), groups: helperGroups });
+      // Group ids come from what the fixtures say the entities belong to, never from names made up
+      // here: with entities made beforehand (static fixtures) their groups are whatever they are.
+      const known = [...new Map([...entity.groups, ...helper.groups].map((g) => [g.id, g])).values()];
+      groupsSeen ||= known.length > 0;
+      const grant = { entity_ids: byEntity ? [entity.id] : [], group_ids: known.filter((_, i) => groupMask[i % groupMask.length]).map((g) => g.id) };
+      // The grant sits in any of up to three assignments; the others name someone else or nobody.
+      const others = { entity_ids: helper.id === entity.id ? [] : [helper.id], group_ids: [] as string[] };
+      const bodies = Array.from({ length: count }, (_, i) => (i === position % count ? grant : others));
       const assignments: string[] = [];
-      const a = uniqueName('assignment');
-      expectWritten(await api.write('assignment', a, { entity_ids: byEntity ? [entity.id] : [], group_ids: groupIds }), 'create the assignment');
-      assignments.push(a);
-      if (second) {
-        const b = uniqueName('assignment');
-        expectWritten(await api.write('assignment', b, { entity_ids: [], group_ids: [] }), 'create an empty second assignment');
-        assignments.push(b);
+      for (const body of bodies) {
+        const a = uniqueName('assignment');
+        expectWritten(await api.write('assignment', a, body), 'create an assignment');
+        assignments.push(a);
       }
       const setup = await setupOidc(kit, { assignments });
-      const expected = byEntity || entity.groups.some((g) => groupIds.includes(g.id));
+      const expected = admitted(entity, bodies);
       const res = await api.authorize(setup.provider, { client_id: setup.client.id, redirect_uri: setup.redirectUri, response_type: 'code', scope: 'openid', state: 's' }, entity.token);
-      expect(res.status === 200, `entity in groups [${entity.groups.map((g) => g.name)}] ${expected ? 'may' : 'may not'} authenticate through a client whose assignment names ${byEntity ? 'it' : 'not it'} and groups [${assignmentGroups}] (answer ${res.status})`).toBe(expected);
+      const shown = bodies.map((b, i) => `#${i + 1} entities [${b.entity_ids.map((id) => (id === entity.id ? 'it' : 'other'))}] groups ${b.group_ids.length}`).join('; ');
+      expect(res.status === 200, `entity in groups [${entity.groups.map((g) => g.name)}] ${expected ? 'may' : 'may not'} authenticate through a client with assignments ${shown} (answer ${res.status})`).toBe(expected);
     },
     { numRuns: Math.min(kit.ctx.runs, 15) },
   );
+  if (!groupsSeen) kit.note('no fixture entity belongs to a group: only assignments by entity were checked');
 });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { decodeJwt } from 'jose';
 import { expect } from 'vitest';
-import { authorizeResponseSchema, discoverySchema, jwksSchema, oauthErrorSchema, tokenResponseSchema, userinfoSchema } from '../../src/client/schemas/oidc.ts';
+import { authorizeResponseSchema, clientReadSchema, discoverySchema, jwksSchema, oauthErrorSchema, tokenResponseSchema, userinfoSchema } from '../../src/client/schemas/oidc.ts';
 import { expectShape } from '../kit/expect-shape.ts';
 import { authorize, codeFlow, codeOf, exchange, expectWritten, s256, setupOidc, uniqueName, verifyIdToken, type OidcSetup } from '../kit/oidc-fixture.ts';
 import { ruleTest } from '../kit/rule-test.ts';
@@ -44,9 +44,17 @@ ruleTest('secrets.oidc.discovery-no-token', async (kit) => {
 });
 
 ruleTest('secrets.oidc.jwks-fields', async (kit) => {
+  // A client first: the key set may hold only the keys of the clients the provider allows, and
+  // Vault makes the default key's material when the first client names it (hashicorp/vault
+  // vault/identity_store_oidc_provider.go keyIDsReferencedByTargetClientIDs, lazyGenerateDefaultKey).
+  const api = kit.oidc();
+  const client = uniqueName('client');
+  expectWritten(await api.write('client', client, { redirect_uris: [`https://${client}.example.com/cb`] }), 'create a client');
+  const read = (await api.read('client', client)).parse(clientReadSchema).data;
+  kit.secret(read.client_secret);
   const name = uniqueName('provider');
-  expectWritten(await kit.oidc().write('provider', name, { allowed_client_ids: ['*'] }), 'create a provider');
-  const jwks = expectShape(await kit.oidc().keys(name), jwksSchema, 'key set');
+  expectWritten(await api.write('provider', name, { allowed_client_ids: [read.client_id] }), 'create a provider that allows the client');
+  const jwks = expectShape(await api.keys(name), jwksSchema, 'key set');
   for (const key of jwks.keys) {
     expect(key.use, `key ${key.kid}: use is 'sig'`).toBe('sig');
     for (const f of ['n', 'e'] as const) expect(key[f], `key ${key.kid}: ${f} is base64url`).toMatch(/^[A-Za-z0-9_-]+$/);
@@ -101,6 +109,23 @@ const NEAR_MISSES: [string, (u: URL) => string][] = [
   ['subdomain', (u) => u.href.replace(u.hostname, `evil.${u.hostname}`)],
 ];
 
+/**
+ * Near misses of a registered loopback URI (RFC 8252 native clients): the same exactness. The port
+ * ones come last, so that everything else has been judged when they fail: Vault ignores the port
+ * of a loopback redirect URI (hashicorp/vault vault/identity_store_oidc_provider_util.go validRedirect).
+ */
+const LOOPBACK_NEAR_MISSES: [string, (u: URL) => string][] = [
+  ['loopback host, trailing slash', (u) => `${u.href}/`],
+  ['loopback host, path suffix', (u) => `${u.origin}${u.pathname}x${u.search}`],
+  ['loopback host, path prefix', (u) => `${u.origin}${u.pathname.split('/').slice(0, -1).join('/')}${u.search}`],
+  ['loopback host, extra query parameter', (u) => `${u.href}&extra=1`],
+  ['loopback host, fragment', (u) => `${u.href}#frag`],
+  ['loopback host, other scheme', (u) => u.href.replace('http:', 'https:')],
+  ['loopback host, other loopback name', (u) => u.href.replace('127.0.0.1', 'localhost')],
+  ['loopback host, other port', (u) => u.href.replace(`:${u.port}`, `:${Number(u.port) + 1}`)],
+  ['loopback host, no port', (u) => u.href.replace(`:${u.port}`, '')],
+];
+
 ruleTest('secrets.oidc.redirect-uri-exact', async (kit) => {
   const registered = `https://app-${uniqueName('r')}.example.com:8443/cb/path?a=1&b=2`;
   const setup = await setupOidc(kit, { redirectUris: [registered] });
@@ -114,6 +139,20 @@ ruleTest('secrets.oidc.redirect-uri-exact', async (kit) => {
     },
     { numRuns: Math.max(NEAR_MISSES.length, Math.min(kit.ctx.runs, 20)) },
   );
+  // The token call must repeat the URI exactly too: a code issued for the registered URI is refused
+  // with any near miss of it (each refused exchange may burn the code, so one code per near miss).
+  for (const [what, miss] of NEAR_MISSES) {
+    const uri = miss(new URL(registered));
+    expectRefused(await exchange(setup, codeOf(await authorize(setup)), { redirectUri: uri }), `the token call with redirect_uri ${uri} (${what}) for a code issued for ${registered}`);
+  }
+  const loopback = `http://127.0.0.1:8400/cb/${uniqueName('l')}?a=1`;
+  const local = await setupOidc(kit, { redirectUris: [loopback] });
+  expect((await authorize(local)).status, `the registered loopback URI ${loopback} itself is accepted`).toBe(200);
+  for (const [what, miss] of LOOPBACK_NEAR_MISSES) {
+    const uri = miss(new URL(loopback));
+    expect(uri, `the ${what} near miss differs from the registered URI`).not.toBe(loopback);
+    expectRefused(await authorize(local, { redirect_uri: uri }), `authorize with redirect_uri ${uri} (${what})`);
+  }
 });
 
 ruleTest('secrets.oidc.token-redirect-uri-repeat', async (kit) => {
@@ -126,12 +165,19 @@ ruleTest('secrets.oidc.token-redirect-uri-repeat', async (kit) => {
   expect((await exchange(setup, again, { redirectUri: first })).status, 'the token call repeating the redirect_uri succeeds').toBe(200);
 });
 
+/** How much less than the access token's lifetime expires_in may say: the time the exchange itself took. */
+const EXPIRES_IN_SLACK_SECONDS = 10;
+
 ruleTest('secrets.oidc.token-response', async (kit) => {
+  const ttl = 2700;
   const setup = await setupOidc(kit, { accessTokenTtl: '45m' });
   const { response } = await codeFlow(setup);
   const body = expectShape(response, tokenResponseSchema, 'token response');
   expect(body.token_type, "token_type is 'Bearer'").toBe('Bearer');
   expect(Number.isInteger(body.expires_in) && body.expires_in > 0, 'expires_in is a positive integer number of seconds').toBe(true);
+  // expires_in is the access token's lifetime in seconds, and the client's access_token_ttl is that lifetime.
+  expect(body.expires_in, `expires_in is the client's access_token_ttl of 45m (${ttl} s)`).toBeLessThanOrEqual(ttl);
+  expect(body.expires_in, `expires_in is the client's access_token_ttl of 45m (${ttl} s), less at most the ${EXPIRES_IN_SLACK_SECONDS} s the exchange took`).toBeGreaterThanOrEqual(ttl - EXPIRES_IN_SLACK_SECONDS);
 });
 
 ruleTest('secrets.oidc.id-token-verifies', async (kit) => {
@@ -277,6 +323,12 @@ ruleTest('secrets.oidc.userinfo-claims-by-scope', async (kit) => {
   const partial = expectShape(await setup.api.userinfo(setup.provider, only.access_token), userinfoSchema, 'userinfo');
   expect(partial.username, 'the requested scope gives its claims').toBe(e.name);
   expect(partial.groups, 'the scope not requested gives none').toBeUndefined();
+  // An entity in no group: the groups claim names none (absent, null or empty: the spec leaves
+  // absent vs null open; Vault renders a Go nil slice, null: hashicorp/vault sdk/helper/identitytpl).
+  const lone = await setupOidc(kit, { scopes: [{ template: GROUPS_TEMPLATE }], entity: { groups: [] } });
+  const none = (await codeFlow(lone, { scope: `openid ${lone.scopes[0]}` })).token;
+  const ungrouped = expectShape(await lone.api.userinfo(lone.provider, none.access_token), userinfoSchema, 'userinfo of an entity in no group');
+  expect((ungrouped.groups ?? []).slice().sort(), 'the groups claim of an entity in no group names none').toEqual(lone.entity.groups.map((g) => g.name).sort());
 });
 
 ruleTest('secrets.oidc.userinfo-methods', async (kit) => {

@@ -56,12 +56,16 @@ export const tokenResponseSchema = z.object({
   expires_in: z.number().int(),
 });
 
-/** Spec 000, Userinfo response (claims present depend on the scopes). */
+/**
+ * Spec 000, Userinfo response (claims present depend on the scopes). The spec leaves absent vs null
+ * open: an entity in no group may get groups: null (Vault renders a Go nil slice, hashicorp/vault
+ * sdk/helper/identitytpl PopulateString).
+ */
 export const userinfoSchema = z
   .object({
     sub: z.string(),
     username: z.string().optional(),
-    groups: z.array(z.string()).optional(),
+    groups: z.array(z.string()).nullable().optional(),
     contact: z.object({ email: z.string().optional(), phone_number: z.string().optional() }).optional(),
   })
   .passthrough();

@@ -11,14 +11,46 @@ export function parseCidr(text: string): { address: string; prefix: number; fami
   return { address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' };
 }
 
-/** Whether an address (as Node reports a peer, possibly IPv4-mapped IPv6) falls in any of the blocks. */
+/**
+ * Whether an address (as Node reports a peer, possibly IPv4-mapped IPv6) falls in any of the blocks.
+ * An entry that is no block (kept only by the upstream behaviour, as a Unix socket path) contains no
+ * network peer, so it matches nothing.
+ */
 export function inCidrs(address: string | undefined, cidrs: string[]): boolean {
   if (!address) return false;
   const plain = address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
   const list = new BlockList();
   for (const c of cidrs) {
-    const { address: a, prefix, family } = parseCidr(c);
-    list.addSubnet(a, prefix, family);
+    let block: ReturnType<typeof parseCidr>;
+    try {
+      block = parseCidr(c);
+    } catch {
+      continue;
+    }
+    list.addSubnet(block.address, block.prefix, block.family);
   }
   return list.check(plain, isIP(plain) === 6 ? 'ipv6' : 'ipv4');
+}
+
+/**
+ * How Vault reads a bound CIDR back: go-sockaddr's IPv4Addr/IPv6Addr String() (hashicorp/go-sockaddr
+ * ipv4addr.go, ipv6addr.go) prints a host block (/32, /128) as the bare address and keeps any other
+ * block as written. An entry that is no block is printed as given.
+ */
+export function upstreamCidrText(text: string): string {
+  try {
+    const { address, prefix, family } = parseCidr(text);
+    return prefix === (family === 'ipv4' ? 32 : 128) ? address : `${address}/${prefix}`;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * go-sockaddr NewSockAddr (hashicorp/go-sockaddr sockaddr.go) takes a string that is neither an IPv4
+ * nor an IPv6 address or block as a Unix socket path when it is longer than one character and starts
+ * with '.' or '/' or contains a '/': so Vault's token_bound_cidrs accepts "10.0.0.0/33".
+ */
+export function upstreamTakesAsSocketPath(text: string): boolean {
+  return text.length > 1 && (text.startsWith('.') || text.startsWith('/') || text.includes('/'));
 }

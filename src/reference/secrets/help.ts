@@ -42,3 +42,13 @@ export function absolutizePaths(doc: HelpDocument, requestPath: string): HelpDoc
   const paths = Object.fromEntries(Object.entries(openapi.paths).map(([k, v]) => [`/v1/${requestPath.replace(/\/$/, '')}${k === '/' ? '' : k}`, v]));
   return { ...doc, openapi: { ...doc.openapi, paths } };
 }
+
+/**
+ * A well-formed document that describes some other path: relative, no /v1/, and yet not about the
+ * queried path or anything beneath it. The fault that only a check of what is described catches.
+ */
+export function unrelatedHelp(): HelpDocument {
+  const doc = helpDocument('Health', 'Reports whether the service is up.', { summary: 'the health of the service', verbs: ['get'] });
+  const openapi = doc.openapi as { paths: Record<string, unknown> };
+  return { ...doc, openapi: { ...doc.openapi, paths: { '/sys/health': openapi.paths['/'] } } };
+}

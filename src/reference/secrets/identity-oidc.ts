@@ -1,4 +1,5 @@
 import type { FaultSet } from '../faults/types.ts';
+import type { SecretsFlavor } from './flavor.ts';
 import type { EngineRequest, HelpDocument, SecretsEngine } from './engine.ts';
 import { helpDocument } from './help.ts';
 import { IdentityStore } from './identity-store.ts';
@@ -11,6 +12,7 @@ import type { TokenStore } from './token-store.ts';
 
 export interface IdentityEngineContext {
   faults: FaultSet;
+  flavor: SecretsFlavor;
   tokens: TokenStore;
   /** Signing keys by name; 'default' is the built-in one. */
   keys: Map<string, SigningKey>;
@@ -36,7 +38,7 @@ export class IdentityOidcEngine implements SecretsEngine {
   }
 
   constructor(private readonly ctx: IdentityEngineContext) {
-    this.config = new OidcConfig(ctx.faults, [...ctx.keys.keys()]);
+    this.config = new OidcConfig(ctx.faults, [...ctx.keys.keys()], ctx.flavor.vaultDeviations ? (name, provider) => this.flows.issuer(name, provider) : undefined);
     this.flows = new OidcFlows({ ...ctx, config: this.config, identity: this.identity });
   }
 

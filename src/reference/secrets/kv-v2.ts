@@ -1,8 +1,9 @@
 import type { FaultSet } from '../faults/types.ts';
+import type { SecretsFlavor } from './flavor.ts';
 import type { EngineRequest, HelpDocument, SecretsEngine } from './engine.ts';
 import { helpDocument } from './help.ts';
 import { keysAt } from './kv-v1.ts';
-import { badRequest, notFound, type EngineResult } from './respond.ts';
+import { badRequest, dataEnvelope, notFound, type EngineResult } from './respond.ts';
 
 interface Version {
   data: Record<string, unknown>;
@@ -20,7 +21,10 @@ export class KvV2Engine implements SecretsEngine {
   readonly type = 'kv-v2';
   private readonly secrets = new Map<string, Version[]>();
 
-  constructor(private readonly faults: FaultSet) {}
+  constructor(
+    private readonly faults: FaultSet,
+    private readonly flavor: SecretsFlavor,
+  ) {}
 
   handle(req: EngineRequest): EngineResult {
     const [area, ...rest] = req.path.split('/');
@@ -55,6 +59,15 @@ export class KvV2Engine implements SecretsEngine {
   }
 
   private read(key: string): EngineResult {
+    const versions = this.secrets.get(key);
+    const last = versions?.[versions.length - 1];
+    if (last && last.deletion_time && this.flavor.vaultDeviations) {
+      // Vault answers a read of a deleted version with 404 and the version's metadata, in the
+      // ordinary response envelope, without {"errors":[...]} (vault-plugin-secrets-kv path_data.go
+      // pathDataRead: logical.RespondWithStatusCode(resp, req, http.StatusNotFound)).
+      const metadata = { version: last.version, created_time: last.created_time, deletion_time: last.deletion_time, destroyed: last.destroyed, custom_metadata: null };
+      return { kind: 'raw', status: 404, body: dataEnvelope({ data: null, metadata }) };
+    }
     const v = this.latest(key);
     if (!v) return notFound();
     const metadata = { version: v.version, created_time: v.created_time, deletion_time: '', destroyed: false, custom_metadata: null };

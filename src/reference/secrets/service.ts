@@ -2,9 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../../config/dialects.ts';
 import type { ReferenceBehavior } from '../behavior.ts';
 import type { FaultSet } from '../faults/types.ts';
-import { BodyError, closeAfterResponse, parseJsonObject, readBody } from '../http/body.ts';
+import { BodyError, closeAfterResponse, readBody } from '../http/body.ts';
 import type { Operation, SecretsEngine } from './engine.ts';
-import { absolutizePaths } from './help.ts';
+import { absolutizePaths, unrelatedHelp } from './help.ts';
+import { kvMounts, secretsFlavor, type SecretsFlavor } from './flavor.ts';
+import { parseWriteBody } from './json-body.ts';
 import { IdentityOidcEngine } from './identity-oidc.ts';
 import { CloudAuthEngine } from './cloud-auth.ts';
 import { inCidrs } from './cidr.ts';
@@ -18,11 +20,11 @@ import type { SigningKey } from './oidc/signing-key.ts';
 /** 32 MB, the documented default maximum request size. */
 export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 
-/** Where the embedded reference mounts its version 2 key-value engine (the spec's fresh install has only secret/). */
-export const KV_V2_MOUNT = 'kv-v2/';
+/** What a target that refuses bodies over 16 MB accepts (the fault that breaks the size limit from below). */
+const TOO_SMALL_LIMIT_BYTES = 16 * 1024 * 1024;
 
-/** Where the embedded reference mounts its version 1 key-value engine. */
-export const KV_V1_MOUNT = 'secret/';
+/** The one media type Vault takes for PATCH (hashicorp/vault http/logical.go, MergePatchContentTypeHeader). */
+const MERGE_PATCH = 'application/merge-patch+json';
 
 /** Values Go's strconv.ParseBool accepts, as the upstream service parses ?list=. */
 const BOOL_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
@@ -50,8 +52,10 @@ export class SecretsService {
   readonly namespaces: NamespaceTree;
   private readonly sharedMounts?: Map<string, SecretsEngine>;
   /** Where the version 1 and version 2 key-value engines are mounted in the root namespace. */
-  readonly kvV1Mount: string = KV_V1_MOUNT;
-  readonly kvV2Mount: string = KV_V2_MOUNT;
+  readonly kvV1Mount: string;
+  readonly kvV2Mount: string;
+  /** How closely the service imitates Vault (dialect and behaviour). */
+  readonly flavor: SecretsFlavor;
   /** The service's own address (api_addr), known once its listener is up. */
   apiAddr = 'http://127.0.0.1';
   /** Where the cloud-identity auth method reaches the cloud's issuer and compute API (the reference's simulator). */
@@ -61,6 +65,11 @@ export class SecretsService {
 
   constructor(private readonly options: SecretsServiceOptions) {
     const faults = options.faults;
+    const flavor = secretsFlavor(options.dialect.name, options.behavior);
+    this.flavor = flavor;
+    const kv = kvMounts(flavor);
+    this.kvV1Mount = kv.v1;
+    this.kvV2Mount = kv.v2;
     const authMount = options.dialect.secrets.cloudAuthMount;
     this.unauthenticated = [new RegExp(`^${PROVIDER}/token$`)];
     if (!faults.has('secrets.cloudauth-login-needs-token')) this.unauthenticated.push(new RegExp(`^auth/${authMount}/login$`));
@@ -69,11 +78,14 @@ export class SecretsService {
     const mountsFor = (path: string): Map<string, SecretsEngine> => {
       if (faults.has('secrets.ns-shared-storage') && this.sharedMounts) return this.sharedMounts;
       const mounts = new Map<string, SecretsEngine>();
-      // A fresh install has a key-value engine at secret/.
-      if (!faults.has('secrets.kv-not-mounted')) mounts.set('secret/', new KvV1Engine(faults));
-      mounts.set('identity/', new IdentityOidcEngine({ faults, tokens: this.tokens, keys: options.signingKeys, apiAddr: () => this.apiAddr, namespace: path }));
+      // A fresh install has a key-value engine at secret/ (the fault leaves that mount empty).
+      const mount = (at: string, engine: () => SecretsEngine) => {
+        if (!(at === 'secret/' && faults.has('secrets.kv-not-mounted'))) mounts.set(at, engine());
+      };
+      mount(kv.v1, () => new KvV1Engine(faults));
+      mounts.set('identity/', new IdentityOidcEngine({ faults, flavor, tokens: this.tokens, keys: options.signingKeys, apiAddr: () => this.apiAddr, namespace: path }));
       mounts.set(`auth/${options.dialect.secrets.cloudAuthMount}/`, new CloudAuthEngine({ faults, tokens: this.tokens, cloudBase: () => this.cloudBase, namespace: path }));
-      if (path === '') mounts.set(KV_V2_MOUNT, new KvV2Engine(faults));
+      if (path === '') mount(kv.v2, () => new KvV2Engine(faults, flavor));
       return mounts;
     };
     this.namespaces = new NamespaceTree(mountsFor);
@@ -95,6 +107,10 @@ export class SecretsService {
       return this.sendErrors(res, 400, ['invalid request path: bad percent-encoding, an encoded slash, or a "." or ".." segment']);
     }
     const operation = this.operationFor(method, url.searchParams);
+    if (method === 'PATCH' && operation !== 'help') {
+      req.resume();
+      return this.patch(req, res);
+    }
     if (typeof operation === 'object') {
       req.resume();
       return this.sendErrors(res, operation.status, operation.errors);
@@ -128,8 +144,9 @@ export class SecretsService {
         return this.sendErrors(res, 415, ['Content-Type must be application/json']);
       }
       try {
-        const body = await readBody(req, faults.has('secrets.no-size-limit') ? Number.MAX_SAFE_INTEGER : MAX_REQUEST_BYTES);
-        data = /^application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '') ? Object.fromEntries(new URLSearchParams(body.toString('utf8'))) : parseJsonObject(body);
+        const limit = faults.has('secrets.no-size-limit') ? Number.MAX_SAFE_INTEGER : faults.has('secrets.size-limit-too-small') ? TOO_SMALL_LIMIT_BYTES : MAX_REQUEST_BYTES;
+        const body = await readBody(req, limit);
+        data = /^application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '') ? Object.fromEntries(new URLSearchParams(body.toString('utf8'))) : parseWriteBody(body, faults, this.flavor);
       } catch (err) {
         if (!(err instanceof BodyError)) throw err;
         if (err.status === 413) closeAfterResponse(req, res);
@@ -144,7 +161,11 @@ export class SecretsService {
       let doc = mount.engine.help(rel);
       if (!doc) return this.sendErrors(res, 404, [`unsupported path: ${rest}`]);
       if (faults.has('secrets.help-absolute-paths')) doc = absolutizePaths(doc, nsHeader + path);
-      return this.sendJson(res, 200, { ...dataEnvelope(null), help: doc.help, openapi: doc.openapi, see_also: null });
+      if (faults.has('secrets.help-openapi-unrelated')) doc = unrelatedHelp();
+      // Vault answers help with the help data alone, no response envelope (hashicorp/vault
+      // http/help.go handleHelp: respondOk(w, resp.Data); sdk/logical HelpResponse).
+      const help = { help: doc.help, openapi: doc.openapi, see_also: null };
+      return this.sendJson(res, 200, this.flavor.vaultChoices ? help : { ...dataEnvelope(null), ...help });
     }
     if (operation === 'list' && rel !== '' && !rel.endsWith('/')) rel += '/';
     const result = await mount.engine.handle({
@@ -182,9 +203,26 @@ export class SecretsService {
     return this.handle(req, res, method);
   }
 
+  /**
+   * PATCH is no verb of the spec: 405. Vault does support it (JSON merge patch), refusing first a
+   * missing or unparsable Content-Type with 400 and any other media type with 415 (hashicorp/vault
+   * http/logical.go buildLogicalRequestNoAuth); no engine here patches, so a merge patch is 405.
+   */
+  private patch(req: IncomingMessage, res: ServerResponse): void {
+    const unsupported = this.options.faults.has('secrets.unsupported-method-400') ? 400 : 405;
+    if (this.flavor.vaultChoices) {
+      const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (!/^[\w!#$&^.+-]+\/[\w!#$&^.+-]+$/.test(type)) return this.sendErrors(res, 400, ['mime: no media type']);
+      if (type !== MERGE_PATCH) return this.sendErrors(res, 415, [`PATCH requires Content-Type of ${MERGE_PATCH}, provided ${type}`]);
+    }
+    return this.sendErrors(res, unsupported, ['unsupported operation']);
+  }
+
   private operationFor(method: string, query: URLSearchParams): Operation | { status: number; errors: string[] } {
     const faults = this.options.faults;
-    if (query.get('help') === '1' && (method === 'GET' || method === 'LIST')) return 'help';
+    // The spec: ?help=1 on any URL. Vault takes any non-empty value, on any method
+    // (hashicorp/vault http/help.go wrapHelpHandler).
+    if (this.flavor.vaultChoices ? Boolean(query.get('help')) : query.get('help') === '1' && (method === 'GET' || method === 'LIST')) return 'help';
     const unsupported = { status: faults.has('secrets.unsupported-method-400') ? 400 : 405, errors: ['unsupported operation'] };
     switch (method) {
       case 'GET': {
@@ -229,7 +267,8 @@ export class SecretsService {
         res.end();
         return;
       case 'error':
-        return this.sendErrors(res, result.status, result.errors);
+        // An engine's 405 (an operation the path does not support) is what the fault turns into a 400.
+        return this.sendErrors(res, result.status === 405 && this.options.faults.has('secrets.unsupported-method-400') ? 400 : result.status, result.errors);
     }
   }
 

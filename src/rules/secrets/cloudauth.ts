@@ -10,12 +10,23 @@ const CAP = 'cloudIdentity';
 const rule = (r: Omit<Rule, 'system' | 'level' | 'capability'> & { level?: Rule['level'] }): Rule => ({ system: 'secrets', level: 'MUST', capability: CAP, ...r });
 const verifies = { file, section: ENDPOINTS, quote: 'Login verifies the JWT signature to authenticate the entity, then authorizes it against the role.' };
 
+// What settled each rule against the upstream product (hashicorp/vault-plugin-auth-azure, read at
+// 75528dc, v0.24.0; hashicorp/vault sdk and core). Shared notes first.
+const PLUGIN = 'hashicorp/vault-plugin-auth-azure';
+const ROLE_NEEDS_BOUND = `Every role the suite writes names a bound: Vault refuses a role without one (400 "must have at least one bound constraint when creating/updating a role", ${PLUGIN} path_role.go pathRoleCreateUpdate), validation the spec is silent on.`;
+const TTL_NOT_OVER_MAX = `Roles keep token_ttl <= token_max_ttl: Vault refuses a larger token_ttl (400 "'token_ttl' cannot be greater than 'token_max_ttl'", hashicorp/vault sdk/helper/tokenutil/tokenutil.go ParseTokenFields), validation the spec is silent on.`;
+const IDENTITY_BOUND = `Every role a login goes through names bound_service_principal_ids or bound_group_ids: since plugin v0.21.0 (PR 219) Vault refuses every login of a role with neither (${PLUGIN} path_login.go additionalClaims.verifyRole), a requirement the spec is silent on; each bound on its own may still be empty.`;
+const REFUSAL = `A refused login is any status >= 400 with the spec's error body {errors:[...]} and no client token: the spec shows no status per login condition ("Which condition of each individual OIDC or login operation yields which status: not shown"), and Vault answers 500 for every failed verification or bound (${PLUGIN} path_login.go pathLogin returns plain errors; hashicorp/vault sdk/logical/response_util.go RespondErrorCommon makes those 500), 400 for missing input and 403 outside token_bound_cidrs.`;
+const CIDRS_AS_NETWORKS = 'CIDR blocks compare as networks: Vault reads a host block back without its suffix ("10.0.0.5/32" as "10.0.0.5"; hashicorp/vault sdk/helper/tokenutil PopulateTokenData prints go-sockaddr SockAddrMarshaler, whose IPv4Addr.String drops a /32: hashicorp/go-sockaddr ipv4addr.go).';
+const ENVIRONMENT_NAMES = `Environment names go through the dialect: the hashicorp dialect sends AzurePublicCloud, AzureUSGovernmentCloud, AzureChinaCloud, AzureGermanCloud for CloudPublic, CloudUSGovernment, CloudChina, CloudGerman (${PLUGIN} azure.go cloudConfigFromName, compared upper-cased).`;
+
 /** Spec 000: the cloud-identity auth method. */
 export const secretsCloudAuthRules: Rule[] = [
   rule({
     id: 'secrets.cloudauth.config-roundtrip',
     title: 'The config written reads back with tenant_id, resource and the credentials client_id and client_secret',
     sources: [{ file, section: ENDPOINTS, quote: 'GET | auth/cloudauth/config | none | {data:{tenant_id, resource, client_id, client_secret}} (credentials are included)' }],
+    notes: [ENVIRONMENT_NAMES, `Vault never returns client_secret (${PLUGIN} path_config.go pathConfigRead): listed in expectations/vault.json.`],
   }),
   rule({
     id: 'secrets.cloudauth.config-required-fields',
@@ -24,21 +35,28 @@ export const secretsCloudAuthRules: Rule[] = [
       { file, section: CONFIG, quote: 'tenant_id | string | yes | Tenant of the cloud directory organization' },
       { file, section: CONFIG, quote: 'resource | string | yes | URL configured for the registered application' },
     ],
+    notes: [`A refusal is a 4xx (Errors: "400 | Invalid request, missing or invalid data"; config is no login or OIDC operation). Vault answers 500 (${PLUGIN} path_config.go pathConfigWrite returns azure.go getAzureSettings' plain error "tenant_id is required"): listed in expectations/vault.json.`],
   }),
   rule({
     id: 'secrets.cloudauth.config-environment',
     title: 'environment accepts CloudPublic, CloudUSGovernment, CloudChina and CloudGerman, and nothing else',
     sources: [{ file, section: CONFIG, quote: "Default 'CloudPublic'. Allowed: CloudPublic, CloudUSGovernment, CloudChina, CloudGerman" }],
+    notes: [
+      ENVIRONMENT_NAMES,
+      `Vault has no German cloud any more: cloudConfigFromName knows no AzureGermanCloud since plugin v0.13.0 (${PLUGIN} azure.go, commit c3d37bb4 "Remove go-autorest dependency"), and an unknown name is a plain error, 500 (azure.go getAzureSettings): both listed in expectations/vault.json. Generated bad names exclude every dialect's names case-insensitively, as the plugin compares upper-cased.`,
+    ],
   }),
   rule({
     id: 'secrets.cloudauth.config-delete',
     title: 'DELETE of the config removes it and its credentials, and logins stop working',
     sources: [{ file, section: ENDPOINTS, quote: 'DELETE | auth/cloudauth/config | none | Removes config and credentials' }],
+    notes: [IDENTITY_BOUND, REFUSAL, `After the delete Vault answers a read 404 and a login 500 "tenant_id is required" (${PLUGIN} path_config.go pathConfigDelete, azure.go getAzureSettings).`],
   }),
   rule({
     id: 'secrets.cloudauth.role-roundtrip',
     title: 'Every documented role field written reads back (TTLs as seconds, lists as lists)',
     sources: [{ file, section: ENDPOINTS, quote: 'GET | auth/cloudauth/role/:name | none | {data:{role settings}}' }],
+    notes: [CIDRS_AS_NETWORKS, TTL_NOT_OVER_MAX],
   }),
   rule({
     id: 'secrets.cloudauth.role-defaults',
@@ -48,11 +66,15 @@ export const secretsCloudAuthRules: Rule[] = [
       { file, section: ROLE, quote: "token_type | string | '' | 'service', 'batch' or 'default'" },
       { file, section: 'Limits', quote: 'Default role token_num_uses | 0 (unlimited)' },
     ],
+    notes: [
+      `Vault reads a bound never written back as null (${PLUGIN} path_role.go pathRoleRead returns the role's nil slices): listed in expectations/vault.json. token_policies and token_bound_cidrs read [] (hashicorp/vault sdk/helper/tokenutil PopulateTokenData), token_type 'default' (logical.TokenTypeDefault), which the spec's "'default' (the mount's tuned default)" allows.`,
+    ],
   }),
   rule({
     id: 'secrets.cloudauth.role-ttl-forms',
     title: 'Role TTL fields given as integer seconds or duration strings read back as integer seconds',
     sources: [{ file, section: ROLE, quote: 'token_ttl | integer or string | 0 or \'\' | Incremental lifetime of generated tokens' }],
+    notes: [ROLE_NEEDS_BOUND, TTL_NOT_OVER_MAX, 'Vault parses durations with go-secure-stdlib parseutil ParseDurationSecond: integer seconds, Go durations such as 1h30m, or days as Nd.'],
   }),
   rule({
     id: 'secrets.cloudauth.role-list-forms',
@@ -61,21 +83,28 @@ export const secretsCloudAuthRules: Rule[] = [
       { file, section: ROLE, quote: 'token_policies | array or comma-delimited string' },
       { file, section: ROLE, quote: 'token_bound_cidrs | array or comma-delimited string' },
     ],
+    notes: [ROLE_NEEDS_BOUND, CIDRS_AS_NETWORKS, 'Vault keeps token_policies as given on the role (tokenutil ParseTokenFields; sorting happens only on the login token).'],
   }),
   rule({
     id: 'secrets.cloudauth.role-list',
     title: 'LIST of roles returns the names of the roles',
     sources: [{ file, section: ENDPOINTS, quote: 'LIST | auth/cloudauth/role | none | {data:{keys}}' }],
+    notes: [ROLE_NEEDS_BOUND, `Role names are lower-case: Vault stores them lower-cased (${PLUGIN} path_role.go azureAuthBackend.role) and lists the stored keys.`],
   }),
   rule({
     id: 'secrets.cloudauth.role-delete',
     title: 'DELETE of a role removes it',
     sources: [{ file, section: ENDPOINTS, quote: 'DELETE | auth/cloudauth/role/:name | none | Removes the role' }],
+    notes: [ROLE_NEEDS_BOUND],
   }),
   rule({
     id: 'secrets.cloudauth.role-bad-input',
     title: 'Gibberish TTLs, CIDRs, token types and use counts in a role are refused with 400 and the error body',
     sources: [{ file, section: 'Errors', quote: '400 | Invalid request, missing or invalid data' }],
+    notes: [
+      `Each bad role names a valid bound, so that the bad field is the only reason to refuse it (Vault refuses a role without a bound anyway: ${PLUGIN} path_role.go pathRoleCreateUpdate).`,
+      'Vault takes a token_bound_cidrs entry that is no address but contains "/" as a Unix socket path, so it keeps "10.0.0.0/33" (hashicorp/vault sdk/helper/tokenutil ParseTokenFields -> go-secure-stdlib parseutil.ParseAddrs -> hashicorp/go-sockaddr sockaddr.go NewSockAddr): listed in expectations/vault.json. The other bad values are 400 there (sdk/framework FieldData validation, ParseTokenFields).',
+    ],
   }),
   rule({
     id: 'secrets.cloudauth.login-no-token',
@@ -84,16 +113,19 @@ export const secretsCloudAuthRules: Rule[] = [
       { file, section: ENDPOINTS, quote: 'Login needs no token.' },
       { file, section: 'Authentication', quote: 'Each auth method has one or more login endpoints reachable without authentication' },
     ],
+    notes: [IDENTITY_BOUND],
   }),
   rule({
     id: 'secrets.cloudauth.login-bounds',
     title: 'For generated machines and roles, login succeeds exactly when every non-empty bound contains the machine\'s value; the refusal names the failing bound',
     sources: [verifies, { file, section: ROLE, quote: 'bound_group_ids | array | [] | Group IDs' }],
+    notes: [IDENTITY_BOUND, REFUSAL, `When the generated bounds leave both identity bounds empty the group bound is set to match, so the identity bound never decides alone. Bounds compare case-insensitively upstream (${PLUGIN} util.go strListContains).`],
   }),
   rule({
     id: 'secrets.cloudauth.login-empty-bounds',
     title: 'An empty bound does not constrain: a role whose bounds are all empty admits any machine with a good token',
     sources: [{ file, section: ROLE, quote: 'bound_locations | array | [] | Locations' }],
+    notes: [IDENTITY_BOUND, 'The role names only a group bound every generated machine is in; every other bound is empty.'],
   }),
   rule({
     id: 'secrets.cloudauth.login-vmss-over-vm',
@@ -102,61 +134,105 @@ export const secretsCloudAuthRules: Rule[] = [
       { file, section: ENDPOINTS, quote: "vm_name | string | no | Default ''. Ignored when vmss_name is given" },
       { file, section: ROLE, quote: 'bound_scale_sets | array | [] | Scale set names' },
     ],
+    notes: [IDENTITY_BOUND, REFUSAL, `Vault checks the scale set when vmss_name is given and ignores vm_name (${PLUGIN} path_login.go verifyResource).`],
   }),
-  rule({ id: 'secrets.cloudauth.login-bad-signature', title: 'A token signed by another key is refused', sources: [verifies] }),
-  rule({ id: 'secrets.cloudauth.login-wrong-audience', title: 'A token whose audience is not the configured resource is refused', sources: [verifies, { file, section: CONFIG, quote: 'URL configured for the registered application' }] }),
-  rule({ id: 'secrets.cloudauth.login-wrong-issuer', title: 'A token from another issuer or another tenant is refused', sources: [verifies, { file, section: CONFIG, quote: 'Tenant of the cloud directory organization' }] }),
-  rule({ id: 'secrets.cloudauth.login-expired', title: 'An expired token is refused', sources: [verifies] }),
-  rule({ id: 'secrets.cloudauth.login-not-yet-valid', title: 'A token that is not valid yet (nbf in the future) is refused', sources: [verifies] }),
-  rule({ id: 'secrets.cloudauth.login-alg-none', title: "An unsigned token (alg 'none') is refused", sources: [verifies, { file, section: ENDPOINTS, quote: 'jwt | string | yes | Signed JWT from the managed identity of the machine' }] }),
+  rule({ id: 'secrets.cloudauth.login-bad-signature', title: 'A token signed by another key is refused', sources: [verifies], notes: [IDENTITY_BOUND, REFUSAL] }),
+  rule({
+    id: 'secrets.cloudauth.login-wrong-audience',
+    title: 'A token whose audience is not the configured resource is refused',
+    sources: [verifies, { file, section: CONFIG, quote: 'URL configured for the registered application' }],
+    notes: [IDENTITY_BOUND, REFUSAL],
+  }),
+  rule({
+    id: 'secrets.cloudauth.login-wrong-issuer',
+    title: 'A token from another issuer or another tenant is refused',
+    sources: [verifies, { file, section: CONFIG, quote: 'Tenant of the cloud directory organization' }],
+    notes: [IDENTITY_BOUND, REFUSAL],
+  }),
+  rule({ id: 'secrets.cloudauth.login-expired', title: 'An expired token is refused', sources: [verifies], notes: [IDENTITY_BOUND, REFUSAL] }),
+  rule({ id: 'secrets.cloudauth.login-not-yet-valid', title: 'A token that is not valid yet (nbf in the future) is refused', sources: [verifies], notes: [IDENTITY_BOUND, REFUSAL, `Vault checks nbf itself (${PLUGIN} path_login.go additionalClaims.verifyRole).`] }),
+  rule({
+    id: 'secrets.cloudauth.login-alg-none',
+    title: "An unsigned token (alg 'none') is refused",
+    sources: [verifies, { file, section: ENDPOINTS, quote: 'jwt | string | yes | Signed JWT from the managed identity of the machine' }],
+    notes: [IDENTITY_BOUND, REFUSAL],
+  }),
   rule({
     id: 'secrets.cloudauth.login-other-machine',
     title: "A good token for a machine outside a role's bounds is refused by that role",
     sources: [verifies],
+    notes: [IDENTITY_BOUND, REFUSAL, 'The role\'s identity bound is a group both machines are in, so only the subscription and resource-group bounds tell them apart.'],
   }),
   rule({
     id: 'secrets.cloudauth.login-bad-input',
-    title: 'Login without role, jwt, subscription_id or resource_group_name, with a jwt that is not a JWT, or with an unknown role, is refused with a 4xx and the error body',
+    title: 'Login without role or jwt, with a jwt that is not a JWT, or with an unknown role, is refused with the error body and no token',
+    sources: [
+      verifies,
+      { file, section: ENDPOINTS, quote: 'role | string | yes | Role to log in against' },
+      { file, section: ENDPOINTS, quote: 'jwt | string | yes | Signed JWT from the managed identity of the machine' },
+      { file, section: 'Errors', quote: 'For status >= 400 the body is {errors:[<message>, ...]}.' },
+    ],
+    notes: [
+      REFUSAL,
+      `No 4xx is asserted: the spec shows no status per login condition, and Vault answers 400 without role or jwt or for an unknown role but 500 for a jwt that is no JWT (${PLUGIN} path_login.go pathLogin; go-oidc's verifier error).`,
+      'Missing subscription_id or resource_group_name moved to secrets.cloudauth.login-machine-fields-required (SHOULD): the spec marks them required but states no refusal.',
+    ],
+  }),
+  rule({
+    id: 'secrets.cloudauth.login-machine-fields-required',
+    level: 'SHOULD',
+    title: 'Login without subscription_id or without resource_group_name is refused',
     sources: [
       { file, section: ENDPOINTS, quote: 'subscription_id | string | yes | Subscription of the machine' },
       { file, section: ENDPOINTS, quote: 'resource_group_name | string | yes | Resource group of the machine' },
-      { file, section: 'Errors', quote: '400 | Invalid request, missing or invalid data' },
+    ],
+    notes: [
+      'SHOULD: the spec marks both fields required but states no refusal for a missing one.',
+      REFUSAL,
+      `Vault reads them only for a role with bound_subscription_ids, bound_resource_groups, bound_locations or bound_scale_sets (${PLUGIN} path_login.go verifyResource returns early): with identity bounds only it logs the machine in without them. Listed in expectations/vault.json.`,
     ],
   }),
   rule({
     id: 'secrets.cloudauth.login-response',
     title: 'The login response has auth.client_token, accessor, token_policies, lease_duration and renewable',
     sources: [{ file, section: LOGIN, quote: "Object 'auth' with client_token (string), accessor (string), token_policies (array of string), lease_duration (integer seconds), renewable (boolean)." }],
+    notes: [IDENTITY_BOUND],
   }),
   rule({
     id: 'secrets.cloudauth.login-default-policy',
     title: "token_policies are the role's policies plus 'default', unless token_no_default_policy",
     sources: [{ file, section: ROLE, quote: "token_no_default_policy | bool | false | If true the 'default' policy is not added to the token" }],
+    notes: [IDENTITY_BOUND, 'Compared as sets: Vault returns token_policies sorted, de-duplicated and lower-cased (hashicorp/vault vault/request_handling.go LoginCreateToken -> sdk/helper/policyutil SanitizePolicies), and the spec gives no order.'],
   }),
   rule({
     id: 'secrets.cloudauth.login-lease-duration',
     title: "lease_duration is the role's token_ttl",
     sources: [{ file, section: ROLE, quote: 'Incremental lifetime of generated tokens; current value used at renewal' }],
+    notes: [IDENTITY_BOUND],
   }),
   rule({
     id: 'secrets.cloudauth.login-num-uses',
     title: 'A token from a role with token_num_uses N works N times, then is refused',
     sources: [{ file, section: ROLE, quote: 'Max uses of a token; 0 is unlimited' }],
+    notes: [IDENTITY_BOUND],
   }),
   rule({
     id: 'secrets.cloudauth.login-bound-cidrs',
     title: 'Login from an address outside token_bound_cidrs is refused; from inside it succeeds',
     sources: [{ file, section: ROLE, quote: 'If set, only addresses in these CIDR blocks may authenticate and the token is tied to them' }],
+    notes: [IDENTITY_BOUND, REFUSAL],
   }),
   rule({
     id: 'secrets.cloudauth.token-bound-cidrs',
     title: 'A token from a role with token_bound_cidrs is refused when used from an address outside them',
     sources: [{ file, section: ROLE, quote: 'the token is tied to them' }],
+    notes: [IDENTITY_BOUND],
   }),
   rule({
     id: 'secrets.cloudauth.token-works',
     title: 'The token login returns works as a client token on the rest of the service',
     sources: [{ file, section: 'Authentication', quote: 'The token is then sent in either header.' }],
+    notes: [IDENTITY_BOUND],
   }),
 ];
 
@@ -168,6 +244,7 @@ export const secretsCloudAuthUpstreamRules: Rule[] = [
     title: 'Login without a jwt answers 400 "jwt is required"',
     sources: [{ file, section: 'Errors', quote: 'Which condition of each individual OIDC or login operation yields which status: not shown.' }],
     upstream: { product: 'vault-plugin-auth-azure', source: 'hashicorp/vault-plugin-auth-azure path_login.go', note: `jwt empty → 400 "jwt is required" (${notes})` },
+    notes: [ENVIRONMENT_NAMES, `pathLogin checks jwt first, before the role (${PLUGIN} path_login.go pathLogin): logical.ErrorResponse, 400.`],
   }),
   rule({
     id: 'secrets.upstream.cloudauth-cidr-403',
@@ -175,5 +252,6 @@ export const secretsCloudAuthUpstreamRules: Rule[] = [
     title: 'Login from outside token_bound_cidrs answers 403',
     sources: [{ file, section: 'Errors', quote: 'Which condition of each individual OIDC or login operation yields which status: not shown.' }],
     upstream: { product: 'vault-plugin-auth-azure', source: 'hashicorp/vault-plugin-auth-azure path_login.go', note: `token_bound_cidrs miss → 403 permission denied (${notes})` },
+    notes: [ENVIRONMENT_NAMES, ROLE_NEEDS_BOUND, `pathLogin checks the role's CIDRs before the JWT (${PLUGIN} path_login.go pathLogin, cidrutil.RemoteAddrIsOk; logical.ErrPermissionDenied is 403), so this runs against a real Vault.`],
   }),
 ];

@@ -18,9 +18,13 @@ export const secretsCoreRules: Rule[] = [
   }),
   rule({
     id: 'secrets.core.kv-mounted-at-secret',
-    title: 'A key-value engine is mounted at secret/: a secret written there reads back',
+    title: 'A key-value engine (version 1 or 2) is mounted at secret/: a secret written there reads back',
     level: 'MUST',
     sources: [{ file, section: 'What the service does', quote: 'A key-value engine is mounted at secret/ on a fresh install.' }],
+    notes: [
+      'The spec names no version: `vault server -dev` mounts version 2 at secret/ (hashicorp/vault command/server.go, enableDev), so the probe (POST secret/data/<key> with {data:{...}}, fields read back under data.data) passes on either version.',
+      'A Vault server not started in dev mode mounts nothing at secret/ (hashicorp/vault vault/mount.go defaultMountTable): listed in expectations/vault.json as a conditional deviation.',
+    ],
   }),
   rule({
     id: 'secrets.core.content-type-set',
@@ -57,7 +61,7 @@ export const secretsCoreRules: Rule[] = [
   }),
   rule({
     id: 'secrets.core.help-openapi',
-    title: '?help=1 returns help (markdown) and openapi, an OpenAPI 3 document whose paths are relative to the queried path',
+    title: '?help=1 returns help (markdown) and openapi, an OpenAPI 3 document about the queried path and what lies beneath it, with paths relative to the queried path',
     level: 'MUST',
     sources: [
       {
@@ -66,6 +70,11 @@ export const secretsCoreRules: Rule[] = [
         quote:
           "Help: appending ?help=1 to any URL returns, if the caller may access the path, an attribute 'help' (markdown text) and an attribute 'openapi' (a small OpenAPI 3 document for that path and paths beneath it; paths inside it are relative to the queried path).",
       },
+    ],
+    notes: [
+      'A path parameter of the document may stand for any text, slashes and the empty text included: Vault documents a key-value version 1 mount as /{path} and /{path}/ (hashicorp/vault sdk/framework/openapi.go documentPath; sdk/framework/backend.go handleRootHelp for the mount, Path.helpCallback beneath it).',
+      'The queried path must be described, and reading a secret beneath it (GET): an unrelated but well-formed document fails.',
+      'Vault answers help with {help, openapi, see_also} and no response envelope (hashicorp/vault http/help.go handleHelp, respondOk(w, resp.Data)); any non-empty help value means help (wrapHelpHandler). The hashicorp dialect of the reference answers the same.',
     ],
   }),
   rule({
@@ -88,9 +97,13 @@ export const secretsCoreRules: Rule[] = [
   }),
   rule({
     id: 'secrets.limits.max-request-size',
-    title: 'A request over the maximum request size (32 MB by default) is refused with a 4xx and the error body',
+    title: 'A request over the maximum request size (32 MB by default) is refused with a 4xx and the error body; one just under it is accepted',
     level: 'MUST',
     sources: [{ file, section: 'Limits', quote: 'Maximum request size | 32 MB; tunable per listener in the server configuration' }],
+    notes: [
+      'The oversized body is made of fields under 1 MB each: Vault 1.20.3 and later check JSON limits first and answer a string value over max_json_string_value_length (1 MiB) with 500 (hashicorp/vault http/util.go wrapJSONLimitsHandler, sdk/helper/jsonutil VerifyMaxDepthStreaming); the size limit itself answers 413 (wrapMaxRequestSizeHandler, http.MaxBytesReader; sdk/logical AdjustErrorStatusCode).',
+      'The body just under the limit is whitespace before a small object, so no storage entry limit (Raft max_entry_size) comes into play.',
+    ],
   }),
 ];
 
@@ -136,12 +149,19 @@ export const secretsErrorRules: Rule[] = [
       { file, section: 'Errors', quote: 'For status >= 400 the body is {errors:[<message>, ...]}.' },
       { file, section: 'Resources and their fields > Error body', quote: 'Returned for every HTTP status >= 400' },
     ],
+    notes: [
+      'The OAuth endpoints (authorize, token, userinfo) are left out: the spec leaves the status and body of each OIDC condition "not shown", and Vault answers OAuth error bodies there (hashicorp/vault vault/identity_store_oidc_provider.go authResponse, tokenResponse, userInfoResponse).',
+      'Vault answers a version 2 read of a deleted version with 404 and data and metadata, no errors (vault-plugin-secrets-kv path_data.go pathDataRead, logical.RespondWithStatusCode): listed in expectations/vault.json.',
+    ],
   }),
   rule({
     id: 'secrets.errors.method-not-allowed-405',
-    title: 'A method the path does not support answers 405',
+    title: 'A method the spec gives no operation for on a path (DELETE or POST on the well-known documents, GET or DELETE on the token endpoint, DELETE on authorize) answers 405',
     level: 'MUST',
     sources: [{ file, section: 'Errors', quote: '405 | Method not supported on the path' }],
+    notes: [
+      'Not PATCH: Vault supports PATCH (JSON merge patch) and answers one without Content-Type 400, another media type 415 (hashicorp/vault http/logical.go buildLogicalRequestNoAuth). An operation a path does not define is ErrUnsupportedOperation, 405 (sdk/framework/backend.go Backend.HandleRequest, sdk/logical/response_util.go RespondErrorCommon); the OIDC paths define only the operations the spec lists (vault/identity_store_oidc_provider.go oidcProviderPaths).',
+    ],
   }),
   rule({
     id: 'secrets.errors.unknown-path-404',
@@ -151,11 +171,27 @@ export const secretsErrorRules: Rule[] = [
   }),
   rule({
     id: 'secrets.errors.malformed-json-400',
-    title: 'A write whose body is not valid JSON (or not an object) answers 400',
+    title: 'A write whose body is no JSON object (not JSON, JSON cut short, JSON of another type) answers 400',
     level: 'MUST',
     sources: [
       { file, section: 'Errors', quote: '400 | Invalid request, missing or invalid data' },
       { file, section: 'What the service does', quote: 'Request and response bodies are normally JSON.' },
+    ],
+    notes: [
+      'Every fixed case runs on every run, so the verdict never depends on the seed; bodies that are a complete object followed by more text are a rule of their own (secrets.errors.trailing-json-400).',
+      'Vault 1.20.3 and later answer 500 for a body that begins with { or [ and is not one JSON value (hashicorp/vault http/util.go wrapJSONLimitsHandler, sdk/helper/jsonutil VerifyMaxDepthStreaming): listed in expectations/vault.json as a conditional deviation.',
+    ],
+  }),
+  rule({
+    id: 'secrets.errors.trailing-json-400',
+    title: 'A write whose body is a JSON object followed by more text (a second brace, another object, a stray character) answers 400 and stores nothing',
+    level: 'MUST',
+    sources: [
+      { file, section: 'Errors', quote: '400 | Invalid request, missing or invalid data' },
+      { file, section: 'What the service does', quote: 'Request and response bodies are normally JSON.' },
+    ],
+    notes: [
+      'Vault before 1.20.3 decodes the first JSON value and never reads the rest, so such a write succeeds (hashicorp/vault sdk/helper/jsonutil DecodeJSONFromReader, http/logical.go parseJSONRequest); 1.20.3 and later answer 500 (http/util.go wrapJSONLimitsHandler). Listed in expectations/vault.json.',
     ],
   }),
 ];
@@ -174,6 +210,9 @@ export const secretsNamespaceRules: Rule[] = [
         quote: 'Using the full path without the header, or splitting the namespace between header and path, is equivalent.',
       },
       { file, section: 'Authentication', quote: "With path secret/foo and header 'ns1/ns2/' the effective path is ns1/ns2/secret/foo." },
+    ],
+    notes: [
+      'Namespaces are a Vault Enterprise feature whose request handling is not in the public source; the public part trims the namespace resolved for the request from the path (hashicorp/vault http/logical.go buildLogicalRequestNoAuth, namespace.Namespace.TrimmedPath), and header + path joining is documented and confirmed in hashicorp/vault issue 12675. Splits are cut at segment boundaries only, and every namespace the profile lists needs the version 1 engine at kv.v1Mount.',
     ],
   }),
   rule({

@@ -21,11 +21,18 @@ export const secretsOidcConfigRules: Rule[] = [
       { file, section: ENDPOINTS, quote: 'GET | identity/oidc/provider/:name | none | {data:{allowed_client_ids, issuer, scopes_supported}}' },
       { file, section: ENDPOINTS, quote: 'LIST | identity/oidc/provider | none | {data:{keys:[names]}}' },
     ],
+    notes: [
+      'Vault reads back the effective issuer instead: the configured issuer or api_addr, followed by /v1/<namespace>identity/oidc/provider/<name>, never the empty string (hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCReadProvider, getOIDCProvider; PR 13058, in 1.9.x on). Checked last, so the rest of the rule is judged first; listed in expectations/vault.json.',
+      'Arrays compare as sets: Vault sorts and de-duplicates allowed_client_ids and scopes_supported (strutil.RemoveDuplicates in pathOIDCCreateUpdateProvider); the spec says nothing of order.',
+    ],
   }),
   rule({
     id: 'secrets.oidc.provider-issuer-empty-when-unset',
     title: 'A provider created without an issuer reads back issuer as the empty string',
     sources: [{ file, section: PROVIDER, quote: 'Read returns the empty string when not set' }],
+    notes: [
+      'Vault reads back the effective issuer instead: the configured issuer or api_addr, followed by /v1/<namespace>identity/oidc/provider/<name>, never the empty string (hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCReadProvider, getOIDCProvider; PR 13058, in 1.9.x on). Checked last, so the rest of the rule is judged first; listed in expectations/vault.json.',
+    ],
   }),
   rule({
     id: 'secrets.oidc.provider-issuer-default',
@@ -36,6 +43,9 @@ export const secretsOidcConfigRules: Rule[] = [
     id: 'secrets.oidc.provider-issuer-configured',
     title: 'A configured issuer (scheme://host:port) is read back and is the scheme, host and port of the iss claim',
     sources: [{ file, section: PROVIDER, quote: 'Scheme://host:port part of the iss claim.' }],
+    notes: [
+      'Vault reads back the effective issuer instead: the configured issuer or api_addr, followed by /v1/<namespace>identity/oidc/provider/<name>, never the empty string (hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCReadProvider, getOIDCProvider; PR 13058, in 1.9.x on). Checked last, so the rest of the rule is judged first; listed in expectations/vault.json.',
+    ],
   }),
   rule({
     id: 'secrets.oidc.provider-scopes-supported',
@@ -139,6 +149,10 @@ export const secretsOidcConfigRules: Rule[] = [
     title: "For generated entities, groups and assignments, an entity may authenticate through a client exactly when one of the client's assignments names it or one of its groups",
     capability: FIXTURES,
     sources: [{ file, section: CLIENT, quote: 'Names of assignments limiting which entities and groups may authenticate through the client.' }],
+    notes: [
+      'Group ids always come from the groups the fixtures report for the entities, so static fixtures (entities made beforehand) exercise group matching too instead of never matching made-up names.',
+      'The granting assignment sits in any of up to three positions, the others naming another entity: an implementation that reads only the first assignment fails. Vault checks every assignment (hashicorp/vault vault/identity_store_oidc_provider.go entityHasAssignment).',
+    ],
   }),
 ];
 
@@ -165,6 +179,9 @@ export const secretsOidcFlowRules: Rule[] = [
     id: 'secrets.oidc.jwks-fields',
     title: "The key set's keys have use 'sig', kty, kid, alg, n and e (base64url)",
     sources: [{ file, section: 'Resources and their fields > Public key set (JWKS)', quote: "Object with 'keys': array of objects with use (string, 'sig'), kty (string), kid (string), alg (string), n (string, base64url), e (string, base64url)." }],
+    notes: [
+      "A client the provider allows is made first: the spec does not say which keys the set holds, Vault publishes those of the clients the provider allows and creates the default key's material with the first client (hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCReadProviderPublicKeys, keyIDsReferencedByTargetClientIDs, lazyGenerateDefaultKey), so a fresh provider's set is {\"keys\":[]}.",
+    ],
   }),
   rule({
     id: 'secrets.oidc.authorize-code-state',
@@ -195,9 +212,13 @@ export const secretsOidcFlowRules: Rule[] = [
   }),
   rule({
     id: 'secrets.oidc.redirect-uri-exact',
-    title: 'For generated near misses of a registered redirect URI (trailing slash, case, query, port, path, fragment), authorize is refused',
+    title: 'For generated near misses of a registered redirect URI (trailing slash, case, query, port, path, fragment), of a loopback one too, authorize is refused, and so is the token call for a near miss of the URI the code was issued for',
     capability: FIXTURES,
     sources: [{ file, section: CLIENT, quote: 'One value must exactly equal the redirect_uri of each authentication request' }],
+    notes: [
+      'Also near misses of a loopback URI (http://127.0.0.1:<port>/...), port ones last, and near misses at the token endpoint for a code issued for the registered URI.',
+      'Vault ignores the port of a loopback redirect URI (localhost, 127.0.0.1, ::1; RFC 8252 section 7.3) where the spec says exactly equal (hashicorp/vault vault/identity_store_oidc_provider_util.go validRedirect): listed in expectations/vault.json. At the token endpoint Vault compares exactly (vault/identity_store_oidc_provider.go pathOIDCToken).',
+    ],
   }),
   rule({
     id: 'secrets.oidc.token-redirect-uri-repeat',
@@ -207,11 +228,14 @@ export const secretsOidcFlowRules: Rule[] = [
   }),
   rule({
     id: 'secrets.oidc.token-response',
-    title: "The token response has access_token, id_token, token_type 'Bearer' and expires_in in integer seconds",
+    title: "The token response has access_token, id_token, token_type 'Bearer' and expires_in in integer seconds: the client's access_token_ttl",
     capability: FIXTURES,
     sources: [
       { file, section: 'Resources and their fields > Token response', quote: "token_type | string | 'Bearer'" },
       { file, section: 'Resources and their fields > Token response', quote: 'expires_in | integer | seconds' },
+    ],
+    notes: [
+      "expires_in is the access token's lifetime (RFC 6749 section 5.1), which the client's access_token_ttl sets: Vault answers exactly access_token_ttl (hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCToken); up to 10 s less is allowed for the time the exchange takes.",
     ],
   }),
   rule({
@@ -309,6 +333,9 @@ export const secretsOidcFlowRules: Rule[] = [
     title: "Userinfo carries the claims of the requested scopes' templates rendered for the entity (username, groups, contact), and none of scopes not requested",
     capability: FIXTURES,
     sources: [{ file, section: 'Resources and their fields > Userinfo response (claims)', quote: 'Claims present depend on the scopes of the provider.' }],
+    notes: [
+      'An entity in no group may get groups: null: the spec leaves absent vs null open, and Vault renders an empty group list as a Go nil slice, null (hashicorp/vault sdk/helper/identitytpl PopulateString, jsonTemplateHandler).',
+    ],
   }),
   rule({
     id: 'secrets.oidc.userinfo-methods',

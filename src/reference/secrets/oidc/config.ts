@@ -65,6 +65,12 @@ export class OidcConfig {
   constructor(
     private readonly faults: FaultSet,
     keyNames: string[],
+    /**
+     * What a read returns as the issuer. The spec: the issuer as set, '' when unset. Vault returns
+     * the effective issuer instead (hashicorp/vault vault/identity_store_oidc_provider.go
+     * pathOIDCReadProvider, getOIDCProvider; PR 13058): the upstream behaviour passes that in.
+     */
+    private readonly readIssuer?: (name: string, provider: Provider) => string,
   ) {
     this.keys = new Set(keyNames);
     if (!faults.has('secrets.oidc-allow-all-missing')) this.assignments.items.set('allow_all', { entity_ids: ['*'], group_ids: ['*'] });
@@ -101,7 +107,7 @@ export class OidcConfig {
     const f = this.faults;
     if (req.operation === 'read') {
       return this.providers.read(name, (p) => ({
-        issuer: p.issuer === '' && f.has('secrets.oidc-issuer-read-default') ? `http://unset.invalid/v1/identity/oidc/provider/${name}` : p.issuer,
+        issuer: this.readIssuer ? this.readIssuer(name, p) : p.issuer === '' && f.has('secrets.oidc-issuer-read-default') ? `http://unset.invalid/v1/identity/oidc/provider/${name}` : p.issuer,
         allowed_client_ids: p.allowed_client_ids,
         scopes_supported: p.scopes_supported,
       }));

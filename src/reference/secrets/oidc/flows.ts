@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FaultSet } from '../../faults/types.ts';
+import type { SecretsFlavor } from '../flavor.ts';
 import type { EngineRequest } from '../engine.ts';
 import type { IdentityStore } from '../identity-store.ts';
 import { FieldError } from '../named-collection.ts';
@@ -7,6 +8,7 @@ import type { EngineResult } from '../respond.ts';
 import type { TokenStore } from '../token-store.ts';
 import { base62, randomCode, type Client, type OidcConfig, type Provider } from './config.ts';
 import type { SigningKey } from './signing-key.ts';
+import { redirectAllowed, redirectRepeated } from './redirect-match.ts';
 import { renderTemplate } from './templates.ts';
 
 /** An authorization code, valid for five minutes and for one exchange. */
@@ -28,6 +30,7 @@ const ALGS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
 export interface OidcFlowContext {
   faults: FaultSet;
+  flavor: SecretsFlavor;
   config: OidcConfig;
   identity: IdentityStore;
   tokens: TokenStore;
@@ -85,7 +88,7 @@ export class OidcFlows {
           return provider ? { kind: 'raw', status: 200, body: this.discovery(name, provider), headers: { 'cache-control': 'max-age=3600' } } : { kind: 'error', status: 404, errors: ['provider not found'] };
         case '.well-known/keys':
           if (req.operation !== 'read') return { kind: 'error', status: 405, errors: ['unsupported operation'] };
-          return provider ? { kind: 'raw', status: 200, body: this.keys(), headers: { 'cache-control': 'max-age=3600' } } : { kind: 'error', status: 404, errors: ['provider not found'] };
+          return provider ? { kind: 'raw', status: 200, body: this.keys(provider), headers: { 'cache-control': 'max-age=3600' } } : { kind: 'error', status: 404, errors: ['provider not found'] };
         case 'authorize':
           if (req.operation !== 'read' && req.operation !== 'create-or-update') return { kind: 'error', status: 405, errors: ['unsupported operation'] };
           return this.authorize(name, provider, req);
@@ -146,8 +149,22 @@ export class OidcFlows {
     return doc;
   }
 
-  private keys(): Record<string, unknown> {
-    const keys = [...this.ctx.keys.values()].map((k) => {
+  /**
+   * The provider's key set. The spec does not say which keys it holds; Vault publishes the keys of
+   * the clients the provider allows, all clients' keys for '*' (hashicorp/vault
+   * vault/identity_store_oidc_provider.go keyIDsReferencedByTargetClientIDs), so a fresh provider
+   * has none. The spec dialect publishes every signing key.
+   */
+  private signingKeys(provider: Provider): SigningKey[] {
+    if (!this.ctx.flavor.vaultChoices) return [...this.ctx.keys.values()];
+    const clients = [...this.ctx.config.clients.items.values()];
+    const allowed = provider.allowed_client_ids.includes('*') ? clients : clients.filter((c) => provider.allowed_client_ids.includes(c.client_id));
+    const names = new Set(allowed.map((c) => c.key));
+    return [...names].map((n) => this.ctx.keys.get(n)).filter((k): k is SigningKey => k !== undefined);
+  }
+
+  private keys(provider: Provider): Record<string, unknown> {
+    const keys = this.signingKeys(provider).map((k) => {
       const jwk: Record<string, unknown> = { ...k.publicJwk };
       if (this.ctx.faults.has('secrets.oidc-jwks-missing-use')) delete jwk.use;
       return jwk;
@@ -165,7 +182,7 @@ export class OidcFlows {
     const client = found?.client;
     const redirectUri = str(p.redirect_uri);
     if (!redirectUri) throw new OAuthError(400, 'invalid_request', 'redirect_uri parameter is required');
-    if (client && !client.redirect_uris.some((u) => (f.has('secrets.oidc-redirect-prefix-match') ? redirectUri.startsWith(u) : u === redirectUri))) {
+    if (client && !redirectAllowed(redirectUri, client.redirect_uris, f, this.ctx.flavor)) {
       throw new OAuthError(400, 'invalid_redirect_uri', 'redirect_uri is not allowed for the client');
     }
     if (!provider) throw new OAuthError(400, 'invalid_request', 'provider not found');
@@ -223,7 +240,8 @@ export class OidcFlows {
     if (client.assignments.length === 0) return f.has('secrets.oidc-empty-assignments-allow-all');
     const entity = this.ctx.identity.entities.get(entityId);
     if (!entity || entity.disabled) return false;
-    return client.assignments.some((name) => {
+    const consulted = f.has('secrets.oidc-only-first-assignment') ? client.assignments.slice(0, 1) : client.assignments;
+    return consulted.some((name) => {
       if (name === 'allow_all' && this.ctx.config.assignments.items.has('allow_all')) return true;
       const a = this.ctx.config.assignments.items.get(name);
       if (!a) return false;
@@ -279,7 +297,7 @@ export class OidcFlows {
     if (grant.provider !== name) throw new OAuthError(400, 'invalid_grant', 'authorization code was not issued by the provider');
     const redirectUri = str(p.redirect_uri);
     if (!redirectUri) throw new OAuthError(400, 'invalid_request', 'redirect_uri parameter is required');
-    if (redirectUri !== grant.redirectUri && !f.has('secrets.oidc-token-redirect-unchecked')) {
+    if (!redirectRepeated(redirectUri, grant.redirectUri, f)) {
       throw new OAuthError(400, 'invalid_grant', 'redirect_uri does not match the redirect_uri used in the authorization request');
     }
     const entity = this.ctx.identity.entities.get(grant.entityId);
@@ -332,7 +350,13 @@ export class OidcFlows {
     return {
       kind: 'raw',
       status: 200,
-      body: { token_type: f.has('secrets.oidc-token-type-lowercase') ? 'bearer' : 'Bearer', access_token: access.id, id_token: idToken, expires_in: client.access_token_ttl },
+      body: {
+        token_type: f.has('secrets.oidc-token-type-lowercase') ? 'bearer' : 'Bearer',
+        access_token: access.id,
+        id_token: idToken,
+        // The access token's lifetime, which is the client's access_token_ttl.
+        expires_in: f.has('secrets.oidc-expires-in-default') ? 86_400 : client.access_token_ttl,
+      },
       headers,
     };
   }
@@ -340,7 +364,9 @@ export class OidcFlows {
   /** Claims from the templates of the requested scopes that the provider supports ('openid' adds none). */
   private scopeClaims(provider: Provider, requested: string[], entityId: string): Record<string, unknown> {
     const entity = this.ctx.identity.entities.get(entityId)!;
-    const subject = { entity, groupNames: this.ctx.identity.groupNames(entity) };
+    // Vault renders an empty group list as null (a Go nil slice: hashicorp/vault
+    // sdk/helper/identitytpl PopulateString, jsonTemplateHandler); the spec leaves absent vs null open.
+    const subject = { entity, groupNames: this.ctx.identity.groupNames(entity), emptyListAsNull: this.ctx.flavor.vaultChoices };
     const names = this.ctx.faults.has('secrets.oidc-userinfo-all-scopes') ? provider.scopes_supported : requested.filter((s) => provider.scopes_supported.includes(s));
     const claims: Record<string, unknown> = {};
     for (const name of names) {

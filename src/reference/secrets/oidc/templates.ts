@@ -9,6 +9,8 @@ const EXPRESSION = /\{\{\s*identity\.entity\.(id|name|metadata\.([\w.-]+)|groups
 export interface TemplateSubject {
   entity: Entity;
   groupNames: string[];
+  /** Render an empty group list as null, as Vault does, instead of []. */
+  emptyListAsNull?: boolean;
 }
 
 /** The template text, decoded when it was given base64-encoded. */
@@ -27,8 +29,9 @@ export function renderTemplate(template: string, subject: TemplateSubject): Reco
   const text = templateText(template).replace(EXPRESSION, (_m, what: string, metaKey: string | undefined) => {
     if (what === 'id') return JSON.stringify(subject.entity.id);
     if (what === 'name') return JSON.stringify(subject.entity.name);
-    if (what === 'groups.names') return JSON.stringify(subject.groupNames);
-    if (what === 'groups.ids') return JSON.stringify(subject.entity.groupIds);
+    const list = (items: string[]) => (items.length === 0 && subject.emptyListAsNull ? 'null' : JSON.stringify(items));
+    if (what === 'groups.names') return list(subject.groupNames);
+    if (what === 'groups.ids') return list(subject.entity.groupIds);
     return JSON.stringify(subject.entity.metadata[metaKey!] ?? '');
   });
   let parsed: unknown;
