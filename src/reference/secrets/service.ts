@@ -84,7 +84,7 @@ export class SecretsService {
       };
       mount(kv.v1, () => new KvV1Engine(faults));
       mounts.set('identity/', new IdentityOidcEngine({ faults, flavor, tokens: this.tokens, keys: options.signingKeys, apiAddr: () => this.apiAddr, namespace: path }));
-      mounts.set(`auth/${options.dialect.secrets.cloudAuthMount}/`, new CloudAuthEngine({ faults, tokens: this.tokens, cloudBase: () => this.cloudBase, namespace: path }));
+      mounts.set(`auth/${options.dialect.secrets.cloudAuthMount}/`, new CloudAuthEngine({ faults, tokens: this.tokens, cloudBase: () => this.cloudBase, namespace: path, dialect: options.dialect.name, behavior: options.behavior }));
       if (path === '') mount(kv.v2, () => new KvV2Engine(faults, flavor));
       return mounts;
     };
