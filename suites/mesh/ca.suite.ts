@@ -46,9 +46,15 @@ ruleTest('mesh.roots.rotation', async (kit) => {
 });
 
 ruleTest('mesh.roots.blocking', async (kit) => {
-  const before = await rootsNow(kit);
+  const first = await kit.mesh.roots();
+  expect(first.status, 'CA roots answers 200').toBe(200);
+  const before = first.parse(caRootsSchema);
+  // Block on the index the agent reports when it reports one (Consul: X-Consul-Index, the roots
+  // table's index), else on the roots' highest ModifyIndex.
+  const reported = Number(first.header(kit.mesh.dialect.mesh.indexHeader));
+  const index = Number.isInteger(reported) && reported > 0 ? reported : rootsIndex(before);
   const started = performance.now();
-  const blocked = kit.mesh.roots({ query: { index: String(rootsIndex(before)), wait: '30s' }, timeoutMs: 40_000 });
+  const blocked = kit.mesh.roots({ query: { index: String(index), wait: '30s' }, timeoutMs: 40_000 });
   await new Promise((r) => setTimeout(r, 300));
   await kit.meshControl.rotate();
   const res = await blocked;

@@ -242,7 +242,7 @@ export const meshUpstreamRules: Rule[] = [
   rule({
     id: 'mesh.upstream.default-reason',
     level: 'UPSTREAM',
-    capability: FIX,
+    // No fixture: a request no intention matches needs none (shared/notes/upstream-audit.md).
     title: 'With no matching intention, Reason is one of the upstream default texts ("Default behavior configured by ACLs", or "Default intention policy" / "ACLs disabled, access is allowed by default" where so configured)',
     sources: [{ file, section: 'Resources and their fields > Authorize response', quote: 'Reason | string (explains the matched intention and its action)' }],
     upstream: consul(
