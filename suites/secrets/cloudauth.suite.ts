@@ -170,14 +170,19 @@ ruleTest('secrets.cloudauth.role-roundtrip', async (kit) => {
   expect(read.status).toBe(200);
   const data = read.parse(readResultSchema).data;
   const { token_bound_cidrs: cidrs, ...rest } = FULL_ROLE;
-  expect(data, 'every field reads back as written').toMatchObject(rest);
+  expect(listsSorted(data), 'every field reads back as written (lists in any order)').toMatchObject(listsSorted(rest));
   expectSameBlocks(data.token_bound_cidrs, cidrs, 'token_bound_cidrs reads back as written');
 });
 
-/** The blocks read back are the blocks written, as networks: a host block may read back without its /32. */
+/** The spec gives no order for a list read back: lists compare sorted. */
+function listsSorted(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, Array.isArray(v) ? [...v].sort() : v]));
+}
+
+/** The blocks read back are the blocks written, as networks in any order: a host block may read back without its /32. */
 function expectSameBlocks(actual: unknown, written: string[], what: string): void {
   expect(Array.isArray(actual) && actual.every((c) => typeof c === 'string'), `${what}: a list of strings, got ${JSON.stringify(actual)}`).toBe(true);
-  expect(networksOf(actual as string[]), `${what} (compared as networks: ${JSON.stringify(actual)})`).toEqual(networksOf(written));
+  expect(networksOf(actual as string[]).sort(), `${what} (compared as networks: ${JSON.stringify(actual)})`).toEqual(networksOf(written).sort());
 }
 
 ruleTest('secrets.cloudauth.role-defaults', async (kit) => {
@@ -224,7 +229,7 @@ ruleTest('secrets.cloudauth.role-list-forms', async (kit) => {
     async ({ policies, cidrs, asString }) => {
       const name = await role(kit, { ...SOME_BOUND, token_policies: asString ? policies.join(',') : policies, token_bound_cidrs: asString ? cidrs.join(',') : cidrs });
       const data = (await kit.cloudIdentity.auth.readRole(name)).parse(readResultSchema).data;
-      expect(data.token_policies, `token_policies given as ${asString ? 'a comma-delimited string' : 'an array'} read back as the list`).toEqual(policies);
+      expect(Array.isArray(data.token_policies) ? [...data.token_policies].sort() : data.token_policies, `token_policies given as ${asString ? 'a comma-delimited string' : 'an array'} read back as the list (in any order)`).toEqual([...policies].sort());
       expectSameBlocks(data.token_bound_cidrs, cidrs, `token_bound_cidrs given as ${asString ? 'a comma-delimited string' : 'an array'} read back as the list`);
       await kit.cloudIdentity.auth.deleteRole(name);
     },

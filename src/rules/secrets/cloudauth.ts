@@ -18,6 +18,7 @@ const TTL_NOT_OVER_MAX = `Roles keep token_ttl <= token_max_ttl: Vault refuses a
 const IDENTITY_BOUND = `Every role a login goes through names bound_service_principal_ids or bound_group_ids: since plugin v0.21.0 (PR 219) Vault refuses every login of a role with neither (${PLUGIN} path_login.go additionalClaims.verifyRole), a requirement the spec is silent on; each bound on its own may still be empty.`;
 const REFUSAL = `A refused login is any status >= 400 with the spec's error body {errors:[...]} and no client token: the spec shows no status per login condition ("Which condition of each individual OIDC or login operation yields which status: not shown"), and Vault answers 500 for every failed verification or bound (${PLUGIN} path_login.go pathLogin returns plain errors; hashicorp/vault sdk/logical/response_util.go RespondErrorCommon makes those 500), 400 for missing input and 403 outside token_bound_cidrs.`;
 const CIDRS_AS_NETWORKS = 'CIDR blocks compare as networks: Vault reads a host block back without its suffix ("10.0.0.5/32" as "10.0.0.5"; hashicorp/vault sdk/helper/tokenutil PopulateTokenData prints go-sockaddr SockAddrMarshaler, whose IPv4Addr.String drops a /32: hashicorp/go-sockaddr ipv4addr.go).';
+const ANY_ORDER = 'Lists read back compare in any order: the spec gives none (Vault happens to keep the order written).';
 const ENVIRONMENT_NAMES = `Environment names go through the dialect: the hashicorp dialect sends AzurePublicCloud, AzureUSGovernmentCloud, AzureChinaCloud, AzureGermanCloud for CloudPublic, CloudUSGovernment, CloudChina, CloudGerman (${PLUGIN} azure.go cloudConfigFromName, compared upper-cased).`;
 
 /** Spec 000: the cloud-identity auth method. */
@@ -56,7 +57,7 @@ export const secretsCloudAuthRules: Rule[] = [
     id: 'secrets.cloudauth.role-roundtrip',
     title: 'Every documented role field written reads back (TTLs as seconds, lists as lists)',
     sources: [{ file, section: ENDPOINTS, quote: 'GET | auth/cloudauth/role/:name | none | {data:{role settings}}' }],
-    notes: [CIDRS_AS_NETWORKS, TTL_NOT_OVER_MAX],
+    notes: [CIDRS_AS_NETWORKS, ANY_ORDER, TTL_NOT_OVER_MAX],
   }),
   rule({
     id: 'secrets.cloudauth.role-defaults',
@@ -83,7 +84,7 @@ export const secretsCloudAuthRules: Rule[] = [
       { file, section: ROLE, quote: 'token_policies | array or comma-delimited string' },
       { file, section: ROLE, quote: 'token_bound_cidrs | array or comma-delimited string' },
     ],
-    notes: [ROLE_NEEDS_BOUND, CIDRS_AS_NETWORKS, 'Vault keeps token_policies as given on the role (tokenutil ParseTokenFields; sorting happens only on the login token).'],
+    notes: [ROLE_NEEDS_BOUND, CIDRS_AS_NETWORKS, ANY_ORDER, 'Vault keeps token_policies as given on the role (tokenutil ParseTokenFields; sorting happens only on the login token).'],
   }),
   rule({
     id: 'secrets.cloudauth.role-list',
