@@ -73,6 +73,9 @@ export const secretsOidcConfigRules: Rule[] = [
     title: 'A scope template given as JSON text and the same template base64-encoded yield the same claims',
     capability: FIXTURES,
     sources: [{ file, section: SCOPE, quote: 'JSON template text; escaped JSON or base64-encoded JSON. May contain template expressions over identity data' }],
+    notes: [
+      'Each form is compared with what it renders for its own entity (name, group names, email), not with the other form: with entities made beforehand (static fixtures) the two setups get different entities. Vault decodes a base64 template when it is written (hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCCreateUpdateScope).',
+    ],
   }),
   rule({
     id: 'secrets.oidc.client-crud',
