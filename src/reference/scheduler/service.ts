@@ -338,7 +338,8 @@ export class SchedulerService {
   private allocStats({ res, params }: RouteContext): void {
     const id = this.allocId(params.alloc);
     const alloc = this.fs.allocations.get(id)!;
-    // Nomad lists usage only for tasks that have been sampled: a stopped allocation's are gone.
+    // Nomad lists usage only for tasks with a usage sample and sums only running ones: a stopped
+    // allocation may report none (its tasks ended before they were sampled). The reference shows that.
     const body = allocationStats(alloc.tasks.map((t) => t.name), !(this.nomad && alloc.stopped));
     if (this.options.faults.has('scheduler.alloc-stats-tasks-missing')) delete body.Tasks;
     sendJsonBody(res, 200, body);
