@@ -50,8 +50,11 @@ const UNNAMESPACED = new Set(['Node', 'NodeDrain', 'ACLToken', 'ACLPolicy']);
 export function deliveries(event: SchedulerEvent, sub: Subscription, rules: MatchRules): number {
   const namespaceOk = sub.namespace === '*' || event.Namespace === '' || UNNAMESPACED.has(event.Topic) || event.Namespace === sub.namespace || rules.namespaceIgnored;
   if (!namespaceOk) return 0;
-  // The keys of the '*' topic apply to every topic, beside the topic's own keys.
-  const keys = [...(sub.topics.get('*') ?? []), ...(sub.topics.get(event.Topic) ?? [])];
+  // The keys of the '*' topic apply to every topic, beside the topic's own keys. '*:*' alone
+  // matches everything before any key is compared (as Nomad's filter does too).
+  const anyTopic = sub.topics.get('*') ?? [];
+  if (anyTopic.length === 1 && anyTopic[0] === '*') return 1;
+  const keys = [...anyTopic, ...(sub.topics.get(event.Topic) ?? [])];
   if (keys.length === 0) return 0;
   if (rules.filterKeysIgnored) return 1;
   const candidates = [event.Key, ...(event.FilterKeys ?? [])];
