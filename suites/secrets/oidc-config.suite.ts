@@ -272,11 +272,47 @@ function admitted(entity: EntityFixture, assignments: { entity_ids: string[]; gr
   return assignments.some((a) => a.entity_ids.includes(entity.id) || entity.groups.some((g) => a.group_ids.includes(g.id)));
 }
 
+interface AssignmentCase {
+  entityGroups: string[];
+  helperGroups: string[];
+  byEntity: boolean;
+  groupMask: boolean[];
+  count: number;
+  position: number;
+}
+
 ruleTest('secrets.oidc.assignments-decide', async (kit) => {
   const fixtures = kit.fixtures;
   const groupPool = ['red', 'green', 'blue'].map((g) => `${uniqueName('g')}-${g}`);
   const api = kit.oidc();
   let groupsSeen = false;
+  const check = async ({ entityGroups, helperGroups, byEntity, groupMask, count, position }: AssignmentCase) => {
+    const entity = await fixtures.entity({ name: uniqueName('entity'), groups: entityGroups });
+    const helper = await fixtures.entity({ name: uniqueName('helper'), groups: helperGroups });
+    // Group ids come from what the fixtures say the entities belong to, never from names made up
+    // here: with entities made beforehand (static fixtures) their groups are whatever they are.
+    const known = [...new Map([...entity.groups, ...helper.groups].map((g) => [g.id, g])).values()];
+    groupsSeen ||= known.length > 0;
+    const grant = { entity_ids: byEntity ? [entity.id] : [], group_ids: known.filter((_, i) => groupMask[i % groupMask.length]).map((g) => g.id) };
+    // The grant sits in any of up to three assignments; the others name someone else or nobody.
+    const others = { entity_ids: helper.id === entity.id ? [] : [helper.id], group_ids: [] as string[] };
+    const bodies = Array.from({ length: count }, (_, i) => (i === position % count ? grant : others));
+    const assignments: string[] = [];
+    for (const body of bodies) {
+      const a = uniqueName('assignment');
+      expectWritten(await api.write('assignment', a, body), 'create an assignment');
+      assignments.push(a);
+    }
+    const setup = await setupOidc(kit, { assignments });
+    const expected = admitted(entity, bodies);
+    const res = await api.authorize(setup.provider, { client_id: setup.client.id, redirect_uri: setup.redirectUri, response_type: 'code', scope: 'openid', state: 's' }, entity.token);
+    const shown = bodies.map((b, i) => `#${i + 1} entities [${b.entity_ids.map((id) => (id === entity.id ? 'it' : 'other'))}] groups ${b.group_ids.length}`).join('; ');
+    expect(res.status === 200, `entity in groups [${entity.groups.map((g) => g.name)}] ${expected ? 'may' : 'may not'} authenticate through a client with assignments ${shown} (answer ${res.status})`).toBe(expected);
+  };
+  // Cases every run checks, whatever is generated: the grant in a later assignment, by entity and by group.
+  const [red, green] = groupPool as [string, string];
+  await check({ entityGroups: [red], helperGroups: [], byEntity: true, groupMask: [false], count: 3, position: 2 });
+  await check({ entityGroups: [green], helperGroups: [green], byEntity: false, groupMask: [true], count: 2, position: 1 });
   await kit.property(
     fc.record({
       entityGroups: fc.subarray(groupPool),
@@ -286,29 +322,7 @@ ruleTest('secrets.oidc.assignments-decide', async (kit) => {
       count: fc.integer({ min: 1, max: 3 }),
       position: fc.nat(2),
     }),
-    async ({ entityGroups, helperGroups, byEntity, groupMask, count, position }) => {
-      const entity = await fixtures.entity({ name: uniqueName('entity'), groups: entityGroups });
-      const helper = await fixtures.entity({ name: uniqueName('helper'), groups: helperGroups });
-      // Group ids come from what the fixtures say the entities belong to, never from names made up
-      // here: with entities made beforehand (static fixtures) their groups are whatever they are.
-      const known = [...new Map([...entity.groups, ...helper.groups].map((g) => [g.id, g])).values()];
-      groupsSeen ||= known.length > 0;
-      const grant = { entity_ids: byEntity ? [entity.id] : [], group_ids: known.filter((_, i) => groupMask[i % groupMask.length]).map((g) => g.id) };
-      // The grant sits in any of up to three assignments; the others name someone else or nobody.
-      const others = { entity_ids: helper.id === entity.id ? [] : [helper.id], group_ids: [] as string[] };
-      const bodies = Array.from({ length: count }, (_, i) => (i === position % count ? grant : others));
-      const assignments: string[] = [];
-      for (const body of bodies) {
-        const a = uniqueName('assignment');
-        expectWritten(await api.write('assignment', a, body), 'create an assignment');
-        assignments.push(a);
-      }
-      const setup = await setupOidc(kit, { assignments });
-      const expected = admitted(entity, bodies);
-      const res = await api.authorize(setup.provider, { client_id: setup.client.id, redirect_uri: setup.redirectUri, response_type: 'code', scope: 'openid', state: 's' }, entity.token);
-      const shown = bodies.map((b, i) => `#${i + 1} entities [${b.entity_ids.map((id) => (id === entity.id ? 'it' : 'other'))}] groups ${b.group_ids.length}`).join('; ');
-      expect(res.status === 200, `entity in groups [${entity.groups.map((g) => g.name)}] ${expected ? 'may' : 'may not'} authenticate through a client with assignments ${shown} (answer ${res.status})`).toBe(expected);
-    },
+    check,
     { numRuns: Math.min(kit.ctx.runs, 15) },
   );
   if (!groupsSeen) kit.note('no fixture entity belongs to a group: only assignments by entity were checked');
