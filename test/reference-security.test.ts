@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { parseJsonValues } from '../src/client/json-value-stream.ts';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReference, type RunningReference } from '../src/reference/reference.ts';
@@ -136,10 +137,10 @@ describe('the reference keeps its secrets', () => {
         const res = await call(`${ref.scheduler.url}/v1/client/fs/${op}/${alloc.id}?${q}`, { headers: { authorization: `Bearer ${ref.scheduler.token}` } });
         expect(res.status, `${op} ${path}`).toBeLessThan(500);
         // Stream frames carry base64: decode them before looking.
-        const decoded = res.text
-          .split('\n')
-          .map((l) => /"Data":"([^"]*)"/.exec(l)?.[1])
-          .filter((d): d is string => Boolean(d))
+        // However the frames are delimited (one per line, or back to back as Nomad writes them).
+        const decoded = parseJsonValues(Buffer.from(res.text))
+          .values.map((v) => (v as { Data?: unknown }).Data)
+          .filter((d): d is string => typeof d === 'string')
           .map((d) => Buffer.from(d, 'base64').toString('utf8'))
           .join('');
         expect(res.text + decoded, `${op} ${path} reads nothing from outside`).not.toMatch(/SENTINEL-OUTSIDE|root:x:0:0/);
