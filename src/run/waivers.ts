@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ConfigError } from '../config/load-config.ts';
+import { readJsonFile } from '../config/read-json-file.ts';
 import type { RuleResult } from '../report/results-model.ts';
 
 const waiverSchema = z
@@ -23,17 +22,7 @@ export interface WaiverFinding {
 }
 
 export function readWaivers(file: string): Waiver[] {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new ConfigError(`waiver file ${file}: cannot be read as JSON (${(err as Error).message})`);
-  }
-  const parsed = waiverFileSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ConfigError(`waiver file ${file}:\n${parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
-  }
-  return parsed.data.waivers;
+  return readJsonFile(file, waiverFileSchema, 'waiver file').waivers;
 }
 
 /**
