@@ -1,7 +1,8 @@
-// Bundles each k6 scenario into load/dist/<name>.js with settings k6's JavaScript engine accepts:
-// k6 modules left external, no Node built-ins (platform neutral), syntax lowered to ES2017.
+// Bundles each k6 scenario script (load/k6/<scenario>.ts, one per scenario of the catalog) into
+// load/dist/<scenario>.js with settings k6's JavaScript engine accepts: k6 modules left external, no
+// Node built-ins (platform neutral), syntax lowered to ES2017.
 import { build } from 'esbuild';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -9,6 +10,9 @@ const here = dirname(fileURLToPath(import.meta.url));
 const entries = readdirSync(join(here, 'k6')).filter((f) => f.endsWith('.ts'));
 
 export async function buildK6Bundles() {
+  // Bundles of scripts that no longer exist must not linger where k6 or a ConfigMap could pick them up.
+  mkdirSync(join(here, 'dist'), { recursive: true });
+  for (const f of readdirSync(join(here, 'dist'))) if (f.endsWith('.js') && !entries.includes(f.replace(/\.js$/, '.ts'))) rmSync(join(here, 'dist', f));
   const result = await build({
     entryPoints: entries.map((f) => join(here, 'k6', f)),
     outdir: join(here, 'dist'),

@@ -1,7 +1,7 @@
 import type { StackproofConfig, Targets } from '../config/schema.ts';
 import { EXIT } from '../cli/exit-codes.ts';
 import { startReference, type RunningReference } from '../reference/reference.ts';
-import { loadScenarioResultSchema, type LoadScenarioResult, type RunResults } from '../report/results-model.ts';
+import type { LoadScenarioResult, RunResults } from '../report/results-model.ts';
 import { runHeader } from '../report/run-header.ts';
 import { referenceTargets } from '../run/reference-targets.ts';
 import { preflight } from '../run/preflight.ts';
@@ -12,8 +12,10 @@ import { runEventFanout } from './event-fanout.ts';
 import { isLoopback } from './loopback.ts';
 import { runOpenModel } from './open-model-runner.ts';
 import { LOAD_SCENARIOS, ScenarioUnavailable } from './scenarios/catalog.ts';
-import type { PreparedScenario } from './scenarios/types.ts';
-import { findK6, K6_SCRIPT, runK6 } from './k6-engine.ts';
+import type { LoadScenario, PreparedScenario } from './scenarios/types.ts';
+import { findK6, K6Missing, K6_SCRIPT, k6Schedule, runK6 } from './k6-engine.ts';
+import { k6SummarySchema, k6SummaryToResult } from './k6-summary.ts';
+import { dialectFor } from '../config/dialects.ts';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,26 +45,90 @@ export interface LoadOptions {
 
 export class RemoteTargetRefused extends Error {}
 
-/**
- * Runs a scenario's bundled k6 script with the scenario's settings and reads back its summary. k6
- * exits non-zero when one of the script's thresholds fails; that becomes a breached threshold here.
- */
-async function runK6Scenario(prepared: PreparedScenario, o: LoadOptions): Promise<LoadScenarioResult | undefined> {
-  const binary = findK6();
-  const script = K6_SCRIPT[prepared.name];
-  if (!binary || !script) {
-    o.log(`    no k6 script for ${prepared.name}`);
-    return undefined;
+/** The line every engine prints after a run: counts, rate and latency. */
+function statusLine(r: LoadScenarioResult): string {
+  if (r.error) return `    ERROR ${r.error}`;
+  return `    ${r.requests} done, ${r.errors} errors, ${r.dropped} dropped, ${r.throughput}/s, p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms${r.thresholds.some((t) => !t.ok) ? ' - THRESHOLD BREACHED' : ''}`;
+}
+
+let bundlesBuilt: Promise<unknown> | undefined;
+
+/** A k6 row that has no figures: it carries the reason, and a failed check so the run fails. */
+function k6ErrorRow(scenario: string, rate: number, message: string): LoadScenarioResult {
+  return {
+    scenario,
+    engine: 'k6',
+    model: 'open',
+    targetRate: rate,
+    durationMs: 0,
+    requests: 0,
+    errors: 0,
+    dropped: 0,
+    throughput: 0,
+    latencyMs: { p50: 0, p90: 0, p99: 0, p999: 0, max: 0, min: 0, mean: 0 },
+    histogram: '',
+    timeline: [],
+    thresholds: [{ name: 'k6 wrote a summary', limit: 1, actual: 0, ok: false }],
+    error: message,
+  };
+}
+
+/** Reads the summary a k6 script wrote; a missing or malformed file is an error row, never a crash. */
+async function readK6Summary(file: string, scenario: string, rate: number, code: number): Promise<LoadScenarioResult> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return k6ErrorRow(scenario, rate, `k6 wrote no summary (it exited with code ${code}); its output above says why`);
   }
-  const { buildK6Bundles } = (await import(pathToFileURL(join(PACKAGE_ROOT, 'load', 'build-k6.mjs')).href)) as { buildK6Bundles: () => Promise<string[]> };
-  await buildK6Bundles();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    return k6ErrorRow(scenario, rate, `k6's summary is not JSON (${(err as Error).message}); k6 exited with code ${code}`);
+  }
+  const parsed = k6SummarySchema.safeParse(json);
+  if (!parsed.success) return k6ErrorRow(scenario, rate, `k6's summary does not have the shape the scripts write: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+  return { ...k6SummaryToResult(parsed.data), scenario };
+}
+
+/**
+ * Runs a scenario's own bundled k6 script with the scenario's settings and reads back its summary.
+ * stackproof's thresholds apply to the row like to any other engine's; k6's own thresholds (the same
+ * limits, in the script) show in k6's exit code, which is kept as one more check.
+ */
+async function runK6Scenario(scenario: LoadScenario, prepared: PreparedScenario, target: { dialect: 'spec' | 'hashicorp' }, o: LoadOptions): Promise<LoadScenarioResult> {
+  const binary = findK6();
+  const entry = K6_SCRIPT[prepared.name];
+  if (!binary) return k6ErrorRow(prepared.name, o.rate, new K6Missing().message);
+  if (!entry) return k6ErrorRow(prepared.name, o.rate, `no k6 script for ${prepared.name}`);
+  const schedule = k6Schedule(o.rate, o.durationMs, o.maxRequests, entry.requestsPerIteration);
+  o.log(`  ${prepared.name} (k6): ${o.rate}/s for ${o.durationMs / 1000} s, at most ${o.maxRequests} requests${schedule.capped ? ` (capped: ${schedule.iterations} iterations of ${entry.requestsPerIteration} request(s), k6 runs ${schedule.durationMs / 1000} s)` : ''}`);
+  bundlesBuilt ??= import(pathToFileURL(join(PACKAGE_ROOT, 'load', 'build-k6.mjs')).href).then((m: { buildK6Bundles: () => Promise<string[]> }) => m.buildK6Bundles());
+  await bundlesBuilt;
   const dir = await mkdtemp(join(tmpdir(), 'stackproof-k6-'));
   const resultsFile = join(dir, 'summary.json');
+  // The mesh agent's and scheduler's token header follows the target's dialect; the catalog's own variables win.
+  const carrier = scenario.system === 'mesh' ? dialectFor(target.dialect).mesh.token : scenario.system === 'scheduler' ? dialectFor(target.dialect).scheduler.token : undefined;
+  const env = {
+    ...(carrier ? { TOKEN_HEADER: carrier.header, TOKEN_SCHEME: carrier.scheme ?? '' } : {}),
+    ...prepared.k6Env,
+    RATE: String(o.rate),
+    DURATION: `${schedule.durationMs}ms`,
+    MAX_ITERATIONS: String(schedule.iterations),
+    MAX_VUS: String(Math.max(10, Math.min(1000, Math.ceil(o.rate)))),
+    MAX_ERROR_RATE: String(o.thresholds.errorRate ?? 0),
+    MAX_DROPPED_RATE: String(o.thresholds.droppedRate ?? 1),
+    RESULTS: resultsFile,
+    ...(o.thresholds.p99Ms ? { P99_MS: String(o.thresholds.p99Ms) } : {}),
+  };
   try {
-    const code = await runK6(binary, join(PACKAGE_ROOT, 'load', 'dist', script), { ...prepared.k6Env, RATE: String(o.rate), DURATION: `${Math.round(o.durationMs / 1000)}s`, RESULTS: resultsFile, ...(o.thresholds.p99Ms ? { P99_MS: String(o.thresholds.p99Ms) } : {}) }, (l) => o.log(`    k6: ${l}`));
-    const summary = JSON.parse(await readFile(resultsFile, 'utf8')) as { load: LoadScenarioResult[] };
-    const r = loadScenarioResultSchema.parse({ ...summary.load[0], scenario: prepared.name });
-    return { ...r, thresholds: [{ name: "k6's thresholds", limit: 0, actual: code, ok: code === 0 }] };
+    const code = await runK6(binary, join(PACKAGE_ROOT, 'load', 'dist', entry.script), env, (l) => o.log(`    k6: ${l}`));
+    const row = await readK6Summary(resultsFile, prepared.name, o.rate, code);
+    if (row.error) return row;
+    const judged = applyThresholds(row, o.thresholds);
+    // 99 is k6's "thresholds crossed"; anything else non-zero (a script error, say) fails the row too.
+    return { ...judged, thresholds: [...judged.thresholds, { name: "k6's exit code (its thresholds)", limit: 0, actual: code, ok: code === 0 }] };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -105,19 +171,20 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
       }
       try {
         for (const engine of o.engines) {
-          o.log(`  ${scenario.name} (${engine}): ${engine === 'open' ? `${o.rate}/s` : `${o.connections} connections`} for ${o.durationMs / 1000} s, at most ${o.maxRequests} requests`);
           if (engine === 'k6') {
-            const r = await runK6Scenario(prepared, o);
-            if (r) results.push(r);
+            const r = await runK6Scenario(scenario, prepared, targets[scenario.system]!, o);
+            results.push(r);
+            o.log(statusLine(r));
             continue;
           }
+          o.log(`  ${scenario.name} (${engine}): ${engine === 'open' ? `${o.rate}/s` : `${o.connections} connections`} for ${o.durationMs / 1000} s, at most ${o.maxRequests} requests`);
           const raw =
             engine === 'open'
               ? await runOpenModel({ scenario: scenario.name, rate: o.rate, durationMs: o.durationMs, maxRequests: o.maxRequests, maxInFlight: 256, request: prepared.iterate })
               : await runClosedModel(prepared, { connections: o.connections, durationMs: o.durationMs, maxRequests: o.maxRequests });
           const judged = applyThresholds(raw, engine === 'open' ? o.thresholds : { errorRate: o.thresholds.errorRate });
           results.push(judged);
-          o.log(`    ${judged.requests} done, ${judged.errors} errors, ${judged.dropped} dropped, ${judged.throughput}/s, p50 ${judged.latencyMs.p50} ms, p99 ${judged.latencyMs.p99} ms, max ${judged.latencyMs.max} ms${judged.thresholds.some((t) => !t.ok) ? ' - THRESHOLD BREACHED' : ''}`);
+          o.log(statusLine(judged));
         }
       } finally {
         await prepared.close();

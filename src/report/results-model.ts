@@ -88,6 +88,15 @@ export const loadScenarioResultSchema = z.object({
   /** Per-second series for charts. */
   timeline: z.array(z.object({ t: z.number(), requests: z.number(), errors: z.number(), p50: z.number(), p99: z.number() })),
   thresholds: z.array(z.object({ name: z.string(), limit: z.number(), actual: z.number(), ok: z.boolean() })),
+  // The fields below are optional: results written before they existed still parse.
+  /** Iterations run, where an iteration is several requests (k6 rows; requests are HTTP requests). */
+  iterations: z.number().int().optional(),
+  /** Iterations the schedule could not start (k6 rows; `dropped` counts their requests). */
+  droppedIterations: z.number().int().optional(),
+  /** k6 rows: the latency bucket counts the scripts keep (k6 has no histogram), and their layout; `histogram` is built from them. */
+  k6Buckets: z.object({ minMs: z.number(), growth: z.number(), counts: z.array(z.number().int()) }).optional(),
+  /** Why this row has no figures (k6 wrote no summary, or one that does not parse); such a row fails the run. */
+  error: z.string().optional(),
 });
 
 export const runResultsSchema = z.object({
