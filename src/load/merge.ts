@@ -1,7 +1,7 @@
-import { decodeFromCompressedBase64 } from 'hdr-histogram-js';
 import { encodeHistogram, mergeHistograms, newLatencyHistogram, percentilesMs, type Percentiles } from './latency-histogram.ts';
+import { histogramFromBuckets, sumBuckets, type K6Buckets } from './k6-buckets.ts';
 
-/** What one runner reports for one scenario: an HDR histogram (stackproof's engines) or k6 bucket counts. */
+/** What one runner reports for one scenario: an HDR histogram (every engine) and, from k6, the bucket counts it was built from. */
 export interface RunnerResult {
   scenario: string;
   engine: string;
@@ -10,40 +10,35 @@ export interface RunnerResult {
   dropped: number;
   durationMs: number;
   histogram?: string;
-  k6Buckets?: number[];
+  k6Buckets?: K6Buckets;
 }
 
-const GROWTH = 1.05;
-const bucketUpperMs = (i: number) => 0.01 * Math.pow(GROWTH, i + 1);
-
-/** Percentiles of summed k6 bucket counts (each value is taken as its bucket's upper bound). */
-export function percentilesFromBuckets(buckets: number[]): Percentiles {
-  const total = buckets.reduce((a, b) => a + b, 0);
-  const at = (p: number) => {
-    const rank = Math.ceil((p / 100) * total);
-    let seen = 0;
-    for (let i = 0; i < buckets.length; i++) {
-      seen += buckets[i]!;
-      if (seen >= rank && buckets[i]! > 0) return Math.round(bucketUpperMs(i) * 1000) / 1000;
-    }
-    return 0;
-  };
-  const first = buckets.findIndex((b) => b > 0);
-  const last = buckets.length - 1 - [...buckets].reverse().findIndex((b) => b > 0);
-  const mean = total ? buckets.reduce((s, c, i) => s + c * bucketUpperMs(i), 0) / total : 0;
-  return { p50: at(50), p90: at(90), p99: at(99), p999: at(99.9), max: first < 0 ? 0 : bucketUpperMs(last), min: first < 0 ? 0 : bucketUpperMs(first - 1), mean: Math.round(mean * 1000) / 1000 };
+export interface MergedResult {
+  scenario: string;
+  engine: string;
+  runners: number;
+  requests: number;
+  errors: number;
+  dropped: number;
+  throughput: number;
+  latencyMs: Percentiles;
+  histogram: string;
+  k6Buckets?: K6Buckets;
 }
 
 /**
- * Merges the results of several runners of the same scenario: counts add, histograms (or bucket
- * counts) add, and percentiles are read from the sum. Percentiles are never averaged.
+ * Merges the results of several runners of the same scenario: counts add, histograms (or k6 bucket
+ * counts) add, and percentiles are read from the sum. Percentiles are never averaged. k6 rows are
+ * read exactly as a single k6 run is (src/load/k6-summary.ts): an HDR histogram of the summed
+ * buckets, so a merge of one file gives that file's own figures.
  */
-export function mergeRunnerResults(results: RunnerResult[]): { scenario: string; engine: string; runners: number; requests: number; errors: number; dropped: number; throughput: number; latencyMs: Percentiles; histogram?: string; k6Buckets?: number[] }[] {
+export function mergeRunnerResults(results: RunnerResult[]): MergedResult[] {
   const groups = new Map<string, RunnerResult[]>();
   for (const r of results) groups.set(`${r.scenario}\u0000${r.engine}`, [...(groups.get(`${r.scenario}\u0000${r.engine}`) ?? []), r]);
   return [...groups.values()].map((group) => {
     const first = group[0]!;
     const requests = group.reduce((s, r) => s + r.requests, 0);
+    // Runners run side by side, so the merged run lasts as long as the longest of them.
     const seconds = Math.max(...group.map((r) => r.durationMs)) / 1000;
     const base = {
       scenario: first.scenario,
@@ -55,13 +50,12 @@ export function mergeRunnerResults(results: RunnerResult[]): { scenario: string;
       throughput: seconds > 0 ? Math.round((requests / seconds) * 10) / 10 : 0,
     };
     if (group.every((r) => r.k6Buckets)) {
-      const summed = first.k6Buckets!.map((_, i) => group.reduce((s, r) => s + (r.k6Buckets![i] ?? 0), 0));
-      return { ...base, latencyMs: percentilesFromBuckets(summed), k6Buckets: summed };
+      const summed = sumBuckets(group.map((r) => r.k6Buckets!));
+      const h = histogramFromBuckets(summed);
+      return { ...base, latencyMs: percentilesMs(h), histogram: encodeHistogram(h), k6Buckets: summed };
     }
     const histograms = group.map((r) => r.histogram).filter((h): h is string => Boolean(h));
     const merged = histograms.length ? mergeHistograms(histograms) : newLatencyHistogram();
     return { ...base, latencyMs: percentilesMs(merged), histogram: encodeHistogram(merged) };
   });
 }
-
-export { decodeFromCompressedBase64 };

@@ -193,16 +193,20 @@ function renderLoad(load: LoadScenarioResult[]): string {
   const rows = load
     .map((s) => {
       const verdict = s.thresholds.length === 0 ? '—' : s.thresholds.every((t) => t.ok) ? '<span class="badge PASS">met</span>' : '<span class="badge FAIL">breached</span>';
-      return `<tr><td>${h(s.scenario)}</td><td>${h(s.engine)} (${h(s.model)})</td><td>${s.targetRate ?? '—'}</td><td>${s.requests}</td><td>${s.errors}</td><td>${s.dropped}</td><td>${s.throughput}</td>
-      <td>${s.latencyMs.p50}</td><td>${s.latencyMs.p90}</td><td>${s.latencyMs.p99}</td><td>${s.latencyMs.max}</td><td>${verdict}</td></tr>`;
+      // A row with no figures (k6 wrote no summary) says why instead of showing zeros as if measured.
+      if (s.error) return `<tr><td>${h(s.scenario)}</td><td>${h(s.engine)} (${h(s.model)})</td><td>${s.targetRate ?? '—'}</td><td colspan="8" class="load-error"><strong>error:</strong> ${h(s.error)}</td><td>${verdict}</td></tr>`;
+      // k6 rows count HTTP requests; their iterations (several requests each for the OIDC flow) are shown beside them.
+      const requests = s.iterations !== undefined && s.iterations !== s.requests ? `${s.requests} <small>(${s.iterations} iterations)</small>` : `${s.requests}`;
+      return `<tr><td>${h(s.scenario)}</td><td>${h(s.engine)} (${h(s.model)})</td><td>${s.targetRate ?? '—'}</td><td>${requests}</td><td>${s.errors}</td><td>${s.dropped}</td><td>${s.throughput}</td>
+      <td>${s.latencyMs.p50}</td><td>${s.latencyMs.p90}</td><td>${s.latencyMs.p99}</td><td>${s.latencyMs.p999}</td><td>${s.latencyMs.max}</td><td>${verdict}</td></tr>`;
     })
     .join('');
   const charts = load.map(renderTimeline).join('');
   const thresholds = load
-    .flatMap((s) => s.thresholds.map((t) => `<li>${h(s.scenario)}: ${h(t.name)} ${t.actual} (limit ${t.limit}) ${t.ok ? 'ok' : '<strong>breached</strong>'}</li>`))
+    .flatMap((s) => s.thresholds.map((t) => `<li>${h(s.scenario)} (${h(s.engine)}): ${h(t.name)} ${t.actual} (limit ${t.limit}) ${t.ok ? 'ok' : '<strong>breached</strong>'}</li>`))
     .join('');
   return `<section id="load"><h2>Load</h2>
-  <table class="load"><thead><tr><th>Scenario</th><th>Engine</th><th>Rate/s</th><th>Requests</th><th>Errors</th><th>Dropped</th><th>Throughput/s</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>max ms</th><th>Thresholds</th></tr></thead><tbody>${rows}</tbody></table>
+  <table class="load"><thead><tr><th>Scenario</th><th>Engine</th><th>Rate/s</th><th>Requests</th><th>Errors</th><th>Dropped</th><th>Throughput/s</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>max ms</th><th>Thresholds</th></tr></thead><tbody>${rows}</tbody></table>
   ${thresholds ? `<ul class="thresholds">${thresholds}</ul>` : ''}
   <div class="charts">${charts}</div></section>`;
 }
