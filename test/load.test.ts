@@ -4,7 +4,10 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as hdr from 'hdr-histogram-js';
 import { encodeHistogram, newLatencyHistogram, percentilesMs } from '../src/load/latency-histogram.ts';
-import { mergeRunnerResults, percentilesFromBuckets } from '../src/load/merge.ts';
+import { mergeRunnerResults } from '../src/load/merge.ts';
+import { BUCKET_LAYOUT, histogramFromBuckets } from '../src/load/k6-buckets.ts';
+import { findK6, k6Schedule, lineSplitter } from '../src/load/k6-engine.ts';
+import { bucketMiddleMs, bucketOf } from '../load/k6/lib/bucket-layout.ts';
 import { runResultsSchema } from '../src/report/results-model.ts';
 import { ROOT, runCli } from './support/run-cli.ts';
 
@@ -14,7 +17,8 @@ describe('k6 scripts', () => {
   it('bundle into scripts k6 can run: k6 modules external, no Node built-ins, no syntax its engine lacks', async () => {
     const { buildK6Bundles } = (await import(join(ROOT, 'load', 'build-k6.mjs'))) as { buildK6Bundles: () => Promise<string[]> };
     const outputs = await buildK6Bundles();
-    expect(outputs.map((o) => o.split('/').pop()).sort()).toEqual(['mesh.js', 'oidc.js', 'scheduler.js']);
+    // One script per scenario of the catalog (src/load/scenarios/catalog.ts), nothing shared between them but lib/.
+    expect(outputs.map((o) => o.split('/').pop()).sort()).toEqual(['mesh-authorize.js', 'mesh-leaf-blocking.js', 'mesh-leaf.js', 'mesh-roots.js', 'oidc-code-flow.js', 'scheduler-logs.js']);
     for (const out of outputs) {
       const code = readFileSync(join(ROOT, out), 'utf8');
       const imports = [...code.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]!);
@@ -26,11 +30,45 @@ describe('k6 scripts', () => {
       expect(code, `${out} exports options and handleSummary`).toMatch(/export \{[^}]*options[^}]*\}/);
       expect(code).toMatch(/handleSummary/);
       expect(code, `${out} uses the open-model executor`).toContain('constant-arrival-rate');
+      expect(code, `${out} sets the trend stats stackproof shows`).toContain('p(99.9)');
+      expect(code, `${out} has no event-stream request (the fan-out has its own runner)`).not.toContain('/v1/event/stream');
     }
   });
 
+  it('finds k6 at $K6 before PATH, and on PATH otherwise', () => {
+    const fake = join(ROOT, 'test', 'fixtures', 'fake-k6', 'k6');
+    expect(findK6({ K6: fake, PATH: '' })).toBe(fake);
+    expect(findK6({ PATH: dirname(fake) })).toBe(fake);
+    expect(findK6({ K6: '/nonexistent/k6', PATH: '' })).toBeUndefined();
+  });
+
+  it('splits output chunks into lines, whatever the chunk boundaries', () => {
+    const lines: string[] = [];
+    const split = lineSplitter((l) => lines.push(l));
+    split.write('a\nb');
+    split.write('c\r\nd\n\ne');
+    split.end();
+    expect(lines).toEqual(['a', 'bc', 'd', '', 'e']);
+  });
+
+  it('bounds k6 iterations by --max-requests and shortens the run to what they need (never below 1 s)', () => {
+    expect(k6Schedule(200, 5000, 100_000, 1)).toEqual({ iterations: 1000, durationMs: 5000, capped: false });
+    expect(k6Schedule(200, 5000, 300, 3)).toEqual({ iterations: 100, durationMs: 1000, capped: true });
+    expect(k6Schedule(100, 10_000, 500, 1)).toEqual({ iterations: 500, durationMs: 5000, capped: true });
+    expect(k6Schedule(50, 3000, 100, 3)).toEqual({ iterations: 33, durationMs: 1000, capped: true });
+  });
+
+  it('counts latencies into 2% buckets read back within 1% of the value', () => {
+    for (const ms of [0.05, 0.3, 1, 2, 7.5, 200, 60_000]) {
+      const back = bucketMiddleMs(bucketOf(ms));
+      expect(Math.abs(back - ms) / ms, `${ms} ms`).toBeLessThanOrEqual(0.0101);
+    }
+    expect(bucketOf(0)).toBe(0);
+    expect(bucketOf(1e9)).toBe(BUCKET_LAYOUT.count - 1);
+  });
+
   it('says plainly that k6 is missing when there is no k6 binary', async () => {
-    const res = await runCli(['load', '--engine', 'k6'], { env: { PATH: dirname(process.execPath) } });
+    const res = await runCli(['load', '--engine', 'k6'], { env: { PATH: dirname(process.execPath), K6: '' } });
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('k6 is not installed: there is no `k6` binary on PATH');
   });
@@ -99,29 +137,104 @@ describe('merging results from several runners', () => {
     expect(hdr.decodeFromCompressedBase64(merged.histogram!).totalCount).toBe(1000);
   });
 
-  it('merges k6 bucket counts by adding them', () => {
-    const buckets = (hot: number, count: number) => Array.from({ length: 400 }, (_, i) => (i === hot ? count : 0));
+  it('merges k6 bucket counts by adding them, and reads them as a single run is read', () => {
+    const buckets = (hot: number, count: number) => ({ minMs: BUCKET_LAYOUT.minMs, growth: BUCKET_LAYOUT.growth, counts: Array.from({ length: BUCKET_LAYOUT.count }, (_, i) => (i === hot ? count : 0)) });
+    const a = buckets(bucketOf(1), 980);
+    const b = buckets(bucketOf(500), 20);
     const merged = mergeRunnerResults([
-      { scenario: 'mesh', engine: 'k6', requests: 980, errors: 0, dropped: 0, durationMs: 1000, k6Buckets: buckets(50, 980) },
-      { scenario: 'mesh', engine: 'k6', requests: 20, errors: 0, dropped: 0, durationMs: 1000, k6Buckets: buckets(200, 20) },
+      { scenario: 'mesh-roots', engine: 'k6', requests: 980, errors: 0, dropped: 0, durationMs: 1000, k6Buckets: a },
+      { scenario: 'mesh-roots', engine: 'k6', requests: 20, errors: 0, dropped: 0, durationMs: 1000, k6Buckets: b },
     ])[0]!;
-    expect(merged.latencyMs).toEqual(percentilesFromBuckets(merged.k6Buckets!));
-    expect(merged.latencyMs.p50).toBeLessThan(merged.latencyMs.p99);
     expect(merged.requests).toBe(1000);
+    expect(merged.k6Buckets!.counts.reduce((x, y) => x + y, 0)).toBe(1000);
+    expect(merged.latencyMs).toEqual(percentilesMs(histogramFromBuckets(merged.k6Buckets!)));
+    // 98% of the samples at 1 ms, 2% at 500 ms: p50 and p90 are 1 ms, p99 is 500 ms (within the buckets' 1%).
+    expect(merged.latencyMs.p50).toBeCloseTo(1, 1);
+    expect(merged.latencyMs.p90).toBeCloseTo(1, 1);
+    expect(Math.abs(merged.latencyMs.p99 - 500) / 500).toBeLessThan(0.012);
+    // One file merged alone gives its own figures.
+    const single = mergeRunnerResults([{ scenario: 'mesh-roots', engine: 'k6', requests: 980, errors: 0, dropped: 0, durationMs: 1000, k6Buckets: a }])[0]!;
+    expect(single.latencyMs).toEqual(percentilesMs(histogramFromBuckets(a)));
+  });
+
+  it('refuses to add k6 buckets counted in different layouts', () => {
+    const counts = [1, 2, 3];
+    expect(() =>
+      mergeRunnerResults([
+        { scenario: 's', engine: 'k6', requests: 6, errors: 0, dropped: 0, durationMs: 1000, k6Buckets: { minMs: 0.01, growth: 1.02, counts } },
+        { scenario: 's', engine: 'k6', requests: 6, errors: 0, dropped: 0, durationMs: 1000, k6Buckets: { minMs: 0.01, growth: 1.05, counts } },
+      ]),
+    ).toThrow(/layouts differ/);
   });
 });
 
-describe('the k6 engine', () => {
-  it('runs the bundled script of each scenario with its settings when a k6 binary is on PATH, and reads its summary', async () => {
+describe('the k6 engine (stand-in binary: the plumbing; test/k6-real.test.ts runs the real k6)', () => {
+  const fake = join(ROOT, 'test', 'fixtures', 'fake-k6');
+  const k6Env = (extra: NodeJS.ProcessEnv = {}) => ({ PATH: `${fake}:${dirname(process.execPath)}`, K6: '', ...extra });
+
+  it('runs the bundled script of each scenario with its settings, prefixes every line, and reads its summary into results.json', async () => {
     const out = dir();
-    const fake = join(ROOT, 'test', 'fixtures', 'fake-k6');
-    const res = await runCli(['load', '--engine', 'k6', '--scenario', 'mesh-roots,oidc-code-flow', '--duration', '1s', '--rate', '7', '--reports-dir', out], {
-      env: { PATH: `${fake}:${dirname(process.execPath)}` },
-    });
+    const res = await runCli(['load', '--engine', 'k6', '--scenario', 'mesh-roots,oidc-code-flow', '--duration', '1s', '--rate', '7', '--reports-dir', out], { env: k6Env() });
     expect(res.code, res.stdout + res.stderr).toBe(0);
-    expect(res.stdout).toContain('fake k6 running mesh.js at 7/s for 1s');
-    expect(res.stdout).toContain('fake k6 running oidc.js at 7/s for 1s');
+    expect(res.stdout).toContain('    k6: fake k6 running mesh-roots.js at 7/s for 1000ms');
+    expect(res.stdout).toContain('    k6: fake k6 running oidc-code-flow.js at 7/s for 1000ms');
+    expect(res.stdout).toContain('    k6: fake k6 cap 7 iterations');
+    expect(res.stdout, 'a line split across two writes is one line').toContain('    k6: fake k6 done');
+    expect(res.stdout).toContain('  mesh-roots (k6): 7/s for 1 s, at most 100000 requests');
+    expect(res.stdout).toMatch(/ {4}10 done, 0 errors, 0 dropped, 10\/s, p50 0\.07\d* ms, p99 3\.8\d* ms, max 3\.8\d* ms/);
     const results = runResultsSchema.parse(JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')));
     expect(results.load.map((l) => `${l.scenario}/${l.engine}`).sort()).toEqual(['mesh-roots/k6', 'oidc-code-flow/k6']);
+    for (const l of results.load) {
+      expect(l.k6Buckets!.counts.reduce((a, b) => a + b, 0)).toBe(10);
+      expect(hdr.decodeFromCompressedBase64(l.histogram).totalCount, 'an HDR histogram built from the buckets').toBe(10);
+      expect(l.thresholds.map((t) => t.name)).toEqual(['error rate', 'dropped rate', "k6's exit code (its thresholds)"]);
+    }
+  }, 60_000);
+
+  it('honours --max-requests: fewer iterations, and a shorter run', async () => {
+    const res = await runCli(['load', '--engine', 'k6', '--scenario', 'oidc-code-flow', '--duration', '10s', '--rate', '100', '--max-requests', '300', '--reports-dir', dir()], { env: k6Env() });
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    expect(res.stdout).toContain('capped: 100 iterations of 3 request(s), k6 runs 1 s');
+    expect(res.stdout).toContain('fake k6 cap 100 iterations');
+  }, 60_000);
+
+  it('reports a missing or malformed summary as an error of that row, exits non-zero, and still writes the report', async () => {
+    for (const [variable, message] of [
+      ['FAKE_K6_NO_SUMMARY', 'k6 wrote no summary (it exited with code 0)'],
+      ['FAKE_K6_BAD_SUMMARY', "k6's summary does not have the shape the scripts write"],
+    ] as const) {
+      const out = dir();
+      const res = await runCli(['load', '--engine', 'k6', '--scenario', 'mesh-roots', '--duration', '1s', '--rate', '5', '--reports-dir', out], { env: k6Env({ [variable]: '1' }) });
+      expect(res.code, res.stdout + res.stderr).toBe(4);
+      expect(res.stdout + res.stderr).not.toMatch(/ENOENT|at .*\.ts:\d+/);
+      expect(res.stdout).toContain(`ERROR ${message}`);
+      const results = runResultsSchema.parse(JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')));
+      expect(results.load[0]!.error).toContain(message);
+      expect(readFileSync(join(out, 'index.html'), 'utf8')).toContain(message.replace(/'/g, '&#39;'));
+    }
+  }, 60_000);
+
+  it('merges k6 summaries written by several runners, and refuses a file of another shape plainly', async () => {
+    const d = dir();
+    const summary = (count: number, hot: number) => ({
+      kind: 'stackproof-k6-summary', version: 1, scenario: 'mesh-roots', summaryShape: 'machine-readable', targetRate: 100, maxIterations: 1000, requestsPerIteration: 1,
+      durationMs: 10_000, requests: count, iterations: count, droppedIterations: 0, failed: 0, exceptions: 0, checks: { passed: count },
+      buckets: { minMs: BUCKET_LAYOUT.minMs, growth: BUCKET_LAYOUT.growth, counts: Array.from({ length: BUCKET_LAYOUT.count }, (_, i) => (i === hot ? count : 0)) },
+    });
+    writeFileSync(join(d, 'a.json'), JSON.stringify(summary(990, bucketOf(1))));
+    writeFileSync(join(d, 'b.json'), JSON.stringify(summary(10, bucketOf(200))));
+    const res = await runCli(['merge', join(d, 'a.json'), join(d, 'b.json'), '--json']);
+    expect(res.code, res.stderr).toBe(0);
+    const [merged] = JSON.parse(res.stdout) as { requests: number; runners: number; latencyMs: { p50: number; p99: number; max: number } }[];
+    expect(merged!.runners).toBe(2);
+    expect(merged!.requests).toBe(1000);
+    expect(merged!.latencyMs.p50).toBeCloseTo(1, 1);
+    // 1% of the samples at 200 ms: p99 is still 1 ms (rank 990), max is 200 ms (within the buckets' 1%).
+    expect(merged!.latencyMs.p99).toBeCloseTo(1, 1);
+    expect(Math.abs(merged!.latencyMs.max - 200) / 200).toBeLessThan(0.012);
+    writeFileSync(join(d, 'c.json'), '{"nothing":1}');
+    const bad = await runCli(['merge', join(d, 'c.json')]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('neither a results.json with load results nor a k6 summary');
   }, 60_000);
 });
