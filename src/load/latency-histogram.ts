@@ -1,8 +1,22 @@
 import * as hdr from 'hdr-histogram-js';
 
-/** Latencies are recorded in microseconds, up to an hour, with 3 significant digits. */
+/**
+ * Latencies are recorded in microseconds, up to an hour, with 3 significant digits: every value
+ * below 2,048 µs is kept exactly (to the microsecond) and larger ones within 0.1 %, so a
+ * sub-millisecond p50 keeps about three digits after the millisecond point, far finer than the
+ * 0.2 ms the open-model tests hold it to.
+ */
 export function newLatencyHistogram(): hdr.Histogram {
   return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3 });
+}
+
+/**
+ * Records a latency given in milliseconds (a difference of performance.now() readings) to the
+ * nearest microsecond. The floor of 1 µs only keeps a zero out of the histogram: no real request
+ * answers that fast, so a 1 µs sample means a clock read before the request was sent.
+ */
+export function recordLatencyMs(h: hdr.Histogram, ms: number): void {
+  h.recordValue(Math.max(1, Math.round(ms * 1000)));
 }
 
 export interface Percentiles {

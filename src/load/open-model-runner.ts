@@ -1,4 +1,5 @@
-import { newLatencyHistogram, encodeHistogram, percentilesMs } from './latency-histogram.ts';
+import { newLatencyHistogram, encodeHistogram, percentilesMs, recordLatencyMs } from './latency-histogram.ts';
+import { openArrivalClock } from './arrival-clock.ts';
 import type { LoadScenarioResult } from '../report/results-model.ts';
 
 export interface OpenModelOptions {
@@ -12,12 +13,20 @@ export interface OpenModelOptions {
   maxInFlight?: number;
   /** Performs one request; resolves true when the answer was correct. */
   request: () => Promise<boolean>;
+  /**
+   * Called just before request i is started, with its intended start and the performance.now() at
+   * which it is started (never earlier than intended). Lets tests observe the schedule; a dropped
+   * request is not started and gets no call.
+   */
+  onStart?: (i: number, intendedMs: number, actualMs: number) => void;
 }
 
 /**
  * An open-model load runner: request i is due at start + i/rate whatever happened to earlier ones,
  * and its latency is measured from that intended start, so a target that stalls shows the full
- * wait of every request queued behind the stall (no coordinated omission).
+ * wait of every request queued behind the stall (no coordinated omission). A request is never
+ * started before it is due: starting early and measuring from the intended time would subtract the
+ * head start from its latency, which is how sub-millisecond answers used to read as 1 µs.
  */
 export async function runOpenModel(options: OpenModelOptions): Promise<LoadScenarioResult> {
   const histogram = newLatencyHistogram();
@@ -30,16 +39,17 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
   let dropped = 0;
   let completed = 0;
   const pending = new Set<Promise<void>>();
+  const clock = await openArrivalClock();
   const start = performance.now();
 
   const record = (intended: number) => (ok: boolean) => {
-    const latencyUs = Math.max(1, Math.round((performance.now() - intended) * 1000));
-    histogram.recordValue(latencyUs);
+    const latencyMs = performance.now() - intended;
+    recordLatencyMs(histogram, latencyMs);
     const second = Math.floor((intended - start) / 1000);
     let bucket = seconds.get(second);
     if (!bucket) seconds.set(second, (bucket = { requests: 0, errors: 0, h: newLatencyHistogram() }));
     bucket.requests += 1;
-    bucket.h.recordValue(latencyUs);
+    recordLatencyMs(bucket.h, latencyMs);
     if (!ok) {
       errors += 1;
       bucket.errors += 1;
@@ -47,15 +57,13 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
     completed += 1;
   };
 
-  for (let i = 0; i < total; i++) {
-    const intended = start + i * interval;
-    const wait = intended - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+  const launch = (i: number, intended: number) => {
     if (inFlight >= maxInFlight) {
       dropped += 1;
-      continue;
+      return;
     }
     inFlight += 1;
+    options.onStart?.(i, intended, performance.now());
     const done = record(intended);
     const p: Promise<void> = options
       .request()
@@ -65,6 +73,23 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
         pending.delete(p);
       });
     pending.add(p);
+  };
+
+  try {
+    let i = 0;
+    while (i < total) {
+      await clock.until(start + i * interval);
+      // Start every request that is due by now, in order: after a late wake-up (a busy event loop,
+      // a coarse timer) several are, and each is still measured from its own intended start. The
+      // check here, not the clock, is what guarantees no request starts early.
+      const now = performance.now();
+      while (i < total && start + i * interval <= now) {
+        launch(i, start + i * interval);
+        i += 1;
+      }
+    }
+  } finally {
+    clock.close();
   }
   await Promise.all(pending);
   const elapsed = performance.now() - start;
