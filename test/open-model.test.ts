@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import fc from 'fast-check';
 import { Pool } from 'undici';
 import autocannon from 'autocannon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,5 +73,121 @@ describe('open-model runner: latency from the intended start, so a stall is not 
     const closed = await autocannon({ url: srv.url, connections: 4, duration: durationMs / 1000 });
     const truthP99 = percentile(truth, 99);
     expect(closed.latency.p99, `closed-model p99 ${closed.latency.p99} ms understates the true ${truthP99} ms`).toBeLessThan(truthP99 / 2);
+  }, 30_000);
+});
+
+describe('open-model runner: no request starts before it is due', () => {
+  it('calls the request function at or after start + i/rate, for every i, in order, even when the loop is blocked', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 20, max: 20_000 }),
+        fc.integer({ min: 20, max: 200 }),
+        // Every n-th request blocks the event loop for 1.5 ms (0: none), so the runner wakes late and
+        // finds several requests due at once, the batch path.
+        fc.constantFrom(0, 3, 50),
+        async (rate, durationMs, blockEvery) => {
+          const calls: { i: number; intended: number; actual: number; called: number }[] = [];
+          let starting: { i: number; intended: number; actual: number } | undefined;
+          const result = await runOpenModel({
+            scenario: 'no-early-start',
+            rate,
+            durationMs,
+            maxRequests: 1_000_000,
+            onStart: (i, intended, actual) => (starting = { i, intended, actual }),
+            request: async () => {
+              // Read here, in the request function itself, not trusted from the hook.
+              const called = performance.now();
+              calls.push({ ...starting!, called });
+              if (blockEvery && calls.length % blockEvery === 0) while (performance.now() - called < 1.5);
+              return true;
+            },
+          });
+          const total = Math.floor((rate * durationMs) / 1000);
+          expect(result.requests).toBe(total);
+          expect(result.dropped).toBe(0);
+          expect(calls).toHaveLength(total);
+          const start = calls[0]?.intended ?? 0;
+          calls.forEach((c, k) => {
+            expect(c.i).toBe(k);
+            // The schedule is computed, never accumulated: no drift over a long run.
+            expect(Math.abs(c.intended - (start + (k * 1000) / rate))).toBeLessThan(1e-6);
+            expect(c.called, `request ${k} called ${(c.intended - c.called).toFixed(4)} ms early (rate ${rate}/s)`).toBeGreaterThanOrEqual(c.intended);
+            expect(c.actual).toBeGreaterThanOrEqual(c.intended);
+          });
+        },
+      ),
+      { numRuns: 15 },
+    );
+  }, 60_000);
+});
+
+/**
+ * A loopback server that answers after setTimeout(2 ms) and records its own service time, from the
+ * request reaching the handler to the answer. Node's timers run on a millisecond loop clock, so that
+ * is 1-3 ms, not exactly 2: the test compares against the service time it measures.
+ */
+function twoMsServer(): Promise<{ server: Server; url: string; service: number[] }> {
+  const service: number[] = [];
+  const server = createServer((_req, res) => {
+    const arrived = performance.now();
+    setTimeout(() => {
+      service.push(performance.now() - arrived);
+      res.end('ok');
+    }, 2);
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, service })),
+  );
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+describe('open-model runner: sub-millisecond accuracy against a server that answers after 2 ms', () => {
+  let srv: Awaited<ReturnType<typeof twoMsServer>>;
+  let pool: Pool;
+  beforeAll(async () => {
+    srv = await twoMsServer();
+    pool = new Pool(srv.url, { connections: 256 });
+  });
+  afterAll(async () => {
+    await pool.close();
+    await new Promise<void>((r) => srv.server.close(() => r()));
+  });
+
+  it.each([1_000, 5_000])('reports a p50 within 0.2 ms of the true one at %i/s', async (rate) => {
+    const durationMs = 2_000;
+    srv.service.length = 0;
+    // The true latency of each request: timed by the request itself, from the moment it is really
+    // sent to the end of the answer (service time plus the loopback round trip), as k6 times it.
+    const roundTrips: number[] = [];
+    let early = 0;
+    const open = await runOpenModel({
+      scenario: 'two-ms',
+      rate,
+      durationMs,
+      maxRequests: rate * 10,
+      onStart: (_i, intended, actual) => void (actual < intended && early++),
+      request: async () => {
+        const sent = performance.now();
+        const res = await pool.request({ method: 'GET', path: '/', headersTimeout: 5_000, bodyTimeout: 5_000 });
+        await res.body.dump();
+        roundTrips.push(performance.now() - sent);
+        return res.statusCode === 200;
+      },
+    });
+    expect(open.requests + open.dropped).toBe((rate * durationMs) / 1000);
+    expect(open.errors).toBe(0);
+    expect(early).toBe(0);
+    const trueP50 = median(roundTrips);
+    const serviceP50 = median(srv.service);
+    const detail = `open-model p50 ${open.latencyMs.p50} ms, true round trip p50 ${trueP50.toFixed(3)} ms, server service p50 ${serviceP50.toFixed(3)} ms, ${rate}/s`;
+    // The runner measures from the intended start, the round trip from the real one: they differ by
+    // how late requests start, a few microseconds at the median when the runner keeps up. 0.2 ms is
+    // the issue's bound; it leaves room for the other test forks taking this fork's core for a while
+    // (a late start is measured, as it must be, and moves the p50 only if most requests are late).
+    // A runner that starts early (the old one, up to 1 ms) reads below the round trip.
+    expect(Math.abs(open.latencyMs.p50 - trueP50), detail).toBeLessThan(0.2);
+    // No answer comes back sooner than the server gives it: the floor the old runner broke at 5,000/s.
+    expect(open.latencyMs.p50, detail).toBeGreaterThanOrEqual(serviceP50);
   }, 30_000);
 });
