@@ -32,10 +32,14 @@ const MAIN_TURN_MS = 0.03;
 /** Used only if the worker is gone: setTimeout may fire this much late, so it aims this much early. */
 const TIMER_SLACK_MS = 2;
 
-// Plain JavaScript, evaluated in the worker (no loader or file path to resolve, whatever runs the CLI).
-// ctl[0] is the request generation, ctl[1] is 1 once closed; due[0] is the arrival in the main
-// thread's performance.now() terms (the threads' timeOrigin + now() agree to about a microsecond).
-const WORKER_SOURCE = `
+/**
+ * Plain JavaScript, evaluated in the worker (no loader or file path to resolve, whatever runs the
+ * CLI); exported for the test of its hand-over. workerData is { sab, origin }: in the shared buffer
+ * ctl[0] (Int32, offset 0) is the request generation, ctl[1] is 1 once closed, due[0] (Float64,
+ * offset 8) is when to post the generation back, in the main thread's performance.now() terms
+ * (origin is the main thread's timeOrigin; the threads' timeOrigin + now() agree to a microsecond).
+ */
+export const ARRIVAL_WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const ctl = new Int32Array(workerData.sab, 0, 2);
 const due = new Float64Array(workerData.sab, 8, 1);
@@ -86,7 +90,7 @@ export async function openArrivalClock(options: ArrivalClockOptions = {}): Promi
   };
   let worker: Worker | undefined;
   if (options.worker !== false) {
-    const w = (worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { sab, origin: performance.timeOrigin } }));
+    const w = (worker = new Worker(ARRIVAL_WORKER_SOURCE, { eval: true, workerData: { sab, origin: performance.timeOrigin } }));
     w.on('message', (g: number) => {
       if (waiting && g === waiting.generation) wakeWaiter();
     });
