@@ -25,7 +25,7 @@ describe('latency histogram resolution', () => {
     expect(percentilesMs(h).max).toBe(0.349);
   });
 
-  it('keeps a 1 µs floor only for what no request can take (a zero is not a value HDR records)', () => {
+  it('floors a reading that rounds to zero at 1 µs', () => {
     const h = newLatencyHistogram();
     recordLatencyMs(h, 0);
     recordLatencyMs(h, 0.0004);

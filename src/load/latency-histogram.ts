@@ -12,8 +12,9 @@ export function newLatencyHistogram(): hdr.Histogram {
 
 /**
  * Records a latency given in milliseconds (a difference of performance.now() readings) to the
- * nearest microsecond. The floor of 1 µs only keeps a zero out of the histogram: no real request
- * answers that fast, so a 1 µs sample means a clock read before the request was sent.
+ * nearest microsecond. The floor of 1 µs keeps a reading that rounds to zero in the histogram's
+ * range; no real request answers that fast, so a percentile at the floor means the latency was
+ * measured from the wrong moment (as when the open-model runner used to start requests early).
  */
 export function recordLatencyMs(h: hdr.Histogram, ms: number): void {
   h.recordValue(Math.max(1, Math.round(ms * 1000)));
