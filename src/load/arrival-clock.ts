@@ -90,7 +90,8 @@ export async function openArrivalClock(options: ArrivalClockOptions = {}): Promi
   };
   let worker: Worker | undefined;
   if (options.worker !== false) {
-    const w = (worker = new Worker(ARRIVAL_WORKER_SOURCE, { eval: true, workerData: { sab, origin: performance.timeOrigin } }));
+    // Plain JavaScript needs none of the parent's flags (loaders, inspector).
+    const w = (worker = new Worker(ARRIVAL_WORKER_SOURCE, { eval: true, execArgv: [], workerData: { sab, origin: performance.timeOrigin } }));
     w.on('message', (g: number) => {
       if (waiting && g === waiting.generation) wakeWaiter();
     });
