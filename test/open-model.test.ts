@@ -84,7 +84,7 @@ describe('open-model runner: no request starts before it is due', () => {
         fc.integer({ min: 20, max: 200 }),
         // Every n-th request blocks the event loop for 1.5 ms (0: none), so the runner wakes late and
         // finds several requests due at once, the batch path.
-        fc.constantFrom(0, 3, 50),
+        fc.constantFrom(0, 7, 50),
         async (rate, durationMs, blockEvery) => {
           const calls: { i: number; intended: number; actual: number; called: number }[] = [];
           let starting: { i: number; intended: number; actual: number } | undefined;
@@ -182,10 +182,15 @@ describe('open-model runner: sub-millisecond accuracy against a server that answ
     const serviceP50 = median(srv.service);
     const detail = `open-model p50 ${open.latencyMs.p50} ms, true round trip p50 ${trueP50.toFixed(3)} ms, server service p50 ${serviceP50.toFixed(3)} ms, ${rate}/s`;
     // The runner measures from the intended start, the round trip from the real one: they differ by
-    // how late requests start, a few microseconds at the median when the runner keeps up. 0.2 ms is
-    // the issue's bound; it leaves room for the other test forks taking this fork's core for a while
-    // (a late start is measured, as it must be, and moves the p50 only if most requests are late).
-    // A runner that starts early (the old one, up to 1 ms) reads below the round trip.
+    // how late requests start, a few microseconds at the median when the runner keeps up (the old
+    // runner, which started up to 1 ms early, read 0.5-0.6 ms below). 0.2 ms is the issue's bound;
+    // it leaves room for other processes taking this one's core for a while: a late start is
+    // measured, as it must be, and moves the p50 only if most requests start late. Measured on 2
+    // cores: 8 of 8 runs pass beside a full `npm test` run, 10 of 10 beside one CPU-bound process;
+    // beside two (both cores taken) 1,000/s still passes 10 of 10, but the runner cannot start
+    // 5,000 requests a second on time and that case fails, as it should, every time.
+    // The server shares this process: a server in a child process made 1,000/s fail too when
+    // both cores were taken (one more process to wake), for no gain in what the test shows.
     expect(Math.abs(open.latencyMs.p50 - trueP50), detail).toBeLessThan(0.2);
     // No answer comes back sooner than the server gives it: the floor the old runner broke at 5,000/s.
     expect(open.latencyMs.p50, detail).toBeGreaterThanOrEqual(serviceP50);
