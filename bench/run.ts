@@ -68,6 +68,38 @@ async function openModelMax(url: string): Promise<{ rate: number; throughput: nu
   return best;
 }
 
+/**
+ * The open model's own cost at fixed rates: CPU of this process (process.cpuUsage counts every
+ * thread, the arrival clock's worker included) per second of run, how late requests start after
+ * they are due, and its p50 beside the p50 each request measures from its real start.
+ */
+async function openModelCost(url: string, rate: number): Promise<{ cpu: number; lagP50: number; lagP99: number; p50: number; ownP50: number }> {
+  const pool = new Pool(url, { connections: 256 });
+  const lags: number[] = [];
+  const own: number[] = [];
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const r = await runOpenModel({
+    scenario: 'bare',
+    rate,
+    durationMs: SECONDS * 1000,
+    maxRequests: rate * SECONDS,
+    onStart: (_i, intended, actual) => lags.push(actual - intended),
+    request: async () => {
+      const sent = performance.now();
+      const res = await pool.request({ method: 'GET', path: '/' });
+      await res.body.dump();
+      own.push(performance.now() - sent);
+      return res.statusCode === 200;
+    },
+  });
+  const cpu = process.cpuUsage(cpu0);
+  const wall = performance.now() - t0;
+  await pool.close();
+  const q = (a: number[], p: number) => [...a].sort((x, y) => x - y)[Math.min(a.length - 1, Math.floor(a.length * p))]!;
+  return { cpu: (cpu.user + cpu.system) / 1000 / wall, lagP50: q(lags, 0.5), lagP99: q(lags, 0.99), p50: r.latencyMs.p50, ownP50: q(own, 0.5) };
+}
+
 const bare = await child(['bench/bare-server.mjs']);
 const bareUrl = (bare.info as { url: string }).url;
 const reference = await child(['--expose-gc', '--import', 'tsx', 'bench/reference-server.ts']);
@@ -85,6 +117,13 @@ try {
   row(`stackproof open model (highest rate held: ${open.rate}/s)`, fmt(open.throughput), fmt(open.throughput / ac), w ? fmt(open.throughput / w) : 'n/a');
   row('wrk -t2', w ? fmt(w) : 'not installed (apt-get install wrk)', w ? fmt(w / ac) : 'n/a', w ? '1.00' : 'n/a');
   print(`Load generator efficiency: a bare node:http server on loopback, ${CONNECTIONS} connections, ${SECONDS} s each`);
+
+  row('rate', 'CPU (share of a core)', 'start lag p50 ms', 'start lag p99 ms', 'open-model p50 ms', 'request-timed p50 ms');
+  for (const rate of [1_000, 5_000]) {
+    const c = await openModelCost(bareUrl, rate);
+    row(`${rate}/s`, fmt(c.cpu), c.lagP50.toFixed(3), c.lagP99.toFixed(3), c.p50.toFixed(3), c.ownP50.toFixed(3));
+  }
+  print(`Open-model generator cost against the bare server, ${SECONDS} s per rate (p50s differ by the start lag only)`);
 
   // 2. The reference's hot paths beside the bare server (closed model, same connections).
   const bareRate = closed.throughput;
