@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReference, type RunningReference } from '../src/reference/reference.ts';
+import { startReference, type ReferenceWithControl } from '../src/reference/reference.ts';
 import { runResultsSchema, type RunResults } from '../src/report/results-model.ts';
 import { startChaosTarget, type ChaosMode } from './support/chaos-target.ts';
 import { runCli } from './support/run-cli.ts';
@@ -75,7 +75,7 @@ const CASES: Case[] = [
 ];
 
 describe('the harness against hostile targets', () => {
-  let ref: RunningReference;
+  let ref: ReferenceWithControl;
   beforeAll(async () => {
     ref = await startReference();
   });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReference, type RunningReference } from '../src/reference/reference.ts';
+import { startReference, type ReferenceWithControl } from '../src/reference/reference.ts';
 
 /**
  * Generated bad requests against every route of the three reference systems: never a 5xx, every
@@ -71,7 +71,7 @@ const bodyArb = fc.oneof(
 );
 
 describe('the reference under generated bad requests', () => {
-  let ref: RunningReference;
+  let ref: ReferenceWithControl;
   let agent: Agent;
   let alloc: string;
   beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJsonValues } from '../src/client/json-value-stream.ts';
-import { startReference, type RunningReference } from '../src/reference/reference.ts';
+import { startReference, type ReferenceWithControl } from '../src/reference/reference.ts';
 
 /**
  * The scheduler reference in the hashicorp dialect does what Nomad does where spec 002 leaves a
@@ -9,7 +9,7 @@ import { startReference, type RunningReference } from '../src/reference/referenc
  */
 describe.each(['hashicorp', 'spec'] as const)('scheduler reference, %s dialect', (dialect) => {
   const nomad = dialect === 'hashicorp';
-  let ref: RunningReference;
+  let ref: ReferenceWithControl;
   let headers: Record<string, string>;
   const call = async (path: string, init: { method?: 'GET' | 'POST'; body?: unknown } = {}) => {
     const res = await request(`${ref.scheduler.url}${path}`, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body), headersTimeout: 5_000, bodyTimeout: 5_000 });

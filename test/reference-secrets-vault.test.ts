@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReference, type RunningReference } from '../src/reference/reference.ts';
+import { startReference, type ReferenceWithControl } from '../src/reference/reference.ts';
 
 /**
  * The secrets reference in the hashicorp dialect answers like Vault where the spec leaves a choice,
  * and with the upstream behaviour also reproduces Vault's listed deviations (expectations/vault.json).
  * Each case names the upstream source it imitates.
  */
-async function call(ref: RunningReference, method: string, path: string, init: { body?: string; headers?: Record<string, string>; token?: string | null } = {}) {
+async function call(ref: ReferenceWithControl, method: string, path: string, init: { body?: string; headers?: Record<string, string>; token?: string | null } = {}) {
   const headers: Record<string, string> = { ...init.headers };
   if (init.token !== null) headers['X-Vault-Token'] = init.token ?? ref.secrets.token;
   // Bytes, so that fetch adds no Content-Type of its own (it would send text/plain for a string).
@@ -15,7 +15,7 @@ async function call(ref: RunningReference, method: string, path: string, init: {
   return { status: res.status, text, json: () => JSON.parse(text) as Record<string, unknown> };
 }
 
-async function entityToken(ref: RunningReference): Promise<string> {
+async function entityToken(ref: ReferenceWithControl): Promise<string> {
   const res = await fetch(`${ref.control.url}/v1/control/secrets/entities`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ref.control.token}`, 'content-type': 'application/json' },
@@ -25,7 +25,7 @@ async function entityToken(ref: RunningReference): Promise<string> {
 }
 
 describe('secrets reference, hashicorp dialect (spec behaviour): Vault where the spec leaves a choice', () => {
-  let ref: RunningReference;
+  let ref: ReferenceWithControl;
   beforeAll(async () => {
     ref = await startReference({ dialect: 'hashicorp' });
   });
@@ -67,7 +67,7 @@ describe('secrets reference, hashicorp dialect (spec behaviour): Vault where the
 });
 
 describe('secrets reference, upstream behaviour: Vault\'s listed deviations', () => {
-  let ref: RunningReference;
+  let ref: ReferenceWithControl;
   beforeAll(async () => {
     ref = await startReference({ dialect: 'hashicorp', behavior: 'upstream' });
   });

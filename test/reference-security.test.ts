@@ -6,11 +6,11 @@ import fc from 'fast-check';
 import { parseJsonValues } from '../src/client/json-value-stream.ts';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReference, type RunningReference } from '../src/reference/reference.ts';
+import { startReference, type ReferenceWithControl } from '../src/reference/reference.ts';
 
 /** Security properties of the reference, each checked over generated inputs. */
 describe('the reference keeps its secrets', () => {
-  let ref: RunningReference;
+  let ref: ReferenceWithControl;
   const call = async (url: string, init: Parameters<typeof request>[1] = {}) => {
     const res = await request(url, { ...init, signal: AbortSignal.timeout(5_000) });
     return { status: res.statusCode, text: await res.body.text(), headers: res.headers };

@@ -26,6 +26,11 @@ export interface ReferenceOptions {
   behavior?: ReferenceBehavior;
   faults?: string[];
   host?: string;
+  /**
+   * Start the reference-only control listener (default true). Without it the reference is like a
+   * real product: what the spec does not show how to make cannot be had through a side door.
+   */
+  control?: boolean;
 }
 
 export interface ReferenceEndpoint {
@@ -55,10 +60,13 @@ export interface RunningReference {
   /** `namespaces`: whether the agent acts like an Enterprise one (namespaces) or a CE one. */
   mesh: ReferenceEndpoint & { namespaces: boolean };
   scheduler: ReferenceEndpoint & { nodeId: string };
-  /** The reference-only control interface (fixtures, CA rotation, event generation). */
-  control: ReferenceEndpoint;
+  /** The reference-only control interface (fixtures, CA rotation, event generation); absent when started without it. */
+  control?: ReferenceEndpoint;
   stop(): Promise<void>;
 }
+
+/** A reference started with its control listener (the default). */
+export type ReferenceWithControl = RunningReference & { control: ReferenceEndpoint };
 
 export class UnknownFaultError extends Error {}
 
@@ -66,6 +74,8 @@ export class UnknownFaultError extends Error {}
  * Starts the embedded reference of all three systems, each on its own loopback listener with a
  * port chosen by the OS, serving one dialect and carrying the given faults.
  */
+export function startReference(options?: ReferenceOptions & { control?: true }): Promise<ReferenceWithControl>;
+export function startReference(options: ReferenceOptions): Promise<RunningReference>;
 export async function startReference(options: ReferenceOptions = {}): Promise<RunningReference> {
   const dialectName = options.dialect ?? 'spec';
   const behavior = options.behavior ?? 'spec';
@@ -107,7 +117,7 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
     nextIndex: () => ++schedulerIndex,
   });
   await seedScheduler(scheduler);
-  const control = new ControlService({ token: controlToken, secrets, mesh, scheduler });
+  const control = options.control === false ? undefined : new ControlService({ token: controlToken, secrets, mesh, scheduler });
 
   const servers: RunningServer[] = [];
   try {
@@ -116,13 +126,13 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
     servers.push(await startHttpServer('secrets-proxy', (req, res, m) => secrets.handleViaProxy(req, res, m), internalError(sendJsonError), { host }));
     servers.push(await startHttpServer('mesh', (req, res, m) => mesh.handle(req, res, m), internalError(sendPlainInternal), { host }));
     servers.push(await startHttpServer('scheduler', (req, res, m) => scheduler.handle(req, res, m), internalError(sendPlainInternal), { host }));
-    servers.push(await startHttpServer('control', (req, res, m) => control.handle(req, res, m), internalError(sendPlainInternal), { host }));
     servers.push(await startHttpServer('cloud', (req, res, m) => cloud.handle(req, res, m), internalError(sendPlainInternal), { host }));
+    if (control) servers.push(await startHttpServer('control', (req, res, m) => control.handle(req, res, m), internalError(sendPlainInternal), { host }));
   } catch (err) {
     await Promise.all(servers.map((s) => s.close()));
     throw err;
   }
-  const [s, proxy, m, sc, ctl, cl] = servers as [RunningServer, RunningServer, RunningServer, RunningServer, RunningServer, RunningServer];
+  const [s, proxy, m, sc, cl, ctl] = servers as [RunningServer, RunningServer, RunningServer, RunningServer, RunningServer, RunningServer | undefined];
   secrets.apiAddr = s.url;
   cloud.baseUrl = cl.url;
   secrets.cloudBase = cl.url;
@@ -136,7 +146,7 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
     },
     mesh: { url: m.url, token: meshToken, namespaces: meshNamespaces },
     scheduler: { url: sc.url, token: schedulerToken, nodeId },
-    control: { url: ctl.url, token: controlToken },
+    ...(ctl ? { control: { url: ctl.url, token: controlToken } } : {}),
     stop: async () => {
       scheduler.stopEventRate();
       await Promise.all(servers.map((srv) => srv.close()));
