@@ -118,11 +118,13 @@ export function buildProgram(): Command {
 
   program
     .command('serve')
-    .description('start the embedded reference and print its URLs and tokens until Ctrl-C')
+    .description('start the embedded reference and print its URLs, tokens and target profile until Ctrl-C')
     .addOption(new Option('--dialect <dialect>', 'header and mount names to serve').choices(['spec', 'hashicorp']).default('spec'))
     .addOption(new Option('--reference-behavior <behavior>', 'spec, or upstream (hashicorp dialect): also reproduce the products\' listed spec deviations').choices(['spec', 'upstream']).default('spec'))
     .option('--fault <id>', 'start with this fault on (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .addOption(new Option('--host <address>', 'loopback address to listen on').choices(['127.0.0.1', '::1']).default('127.0.0.1'))
+    .option('--profile-out <file>', 'also write the complete target profile (for conform --config) to this file, mode 0600: it holds tokens')
+    .option('--no-control', 'start without the control listener, as a real product would be: no fixtures the spec does not show how to make')
     .action(async (opts) => {
       process.exitCode = await runServeCommand(opts);
     });
