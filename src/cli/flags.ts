@@ -18,12 +18,15 @@ export interface CommonFlags {
   waivers?: string;
   strictWaivers?: boolean;
   strictExpectations?: boolean;
+  maxSkipShare?: string;
   [key: string]: unknown;
 }
 
 const list = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean));
 /** Leaves non-numbers as text so the schema names the flag in its message. */
 const num = (v: string | undefined) => (v === undefined ? undefined : /^-?\d+$/.test(v.trim()) ? Number(v) : v);
+/** The same for decimals such as 0.5. */
+const decimal = (v: string | undefined) => (v === undefined ? undefined : /^-?(\d+\.?\d*|\.\d+)$/.test(v.trim()) ? Number(v) : v);
 
 export function flagsToConfig(flags: CommonFlags): Record<string, unknown> {
   const targets: Record<string, Record<string, unknown>> = {};
@@ -54,6 +57,7 @@ export function flagsToConfig(flags: CommonFlags): Record<string, unknown> {
     waivers: flags.waivers,
     strictWaivers: flags.strictWaivers,
     strictExpectations: flags.strictExpectations,
+    maxSkipShare: decimal(flags.maxSkipShare),
     targets: Object.keys(targets).length ? targets : undefined,
   };
 }

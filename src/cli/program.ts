@@ -13,7 +13,7 @@ import { runMergeCommand } from './commands/merge.ts';
 import { runCoverageCommand } from './commands/coverage.ts';
 import { runExpectationsCommand } from './commands/expectations.ts';
 import { RemoteTargetRefused } from '../load/run-load.ts';
-import { NoRulesSelectedError, UnreachableTargetError } from '../run/conform.ts';
+import { NoRulesSelectedError, UnreachableTargetError, InterruptedError } from '../run/conform.ts';
 
 function addSelectionOptions(cmd: Command): Command {
   return cmd
@@ -58,6 +58,7 @@ export function buildProgram(): Command {
     .option('--waivers <file>', 'JSON file of expected failures: {"waivers":[{rule, owner, reason, expires}]}')
     .option('--strict-waivers', 'expired waivers and waivers of passing rules fail the run')
     .option('--strict-expectations', 'an expected deviation (--expect) that no longer happens fails the run')
+    .option('--max-skip-share <share>', 'fail the run when more than this share (0..1) of the rules get no verdict (SKIP); UPSTREAM rules the default profile does not run are not counted')
     .option('--baseline <results.json>', 'report the rules whose outcome changed since that run')
     .option('--rerun-failed <results.json>', 'run only the rules that were FAIL or ERROR in that run')
     .option('--no-load-smoke', 'skip the short load smoke after the suites')
@@ -165,6 +166,10 @@ export function usageFailure(err: unknown): number | undefined {
   if (err instanceof ConfigError || err instanceof NoRulesSelectedError || err instanceof UnknownFaultError || err instanceof ReferenceBehaviorError || err instanceof RemoteTargetRefused) {
     process.stderr.write(`stackproof: ${err.message}\n`);
     return EXIT.USAGE;
+  }
+  if (err instanceof InterruptedError) {
+    process.stderr.write(`stackproof: ${err.message}\n`);
+    return EXIT.INTERRUPTED;
   }
   if (err instanceof UnreachableTargetError) {
     process.stderr.write(`stackproof: target unreachable:\n${err.message}\n`);

@@ -31,6 +31,7 @@ const ENV_SCALARS: Record<string, { path: string[]; type: 'string' | 'number' | 
   STACKPROOF_REFERENCE_DIALECT: { path: ['referenceDialect'], type: 'string' },
   STACKPROOF_REFERENCE_BEHAVIOR: { path: ['referenceBehavior'], type: 'string' },
   STACKPROOF_EXPECT: { path: ['expect'], type: 'list' },
+  STACKPROOF_MAX_SKIP_SHARE: { path: ['maxSkipShare'], type: 'number' },
 };
 for (const system of SYSTEMS) {
   const up = system.toUpperCase();

@@ -201,6 +201,11 @@ export const configSchema = z
     expect: z.array(z.enum(PRODUCTS)).default([]),
     /** An expected deviation that no longer happens fails the run (time to remove it from the file). */
     strictExpectations: z.boolean().default(false),
+    /**
+     * The largest share (0..1) of rules that may get no verdict (SKIP) before the run fails; UPSTREAM
+     * rules the default profile does not run are not counted. Unset: SKIPs never fail the run.
+     */
+    maxSkipShare: z.number().min(0, 'must be a share between 0 and 1').max(1, 'must be a share between 0 and 1').optional(),
     targets: targetsSchema.default({}),
     load: z
       .object({

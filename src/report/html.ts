@@ -1,5 +1,6 @@
 import type { LoadScenarioResult, RuleResult, RunResults } from './results-model.ts';
 import { escapeMarkup as h } from './xml-escape.ts';
+import { IDS_SHOWN_UP_TO, percent, upstreamCountingNote } from './skip-summary.ts';
 
 /**
  * One self-contained HTML file: no external scripts, styles, fonts or images, so it opens from a
@@ -30,6 +31,7 @@ export function renderHtml(results: RunResults): string {
   </dl>
 </header>
 <main>
+${renderNoVerdict(results)}
 ${renderSummary(results)}
 ${renderRuleTable(results.rules)}
 ${renderFailures(results.rules)}
@@ -67,6 +69,29 @@ function renderSummary(results: RunResults): string {
       <p class="levels">${levels.join(' · ')}</p>${links}</section>`;
   });
   return `<section id="summary"><h2>Summary</h2><div class="cards">${cards.join('')}</div></section>`;
+}
+
+/** Which rules got no verdict and why, grouped by reason: what a PASSED run did not check. */
+function renderNoVerdict(results: RunResults): string {
+  const nv = results.summary.noVerdict;
+  if (!nv) return '';
+  const note = upstreamCountingNote(results.run.profile, nv.notCounted);
+  const limit =
+    nv.maxSkipShare === undefined
+      ? ''
+      : ` <span class="badge ${nv.exceeded ? 'FAIL' : 'PASS'}">${nv.exceeded ? 'above' : 'within'} --max-skip-share ${nv.maxSkipShare}</span>`;
+  if (nv.skipped === 0) {
+    return `<section id="no-verdict" data-testid="no-verdict"><h2>No verdict</h2><p>Every rule got a verdict (${nv.counted} counted; ${h(note)}).${limit}</p></section>`;
+  }
+  const link = (id: string) => `<a href="#rule-${h(id)}"><code>${h(id)}</code></a>`;
+  const rows = (results.summary.skipReasons ?? []).map((g) => {
+    const ids = g.rules.map(link).join(', ');
+    const which = g.count <= IDS_SHOWN_UP_TO ? ids : `<details><summary>${g.count} rules</summary>${ids}</details>`;
+    return `<tr data-testid="skip-reason"><td class="count">${g.count}</td><td>${h(g.reason)}</td><td>${which}</td></tr>`;
+  });
+  return `<section id="no-verdict" data-testid="no-verdict"><h2>No verdict</h2>
+  <p>${nv.skipped} of ${nv.counted} rules (${percent(nv.share, nv.maxSkipShare)}) were SKIP: what this run did not check, by reason (${h(note)}).${limit}</p>
+  <table class="skip-reasons"><thead><tr><th>rules</th><th>reason</th><th>which</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
 }
 
 function renderRuleTable(rules: RuleResult[]): string {
@@ -256,6 +281,7 @@ details.exchange summary{cursor:pointer;font-family:ui-monospace,monospace;font-
 .chart{display:inline-block;margin:8px;background:#fff;border:1px solid #d5d9e0;border-radius:6px;padding:6px}
 .chart .bar{fill:#cfd8e8}.chart polyline{fill:none;stroke-width:2}.chart .p50{stroke:#2a7de1}.chart .p99{stroke:#d9480f}
 .hidden{display:none}
+table.skip-reasons td.count{text-align:right;font-weight:600;width:4em}
 ul.bad{margin:6px 0 0;padding-left:16px;font-size:12px}ul.bad a{text-decoration:none}
 `;
 

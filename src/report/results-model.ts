@@ -124,6 +124,20 @@ export const runResultsSchema = z.object({
     byOutcome: z.partialRecord(z.enum(OUTCOMES), z.number().int()),
     exitCode: z.number().int(),
     verdict: z.string(),
+    // Optional, like every field added later: older results still parse.
+    /** The SKIP rules grouped by reason, most common first. */
+    skipReasons: z.array(z.object({ reason: z.string(), count: z.number().int(), rules: z.array(z.string()) })).optional(),
+    /** How many of the counted rules got no verdict (UPSTREAM rules the default profile does not run are not counted), against --max-skip-share. */
+    noVerdict: z
+      .object({
+        skipped: z.number().int(),
+        counted: z.number().int(),
+        share: z.number(),
+        notCounted: z.number().int(),
+        maxSkipShare: z.number().optional(),
+        exceeded: z.boolean(),
+      })
+      .optional(),
   }),
   rules: z.array(ruleResultSchema),
   load: z.array(loadScenarioResultSchema),

@@ -4,6 +4,8 @@ import { ConfigError, ENV_VARIABLES, loadConfig } from '../../config/load-config
 import { runResultsSchema } from '../../report/results-model.ts';
 import { NoRulesSelectedError } from '../../run/conform.ts';
 import { writeReports } from '../../report/write-reports.ts';
+import { noVerdictLines } from '../../report/skip-summary.ts';
+import { applySkipShare } from '../../run/exit-policy.ts';
 import { conform } from '../../run/conform.ts';
 import type { Invocation } from '../../run/invocation.ts';
 import { flagsToConfig, flagTargets, type CommonFlags } from '../flags.ts';
@@ -31,7 +33,7 @@ export async function runConformCommand(flags: ConformFlags, argvText: string): 
   const log = (line: string) => process.stdout.write(`${line}\n`);
   log(`stackproof ${argvText}`.trim());
   const explicitSmoke = process.argv.includes('--load-smoke') ? true : process.argv.includes('--no-load-smoke') ? false : undefined;
-  const { results, exitCode, secrets } = await conform({
+  const run = await conform({
     config,
     invocation,
     command: `stackproof ${argvText}`.trim(),
@@ -39,8 +41,10 @@ export async function runConformCommand(flags: ConformFlags, argvText: string): 
     baseline: flags.baseline,
     log,
   });
+  const { results, exitCode, secrets } = applySkipShare(run, config.maxSkipShare);
   const paths = await writeReports(results, config.reportsDir, secrets);
   log('');
+  if (results.summary.noVerdict) for (const line of noVerdictLines(results.summary.noVerdict, results.summary.skipReasons ?? [], results.run.profile)) log(line);
   log(results.summary.verdict);
   for (const r of results.rules.filter((x) => x.outcome === 'FAIL' || x.outcome === 'ERROR')) {
     log(`  ${r.outcome} ${r.id}: ${(r.message ?? '').split('\n')[0]}`);
