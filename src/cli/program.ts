@@ -13,7 +13,7 @@ import { runMergeCommand } from './commands/merge.ts';
 import { runCoverageCommand } from './commands/coverage.ts';
 import { runExpectationsCommand } from './commands/expectations.ts';
 import { RemoteTargetRefused } from '../load/run-load.ts';
-import { NoRulesSelectedError, UnreachableTargetError, InterruptedError } from '../run/conform.ts';
+import { NoRulesSelectedError, UnreachableTargetError } from '../run/conform.ts';
 
 function addSelectionOptions(cmd: Command): Command {
   return cmd
@@ -166,10 +166,6 @@ export function usageFailure(err: unknown): number | undefined {
   if (err instanceof ConfigError || err instanceof NoRulesSelectedError || err instanceof UnknownFaultError || err instanceof ReferenceBehaviorError || err instanceof RemoteTargetRefused) {
     process.stderr.write(`stackproof: ${err.message}\n`);
     return EXIT.USAGE;
-  }
-  if (err instanceof InterruptedError) {
-    process.stderr.write(`stackproof: ${err.message}\n`);
-    return EXIT.INTERRUPTED;
   }
   if (err instanceof UnreachableTargetError) {
     process.stderr.write(`stackproof: target unreachable:\n${err.message}\n`);
