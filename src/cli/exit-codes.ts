@@ -10,4 +10,6 @@ export const EXIT = {
   UNREACHABLE: 3,
   /** A load threshold (SLO) was breached. */
   THRESHOLD: 4,
+  /** Stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it); what the run made was removed. */
+  INTERRUPTED: 130,
 } as const;

@@ -7,13 +7,14 @@ import { EXIT } from './exit-codes.ts';
 import { runConformCommand } from './commands/conform.ts';
 import { runFaultsCommand } from './commands/faults.ts';
 import { runRulesCommand } from './commands/rules.ts';
+import { runCleanupCommand } from './commands/cleanup.ts';
 import { runServeCommand } from './commands/serve.ts';
 import { runLoadCommand } from './commands/load.ts';
 import { runMergeCommand } from './commands/merge.ts';
 import { runCoverageCommand } from './commands/coverage.ts';
 import { runExpectationsCommand } from './commands/expectations.ts';
 import { RemoteTargetRefused } from '../load/run-load.ts';
-import { NoRulesSelectedError, UnreachableTargetError } from '../run/conform.ts';
+import { NoRulesSelectedError, UnreachableTargetError, InterruptedError } from '../run/conform.ts';
 
 function addSelectionOptions(cmd: Command): Command {
   return cmd
@@ -88,6 +89,16 @@ export function buildProgram(): Command {
     .option('--reports-dir <dir>', 'where to write the reports (default reports)');
   addTargetOptions(loadCmd).action(async (opts) => {
     process.exitCode = await runLoadCommand(opts, process.argv.slice(2).join(' '));
+  });
+
+  const cleanupCmd = program
+    .command('cleanup')
+    .description('list, or remove, what interrupted runs left on the configured targets (everything a run makes is named under its run prefix)')
+    .option('--config <file>', 'JSON target profile; environment variables and flags override it')
+    .option('--prefix <run prefix>', "remove one run's leftovers (the prefix a run prints, e.g. sp-mwr2cgztnj)")
+    .option('--all', "remove every stackproof run's leftovers (make sure no run is going on)");
+  addTargetOptions(cleanupCmd).action(async (opts) => {
+    process.exitCode = await runCleanupCommand(opts);
   });
 
   program
@@ -166,6 +177,10 @@ export function usageFailure(err: unknown): number | undefined {
   if (err instanceof ConfigError || err instanceof NoRulesSelectedError || err instanceof UnknownFaultError || err instanceof ReferenceBehaviorError || err instanceof RemoteTargetRefused) {
     process.stderr.write(`stackproof: ${err.message}\n`);
     return EXIT.USAGE;
+  }
+  if (err instanceof InterruptedError) {
+    process.stderr.write(`stackproof: ${err.message}\n`);
+    return EXIT.INTERRUPTED;
   }
   if (err instanceof UnreachableTargetError) {
     process.stderr.write(`stackproof: target unreachable:\n${err.message}\n`);

@@ -10,6 +10,13 @@ export interface EntityFixture {
   groups: { id: string; name: string }[];
 }
 
+export interface EntitySpec {
+  name: string;
+  metadata?: Record<string, string>;
+  groups?: string[];
+  namespace?: string;
+}
+
 const entitySchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -29,13 +36,16 @@ export class IdentityFixtures {
   constructor(
     private readonly fixtures: NonNullable<SecretsTarget['fixtures']>,
     private readonly control: HttpClient | undefined,
+    /** Makes an entity through the product's own admin API (the upstream provisioner). */
+    private readonly upstream?: (spec: EntitySpec) => Promise<EntityFixture>,
   ) {}
 
   get dynamic(): boolean {
-    return Boolean(this.control);
+    return Boolean(this.control ?? this.upstream);
   }
 
-  async entity(spec: { name: string; metadata?: Record<string, string>; groups?: string[]; namespace?: string }): Promise<EntityFixture> {
+  async entity(spec: EntitySpec): Promise<EntityFixture> {
+    if (this.upstream) return this.upstream(spec);
     if (this.control) {
       const res = await this.control.post('/v1/control/secrets/entities', spec);
       if (res.status !== 200) throw new Error(`the control interface refused to create entity ${spec.name}: ${res.status} ${res.text.slice(0, 200)}`);

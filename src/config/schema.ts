@@ -24,6 +24,14 @@ const secretsTarget = z
     url: baseUrl,
     token: z.string().min(1, 'a client token is required'),
     dialect: dialect.default('spec'),
+    /**
+     * Who makes the fixtures the profile does not name (mounts, entities, namespaces, a second
+     * signing key): `upstream` is Vault's own admin API (hashicorp dialect, a token that may use
+     * it), `control` the reference's control listener (fixtures.controlUrl), `none` nobody. `auto`
+     * takes upstream when the token can use the admin API, else control when a control URL is
+     * given, else none (their rules are SKIP, with the reason).
+     */
+    provisioner: z.enum(['auto', 'upstream', 'control', 'none']).optional(),
     capabilities: z
       .object({
         /** Enterprise namespaces (X-Service-Namespace). Without it the namespace rules are SKIP. */

@@ -18,10 +18,49 @@ import { applyExpectations, type ExpectationFinding } from '../expectations/appl
 import { readExpectationFiles } from '../expectations/load-expectations.ts';
 import { ruleById } from '../rules/catalog.ts';
 import { readFileSync } from 'node:fs';
+import { newRunPrefix } from '../provision/run-prefix.ts';
+import { provisionSecrets } from '../provision/secrets-provisioner.ts';
+import type { SweepReport } from '../provision/secrets-sweep.ts';
+import { secretsApiFor } from '../provision/secrets-admin-client.ts';
 import { ConfigError } from '../config/load-config.ts';
 import { runResultsSchema } from '../report/results-model.ts';
 
 export class UnreachableTargetError extends Error {}
+
+/**
+ * Ctrl-C (or SIGTERM) during a run: the suites are cancelled, what the run made is removed, and
+ * the command exits 130. A second Ctrl-C leaves at once (the run prefix is printed for cleanup).
+ */
+class InterruptWatch {
+  private interrupted = false;
+  private cancel: (() => Promise<void> | void) | undefined;
+  private readonly handler = (signal: NodeJS.Signals) => {
+    if (this.interrupted) process.exit(130);
+    this.interrupted = true;
+    this.log(`${signal}: stopping the suites and removing what the run made (press Ctrl-C again to leave it behind)`);
+    void this.cancel?.();
+  };
+
+  constructor(private readonly log: (line: string) => void) {
+    process.on('SIGINT', this.handler);
+    process.on('SIGTERM', this.handler);
+  }
+
+  onInterrupt(cancel: () => Promise<void> | void): void {
+    this.cancel = cancel;
+  }
+
+  throwIfInterrupted(): void {
+    if (this.interrupted) throw new InterruptedError('interrupted: the run was stopped before its end, and no verdict is given');
+  }
+
+  dispose(): void {
+    process.off('SIGINT', this.handler);
+    process.off('SIGTERM', this.handler);
+  }
+}
+
+export class InterruptedError extends Error {}
 export class NoRulesSelectedError extends Error {}
 
 export interface ConformOptions {
@@ -67,6 +106,10 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
   const systems = [...new Set(rules.map((r) => r.system))];
   const external = Object.values(config.targets).some(Boolean);
   let reference: RunningReference | undefined;
+  const runPrefix = newRunPrefix();
+  const teardowns: { system: SystemName; run: () => Promise<SweepReport> }[] = [];
+  const provisioned: NonNullable<SuiteContext['provisioned']> = {};
+  const interrupt = new InterruptWatch(log);
   try {
     let targets: Targets;
     if (external) {
@@ -88,6 +131,17 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     }
     log(`preflight: ${probes.map((p) => `${p.system} answers (${p.durationMs} ms)`).join(', ')}`);
 
+    log(`run prefix: ${runPrefix} (everything the run makes is named under it and removed at the end; \`stackproof cleanup --prefix ${runPrefix}\` if a run is killed)`);
+    if (targets.secrets) {
+      // The embedded reference is thrown away at the end: its control listener makes the fixtures.
+      const target = external ? targets.secrets : { ...targets.secrets, provisioner: targets.secrets.provisioner ?? 'control' };
+      const provision = await provisionSecrets(target, secretsApiFor(target), runPrefix);
+      teardowns.push({ system: 'secrets', run: provision.teardown });
+      targets = { ...targets, secrets: provision.target };
+      provisioned.secrets = provision.provisioned;
+      for (const line of provision.lines) log(line);
+    }
+
     const secrets = [...Object.values(targets).flatMap((t) => (t ? [t.token] : [])), ...(targets.secrets?.fixtures?.controlToken ? [targets.secrets.fixtures.controlToken] : []), ...(targets.secrets?.fixtures?.entities.map((e) => e.token) ?? []), ...(targets.secrets?.cloudIdentity ? [targets.secrets.cloudIdentity.simulatorToken] : [])];
     const seed = config.seed ?? randomInt(0, 2 ** 31 - 1);
     const context: SuiteContext = {
@@ -98,6 +152,8 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       path: config.path,
       requestTimeoutMs: config.requestTimeoutMs,
       secrets,
+      runPrefix,
+      provisioned,
     };
     log(`conform: ${rules.length} rule(s), profile ${config.profile}, seed ${seed}, ${config.runs} run(s) per property`);
     const selected = new Set(rules.map((r) => r.id));
@@ -107,8 +163,10 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       onVerdict: (v) => selected.has(v.ruleId) && log(`  ${v.state.padEnd(7)} ${v.ruleId} (${v.durationMs} ms)`),
     });
     let ruleResults: RuleResult[];
+    interrupt.onInterrupt(() => runner.cancel());
     try {
       const raw = await runner.run(context, rules);
+      interrupt.throwIfInterrupted();
       ruleResults = raw.map((r) => ({
         ...r,
         replay:
@@ -171,6 +229,12 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     };
     return { results, exitCode, secrets };
   } finally {
+    for (const t of teardowns.reverse()) {
+      const report = await t.run();
+      log(`cleanup (${t.system}): removed ${report.removed.length} thing(s) made under ${runPrefix}${report.problems.length ? `; ${report.problems.length} could not be removed:` : ''}`);
+      for (const p of report.problems.slice(0, 20)) log(`  ${p}`);
+    }
+    interrupt.dispose();
     await reference?.stop();
   }
 }

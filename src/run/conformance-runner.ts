@@ -95,6 +95,11 @@ export class ConformanceRunner {
     );
   }
 
+  /** Stops the current run (Ctrl-C): tests still running are cancelled, and run() returns. */
+  async cancel(): Promise<void> {
+    await this.vitest.cancelCurrentRun('keyboard-input');
+  }
+
   async close(): Promise<void> {
     await this.vitest.close();
   }

@@ -8,6 +8,7 @@ import type { Outcome } from '../report/results-model.ts';
 import { RULES, ruleById } from '../rules/catalog.ts';
 import type { Rule } from '../rules/types.ts';
 import { ConformanceRunner } from './conformance-runner.ts';
+import { newRunPrefix } from '../provision/run-prefix.ts';
 import type { SuiteContext } from './suite-context.ts';
 
 export interface FaultVerdict {
@@ -63,6 +64,7 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
         seed: options.seed,
         requestTimeoutMs: options.requestTimeoutMs,
         secrets: [ref.secrets.token, ref.mesh.token, ref.scheduler.token, ref.control.token],
+        runPrefix: newRunPrefix(),
       };
       return await runner.run(context, rules);
     } finally {

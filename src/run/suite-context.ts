@@ -1,4 +1,5 @@
 import type { StackproofConfig } from '../config/schema.ts';
+import type { ProvisionedSecrets } from '../provision/secrets-provisioner.ts';
 
 /**
  * What the CLI hands to the suites through vitest's provide/inject: the targets and the knobs of
@@ -13,6 +14,10 @@ export interface SuiteContext {
   requestTimeoutMs: number;
   /** Values that must never appear in evidence (tokens from the config, for instance). */
   secrets: string[];
+  /** Every name the run gives to what it creates starts with this and a dash (cleanup removes by it). */
+  runPrefix: string;
+  /** What the provisioners made before the suites ran, and why a capability is missing. */
+  provisioned?: { secrets?: ProvisionedSecrets };
 }
 
 declare module 'vitest' {

@@ -6,15 +6,9 @@ import type { HttpResponse } from '../../src/client/http-client.ts';
 import type { OidcApi } from '../../src/client/oidc-api.ts';
 import { clientReadSchema, discoverySchema, jwksSchema, tokenResponseSchema } from '../../src/client/schemas/oidc.ts';
 import type { RuleKit } from './rule-kit.ts';
+import { uniqueName } from './run-names.ts';
 
-let counter = 0;
-const runId = `sp${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-
-/** A name unique to this run, valid in a named-resource route. */
-export function uniqueName(tag: string): string {
-  counter += 1;
-  return `${runId}-${tag}-${counter}`;
-}
+export { uniqueName } from './run-names.ts';
 
 export interface OidcSetupOptions {
   clientType?: 'confidential' | 'public';

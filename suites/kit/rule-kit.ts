@@ -10,13 +10,24 @@ import { Redactor } from '../../src/client/redact.ts';
 import { SchedulerApi, SchedulerControlApi } from '../../src/client/scheduler-api.ts';
 import { SecretsApi } from '../../src/client/secrets-api.ts';
 import { OidcApi } from '../../src/client/oidc-api.ts';
-import { IdentityFixtures } from '../../src/client/identity-fixtures.ts';
+import { IdentityFixtures, type EntitySpec } from '../../src/client/identity-fixtures.ts';
+import { createUpstreamEntity } from '../../src/provision/upstream-entities.ts';
+import { VaultAdminApi } from '../../src/provision/vault-admin-api.ts';
 import { CloudAuthApi, CloudSimulatorApi } from '../../src/client/cloud-identity-api.ts';
 import { TargetError } from '../../src/client/target-error.ts';
 import type { Rule } from '../../src/rules/types.ts';
 import type { Observation, RuleEvidence } from '../../src/run/evidence.ts';
 import type { SuiteContext } from '../../src/run/suite-context.ts';
 import { ExchangeLog } from './exchange-log.ts';
+
+/** A tenant for the config of an auth method no login goes through (any well-formed ID is taken). */
+const RUN_TENANT_ID = '5f0c2a8e-7d41-4b6a-9c3e-2b1d8f6a4e70';
+
+/** '' for the root namespace, else the path with one trailing slash. */
+function normalizeNamespacePath(ns: string | undefined): string {
+  const t = (ns ?? '').replace(/^\/+|\/+$/g, '');
+  return t ? `${t}/` : '';
+}
 
 /** A rule's precondition is not met by the target's declared configuration: the rule is SKIP. */
 export class SkipRule extends Error {}
@@ -81,15 +92,40 @@ export class RuleKit {
     return new OidcApi(this.secrets, namespace);
   }
 
-  /** Identity entities, as the target profile says they are had; SKIP when it says nothing. */
+  /** Why the target lacks a capability (what the provisioner found), or the generic reason. */
+  missing(capability: string, fallback: string): string {
+    return this.ctx.provisioned?.secrets?.missing[capability] ?? fallback;
+  }
+
+  /**
+   * Vault's own admin API, for the fixtures the upstream provisioner makes while a rule runs. Its
+   * exchanges go into the evidence but not into the service-wide convention checks: they are
+   * fixtures, not what the rule judges.
+   */
+  private get vaultAdmin(): VaultAdminApi {
+    const target = this.secretsTarget;
+    const dialect = dialectFor(target.dialect);
+    const headers = { [dialect.secrets.tokenHeader]: target.token, [dialect.secrets.requestHeader]: 'true' };
+    return new VaultAdminApi(new SecretsApi(this.client('secrets-admin', target.url, headers), dialect));
+  }
+
+  /** Identity entities, as the target profile says they are had (or the provisioner makes them); SKIP when nobody can. */
   get fixtures(): IdentityFixtures {
     const target = this.secretsTarget;
-    const f = target.fixtures;
-    if (!target.capabilities.identityFixtures || !f) throw new SkipRule('the secrets target declares no identity fixtures (capabilities.identityFixtures)');
+    const f = target.fixtures ?? { entities: [] };
+    if (!target.capabilities.identityFixtures) throw new SkipRule(this.missing('identityFixtures', 'the secrets target declares no identity fixtures (capabilities.identityFixtures)'));
+    const userpass = this.ctx.provisioned?.secrets?.userpass;
+    const upstream = userpass
+      ? (spec: EntitySpec) => {
+          const mount = userpass.find((u) => u.namespace === normalizeNamespacePath(spec.namespace));
+          if (!mount) throw new SkipRule(`the provisioner made no userpass mount in namespace "${spec.namespace}"`);
+          return createUpstreamEntity(this.vaultAdmin, mount, { ...spec, name: spec.name });
+        }
+      : undefined;
     const control = f.controlUrl
       ? this.client('secrets-control', f.controlUrl, f.controlToken ? { authorization: `Bearer ${f.controlToken}` } : {})
       : undefined;
-    const fixtures = new IdentityFixtures(f, control);
+    const fixtures = new IdentityFixtures(f, control, upstream);
     const entity = fixtures.entity.bind(fixtures);
     // Every entity token handed to a test is a secret.
     fixtures.entity = async (spec) => {
@@ -119,11 +155,27 @@ export class RuleKit {
     return this.secretsAt(this.secretsTarget.url, `secrets-from-${localAddress}`, localAddress);
   }
 
+  /**
+   * A cloud-identity auth method to configure and write roles to: the one the profile's simulator
+   * trusts, else one the provisioner enabled for this run (a real Vault's azure plugin takes any
+   * tenant ID in its config; only logins reach the cloud). SKIP when there is none.
+   */
+  get cloudAuth(): { auth: CloudAuthApi; tenantId: string; mount: string } {
+    const target = this.secretsTarget;
+    if (target.capabilities.cloudIdentity && target.cloudIdentity) {
+      const { auth, tenantId, mount } = this.cloudIdentity;
+      return { auth, tenantId, mount };
+    }
+    const mount = this.ctx.provisioned?.secrets?.cloudAuthMount;
+    if (!mount) throw new SkipRule(this.missing('cloudIdentityMount', 'the secrets target declares no cloud-identity auth method (capabilities.cloudIdentity)'));
+    return { auth: new CloudAuthApi(this.secrets, mount), tenantId: RUN_TENANT_ID, mount };
+  }
+
   /** The cloud-identity auth method and the simulator its trust is set up with; SKIP when the profile names none. */
   get cloudIdentity(): { auth: CloudAuthApi; sim: CloudSimulatorApi; tenantId: string; mount: string; addresses?: [string, string] } {
     const target = this.secretsTarget;
     const c = target.cloudIdentity;
-    if (!target.capabilities.cloudIdentity || !c) throw new SkipRule('the secrets target declares no cloud-identity trust (capabilities.cloudIdentity)');
+    if (!target.capabilities.cloudIdentity || !c) throw new SkipRule(this.missing('cloudIdentity', 'the secrets target declares no cloud-identity trust (capabilities.cloudIdentity)'));
     const mount = c.mount ?? dialectFor(target.dialect).secrets.cloudAuthMount;
     const sim = new CloudSimulatorApi(this.client('cloud-simulator', c.simulatorUrl, { authorization: `Bearer ${c.simulatorToken}` }));
     return { auth: new CloudAuthApi(this.secrets, mount), sim, tenantId: c.tenantId, mount, addresses: c.clientAddresses as [string, string] | undefined };

@@ -28,7 +28,8 @@ export function ruleTest(ruleId: string, body: (kit: RuleKit) => Promise<void>, 
       if (!target) skip(`no ${rule.system} target is configured`);
       if (rule.capability) {
         const capabilities = (target as { capabilities?: Record<string, boolean> }).capabilities ?? {};
-        if (!capabilities[rule.capability]) skip(`the target does not declare the capability "${rule.capability}"`);
+        const found = (ctx.provisioned as Record<string, { missing?: Record<string, string> } | undefined> | undefined)?.[rule.system]?.missing?.[rule.capability];
+        if (!capabilities[rule.capability]) skip(found ?? `the target does not declare the capability "${rule.capability}"`);
       }
       if (rule.level === 'UPSTREAM' && ctx.profile !== 'strict') skip('UPSTREAM rules run only under the strict profile');
       const kit = new RuleKit(rule, ctx);

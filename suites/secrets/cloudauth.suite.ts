@@ -55,7 +55,7 @@ function loginBody(m: SimMachine, role: string, jwt: string, extra: Record<strin
 
 async function role(kit: RuleKit, body: Record<string, unknown>): Promise<string> {
   const name = uniqueName('role');
-  expectWritten(await kit.cloudIdentity.auth.writeRole(name, body), `write role ${name}`);
+  expectWritten(await kit.cloudAuth.auth.writeRole(name, body), `write role ${name}`);
   return name;
 }
 
@@ -90,7 +90,7 @@ function expectRefused(res: HttpResponse, what: string): void {
 }
 
 ruleTest('secrets.cloudauth.config-roundtrip', async (kit) => {
-  const { auth, tenantId } = kit.cloudIdentity;
+  const { auth, tenantId } = kit.cloudAuth;
   const body = { tenant_id: tenantId, resource: 'https://management.example.com/', environment: environment(kit, 'CloudUSGovernment'), client_id: 'cid-123', client_secret: 'csecret-456789' };
   kit.secret(body.client_secret);
   expectWritten(await auth.writeConfig(body), 'write the config');
@@ -101,7 +101,7 @@ ruleTest('secrets.cloudauth.config-roundtrip', async (kit) => {
 });
 
 ruleTest('secrets.cloudauth.config-required-fields', async (kit) => {
-  const { auth, tenantId } = kit.cloudIdentity;
+  const { auth, tenantId } = kit.cloudAuth;
   for (const [what, body] of [
     ['without tenant_id', { resource: 'https://r.example.com/' }],
     ['without resource', { tenant_id: tenantId }],
@@ -115,7 +115,7 @@ ruleTest('secrets.cloudauth.config-required-fields', async (kit) => {
 });
 
 ruleTest('secrets.cloudauth.config-environment', async (kit) => {
-  const { auth, tenantId } = kit.cloudIdentity;
+  const { auth, tenantId } = kit.cloudAuth;
   for (const neutral of NEUTRAL_ENVIRONMENTS) {
     const name = environment(kit, neutral);
     expectWritten(await auth.writeConfig({ tenant_id: tenantId, resource: 'https://r.example.com/', environment: name }), `environment ${neutral}${name === neutral ? '' : ` (written as ${name})`}`);
@@ -166,7 +166,7 @@ const FULL_ROLE = {
 
 ruleTest('secrets.cloudauth.role-roundtrip', async (kit) => {
   const name = await role(kit, FULL_ROLE);
-  const read = await kit.cloudIdentity.auth.readRole(name);
+  const read = await kit.cloudAuth.auth.readRole(name);
   expect(read.status).toBe(200);
   const data = read.parse(readResultSchema).data;
   const { token_bound_cidrs: cidrs, ...rest } = FULL_ROLE;
@@ -187,7 +187,7 @@ function expectSameBlocks(actual: unknown, written: string[], what: string): voi
 
 ruleTest('secrets.cloudauth.role-defaults', async (kit) => {
   const name = await role(kit, { bound_locations: ['westeurope'] });
-  const data = (await kit.cloudIdentity.auth.readRole(name)).parse(readResultSchema).data;
+  const data = (await kit.cloudAuth.auth.readRole(name)).parse(readResultSchema).data;
   const emptyList = (v: unknown) => (Array.isArray(v) && v.length === 0) || v === '';
   const zero = (v: unknown) => v === 0 || v === '';
   for (const f of ['bound_service_principal_ids', 'bound_group_ids', 'bound_subscription_ids', 'bound_resource_groups', 'bound_scale_sets', 'token_policies', 'token_bound_cidrs']) {
@@ -213,9 +213,9 @@ ruleTest('secrets.cloudauth.role-ttl-forms', async (kit) => {
     async (ttls) => {
       const body = Object.fromEntries(Object.entries(ttls).map(([k, v]) => [k, v.given]));
       const name = await role(kit, { ...SOME_BOUND, ...body });
-      const data = (await kit.cloudIdentity.auth.readRole(name)).parse(readResultSchema).data;
+      const data = (await kit.cloudAuth.auth.readRole(name)).parse(readResultSchema).data;
       for (const [k, v] of Object.entries(ttls)) expect(data[k], `${k} ${JSON.stringify(v.given)} reads back as ${v.seconds}`).toBe(v.seconds);
-      await kit.cloudIdentity.auth.deleteRole(name);
+      await kit.cloudAuth.auth.deleteRole(name);
     },
     { numRuns: Math.min(kit.ctx.runs, 15) },
   );
@@ -228,10 +228,10 @@ ruleTest('secrets.cloudauth.role-list-forms', async (kit) => {
     fc.record({ policies: fc.uniqueArray(policy, { minLength: 1, maxLength: 4 }), cidrs: fc.uniqueArray(cidr, { minLength: 1, maxLength: 3 }), asString: fc.boolean() }),
     async ({ policies, cidrs, asString }) => {
       const name = await role(kit, { ...SOME_BOUND, token_policies: asString ? policies.join(',') : policies, token_bound_cidrs: asString ? cidrs.join(',') : cidrs });
-      const data = (await kit.cloudIdentity.auth.readRole(name)).parse(readResultSchema).data;
+      const data = (await kit.cloudAuth.auth.readRole(name)).parse(readResultSchema).data;
       expect(Array.isArray(data.token_policies) ? [...data.token_policies].sort() : data.token_policies, `token_policies given as ${asString ? 'a comma-delimited string' : 'an array'} read back as the list (in any order)`).toEqual([...policies].sort());
       expectSameBlocks(data.token_bound_cidrs, cidrs, `token_bound_cidrs given as ${asString ? 'a comma-delimited string' : 'an array'} read back as the list`);
-      await kit.cloudIdentity.auth.deleteRole(name);
+      await kit.cloudAuth.auth.deleteRole(name);
     },
     { numRuns: Math.min(kit.ctx.runs, 15) },
   );
@@ -239,7 +239,7 @@ ruleTest('secrets.cloudauth.role-list-forms', async (kit) => {
 
 ruleTest('secrets.cloudauth.role-list', async (kit) => {
   const names = [await role(kit, SOME_BOUND), await role(kit, { ...SOME_BOUND, token_ttl: 60 })];
-  const res = await kit.cloudIdentity.auth.listRoles();
+  const res = await kit.cloudAuth.auth.listRoles();
   expect(res.status, 'LIST of roles answers 200').toBe(200);
   const keys = res.parse(listResultSchema).data.keys;
   for (const n of names) expect(keys, `LIST includes ${n}`).toContain(n);
@@ -247,9 +247,9 @@ ruleTest('secrets.cloudauth.role-list', async (kit) => {
 
 ruleTest('secrets.cloudauth.role-delete', async (kit) => {
   const name = await role(kit, SOME_BOUND);
-  expectWritten(await kit.cloudIdentity.auth.deleteRole(name), 'delete the role');
-  expect((await kit.cloudIdentity.auth.readRole(name)).status, 'the role is gone').toBe(404);
-  const list = await kit.cloudIdentity.auth.listRoles();
+  expectWritten(await kit.cloudAuth.auth.deleteRole(name), 'delete the role');
+  expect((await kit.cloudAuth.auth.readRole(name)).status, 'the role is gone').toBe(404);
+  const list = await kit.cloudAuth.auth.listRoles();
   if (list.status === 200) expect(list.parse(listResultSchema).data.keys).not.toContain(name);
 });
 
@@ -265,7 +265,7 @@ ruleTest('secrets.cloudauth.role-bad-input', async (kit) => {
     { token_no_default_policy: 'maybe' },
   ]) {
     // A valid bound, so that the bad field is the only thing wrong with the role.
-    const res = await kit.cloudIdentity.auth.writeRole(uniqueName('bad'), { ...SOME_BOUND, ...body });
+    const res = await kit.cloudAuth.auth.writeRole(uniqueName('bad'), { ...SOME_BOUND, ...body });
     expect(res.status, `role ${JSON.stringify(body)} is refused with 400`).toBe(400);
     expect(errorBodySchema.safeParse(res.json()).success, 'with the error body').toBe(true);
   }

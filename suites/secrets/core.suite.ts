@@ -4,6 +4,7 @@ import { helpResponseSchema, openApi3Schema } from '../../src/client/schemas/ope
 import { errorBodySchema, readResultSchema } from '../../src/client/schemas/secrets.ts';
 import { expectShape } from '../kit/expect-shape.ts';
 import { kvKey, kvValue, resourceName, runPrefix } from '../kit/generators/secrets.ts';
+import { uniqueName } from '../kit/run-names.ts';
 import type { RuleKit } from '../kit/rule-kit.ts';
 import { ruleTest } from '../kit/rule-test.ts';
 
@@ -184,20 +185,23 @@ ruleTest('secrets.core.help-no-leak', async (kit) => {
 
 /** The spec's routes that take a name as a path parameter (spec 000, Endpoints). */
 function namedRoutes(kit: RuleKit): string[] {
-  const auth = kit.secrets.dialect.secrets.cloudAuthMount;
+  const target = kit.secretsTarget;
+  const auth = target.cloudIdentity?.mount ?? kit.ctx.provisioned?.secrets?.cloudAuthMount ?? kit.secrets.dialect.secrets.cloudAuthMount;
   return ['identity/oidc/provider/', 'identity/oidc/scope/', 'identity/oidc/client/', 'identity/oidc/assignment/', `auth/${auth}/role/`];
 }
 
 ruleTest('secrets.core.path-param-trailing-period-404', async (kit) => {
   // The rule has teeth only if the route exists: a valid name must be accepted on the scope route.
-  const probe = `stackproof-probe-${Date.now().toString(36)}`;
+  const probe = uniqueName('probe');
   const created = await kit.secrets.write(`identity/oidc/scope/${probe}`, { description: 'stackproof probe' });
   expect(created.status, `a valid name (${probe}) is accepted on identity/oidc/scope/:name`).toBeLessThan(300);
   await kit.secrets.delete(`identity/oidc/scope/${probe}`);
+  const prefix = uniqueName('dot');
   await kit.property(
     fc.tuple(resourceName, fc.integer({ min: 1, max: 3 })),
     async ([name, dots]) => {
-      const bad = `${name}${'.'.repeat(dots)}`;
+      // Under the run prefix: a target that wrongly takes the name makes something cleanup finds.
+      const bad = `${prefix}-${name}${'.'.repeat(dots)}`;
       for (const route of namedRoutes(kit)) {
         for (const method of ['GET', 'POST'] as const) {
           const res = method === 'GET' ? await kit.secrets.read(`${route}${bad}`) : await kit.secrets.write(`${route}${bad}`, {});

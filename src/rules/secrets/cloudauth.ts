@@ -7,7 +7,13 @@ const ROLE = 'Resources and their fields > Cloud-identity role';
 const LOGIN = 'Resources and their fields > Login response';
 const ENDPOINTS = 'Endpoints > Cloud-identity auth method (mounted at auth/cloudauth; the mount path may differ)';
 const CAP = 'cloudIdentity';
-const rule = (r: Omit<Rule, 'system' | 'level' | 'capability'> & { level?: Rule['level'] }): Rule => ({ system: 'secrets', level: 'MUST', capability: CAP, ...r });
+/**
+ * Config and role rules need only a mounted auth method (one the profile names, or one the
+ * provisioner enables on a real Vault): the suite's kit decides, so they carry no capability.
+ * Every other rule logs in, which needs machine tokens from a simulator the method trusts.
+ */
+const MOUNT_ONLY = /^secrets\.cloudauth\.(config-(roundtrip|required-fields|environment)|role-)/;
+const rule = (r: Omit<Rule, 'system' | 'level' | 'capability'> & { level?: Rule['level'] }): Rule => ({ system: 'secrets', level: 'MUST', ...(MOUNT_ONLY.test(r.id) ? {} : { capability: CAP }), ...r });
 const verifies = { file, section: ENDPOINTS, quote: 'Login verifies the JWT signature to authenticate the entity, then authorizes it against the role.' };
 
 // What settled each rule against the upstream product (hashicorp/vault-plugin-auth-azure, read at

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { uniqueName } from '../run-names.ts';
 
 /** Characters a key segment is built from: ASCII, dots, dashes, and some non-ASCII letters and symbols. */
 const SEGMENT_CHARS = [...'abcdefghijklmnopqrstuvwxyz0123456789-_.', 'é', 'ß', 'ü', '日', '本', 'Ω', '🔑'];
@@ -18,7 +19,7 @@ export const kvValue = fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9_]{0,7}$/),
 /** A name that is valid in a named-resource route (word characters, dashes, dots inside). */
 export const resourceName = fc.stringMatching(/^[a-z][a-z0-9_-]{0,10}[a-z0-9]$/);
 
-/** A unique prefix for one run, so runs against a shared target never see each other's data. */
+/** A key prefix unique to this run (under the run prefix), so runs against a shared target never see each other's data. */
 export function runPrefix(tag: string): string {
-  return `stackproof-${tag}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  return uniqueName(tag);
 }
