@@ -34,6 +34,11 @@ export class CloudAuthEngine implements SecretsEngine {
     this.loginFlow = new CloudAuthLogin(ctx);
   }
 
+  /** The login needs no token, wherever the method is mounted (the built-in mount and those enabled through sys/auth). */
+  isUnauthenticated(path: string): boolean {
+    return path === 'login' && !this.ctx.faults.has('secrets.cloudauth-login-needs-token');
+  }
+
   private get upstreamDialect(): boolean {
     return this.ctx.dialect === 'hashicorp';
   }

@@ -33,6 +33,8 @@ export interface SecretsEngine {
   handle(request: EngineRequest): EngineResult | Promise<EngineResult>;
   /** Help for a path below the mount; undefined when the path is not one the engine serves. */
   help(path: string): HelpDocument | undefined;
+  /** Paths below the mount that need no client token (an auth method's login). */
+  isUnauthenticated?(path: string): boolean;
 }
 
 /** Names in URLs follow the upstream name pattern: word characters, dashes and dots, starting and ending with a word character. */

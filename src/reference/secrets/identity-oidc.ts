@@ -2,10 +2,13 @@ import type { FaultSet } from '../faults/types.ts';
 import type { SecretsFlavor } from './flavor.ts';
 import type { EngineRequest, HelpDocument, SecretsEngine } from './engine.ts';
 import { helpDocument } from './help.ts';
+import { IdentityAdmin, type AccessorLookup } from './identity-admin.ts';
 import { IdentityStore } from './identity-store.ts';
 import { NamedCollection } from './named-collection.ts';
+import { OidcKeyAdmin } from './oidc-keys.ts';
 import { OidcConfig } from './oidc/config.ts';
 import { OidcFlows } from './oidc/flows.ts';
+import { OidcKeyRing } from './oidc/key-ring.ts';
 import type { SigningKey } from './oidc/signing-key.ts';
 import { notFound, type EngineResult } from './respond.ts';
 import type { TokenStore } from './token-store.ts';
@@ -14,10 +17,14 @@ export interface IdentityEngineContext {
   faults: FaultSet;
   flavor: SecretsFlavor;
   tokens: TokenStore;
-  /** Signing keys by name; 'default' is the built-in one. */
+  /** The reference's start-up signing keys; 'default' is the built-in one. */
   keys: Map<string, SigningKey>;
   apiAddr: () => string;
   namespace: string;
+  /** The namespace's ID ('root' for root), as entities and groups report it. */
+  namespaceId: string;
+  /** Where a mount accessor points, for entity aliases. */
+  mountByAccessor: AccessorLookup;
 }
 
 const KINDS = ['provider', 'scope', 'client', 'assignment'] as const;
@@ -25,24 +32,41 @@ type Kind = (typeof KINDS)[number];
 
 /**
  * The identity store of one namespace, mounted at identity/: its entities and groups, and the OIDC
- * provider (configuration resources and the flow endpoints).
+ * provider (configuration resources and the flow endpoints). In the hashicorp dialect it also
+ * serves Vault's identity API for entities, aliases, groups and named keys; the spec defines no
+ * such API, so in the spec dialect those paths stay unsupported.
  */
 export class IdentityOidcEngine implements SecretsEngine {
   readonly type = 'identity';
   readonly identity = new IdentityStore();
+  readonly keys: OidcKeyRing;
   readonly config: OidcConfig;
   readonly flows: OidcFlows;
+  private readonly admin?: { identity: IdentityAdmin; keys: OidcKeyAdmin };
 
   get namespacePath(): string {
     return this.ctx.namespace;
   }
 
   constructor(private readonly ctx: IdentityEngineContext) {
-    this.config = new OidcConfig(ctx.faults, [...ctx.keys.keys()], ctx.flavor.vaultDeviations ? (name, provider) => this.flows.issuer(name, provider) : undefined);
-    this.flows = new OidcFlows({ ...ctx, config: this.config, identity: this.identity });
+    this.keys = new OidcKeyRing(ctx.keys);
+    this.config = new OidcConfig(ctx.faults, this.keys, ctx.flavor.vaultDeviations ? (name, provider) => this.flows.issuer(name, provider) : undefined);
+    this.flows = new OidcFlows({ ...ctx, keys: this.keys, config: this.config, identity: this.identity });
+    if (ctx.flavor.vaultChoices) {
+      this.admin = {
+        identity: new IdentityAdmin({ identity: this.identity, namespace: ctx.namespace, namespaceId: ctx.namespaceId, mountByAccessor: ctx.mountByAccessor }),
+        keys: new OidcKeyAdmin(this.keys, this.config.clients),
+      };
+    }
   }
 
   async handle(req: EngineRequest): Promise<EngineResult> {
+    if (this.admin) {
+      const key = /^oidc\/key(?:\/([^/]*))?$/.exec(req.path);
+      if (key) return this.admin.keys.handle(req, key[1] ?? '');
+      const answer = this.admin.identity.handle(req);
+      if (answer) return answer;
+    }
     const m = /^oidc\/(provider|scope|client|assignment)(?:\/([^/]*))?(?:\/(.+))?$/.exec(req.path);
     if (!m) return { kind: 'error', status: 404, errors: [`unsupported path: ${req.path}`] };
     const [, kind, name = '', endpoint] = m as unknown as [string, Kind, string | undefined, string | undefined];
@@ -57,6 +81,12 @@ export class IdentityOidcEngine implements SecretsEngine {
   }
 
   help(path: string): HelpDocument | undefined {
+    if (this.admin && /^(entity|entity-alias|group)(\/(id|name)(\/[^/]+)?)?$/.test(path)) {
+      return helpDocument('Identity', `Entities, entity aliases and groups at \`${path}\`.`, { summary: path, verbs: ['get', 'post', 'put', 'delete', 'list'] });
+    }
+    if (this.admin && /^oidc\/key(\/[^/]+)?$/.test(path)) {
+      return helpDocument('OIDC named keys', `Create, read, list and delete named signing keys at \`${path}\`.`, { summary: path, verbs: ['get', 'post', 'put', 'delete', 'list'] });
+    }
     const m = /^oidc\/(provider|scope|client|assignment)(\/[^/]+)?$/.exec(path);
     if (!m) return undefined;
     return m[2]

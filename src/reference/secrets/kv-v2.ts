@@ -35,6 +35,12 @@ export class KvV2Engine implements SecretsEngine {
       if (req.operation === 'delete') return this.remove(key);
       if (req.operation === 'list') return { kind: 'error', status: 405, errors: ['unsupported operation'] };
     }
+    if (area === 'metadata' && req.operation === 'delete' && this.flavor.vaultChoices && key !== '') {
+      // Vault deletes the key with every version and its metadata (vault-plugin-secrets-kv path_metadata.go
+      // pathMetadataDelete); the spec shows no metadata endpoint, so only the hashicorp dialect has it.
+      this.secrets.delete(key);
+      return { kind: 'no-content' };
+    }
     if (area === 'metadata' && req.operation === 'list') {
       const live = [...this.secrets.entries()].filter(([, v]) => v.some((x) => !x.deletion_time)).map(([k]) => k);
       const keys = keysAt(live, key === '' || key.endsWith('/') ? key : `${key}/`);

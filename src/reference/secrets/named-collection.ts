@@ -41,6 +41,31 @@ export function stringList(value: unknown, field: string): string[] | undefined 
   throw new FieldError(`${field} must be a list of strings or a comma-delimited string`);
 }
 
+/** Vault's TypeKVPairs: an object of strings, or a list of "key=value" strings. */
+export function stringMap(value: unknown, field: string): Record<string, string> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (Array.isArray(value)) {
+    const out: Record<string, string> = {};
+    for (const item of value) {
+      const text = String(item);
+      const eq = text.indexOf('=');
+      if (eq <= 0) throw new FieldError(`${field}: "${text}" is not a key=value pair`);
+      out[text.slice(0, eq)] = text.slice(eq + 1);
+    }
+    return out;
+  }
+  if (typeof value === 'object') {
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '') throw new FieldError(`failed to parse ${field}: key cannot be blank`);
+      if (typeof v !== 'string') throw new FieldError(`failed to parse ${field}: the value of "${k}" is not a string`);
+      out[k] = v;
+    }
+    return out;
+  }
+  throw new FieldError(`failed to parse ${field}: expected a map of strings`);
+}
+
 export function optionalString(value: unknown, field: string): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string') return value;

@@ -3,16 +3,15 @@ import type { Dialect } from '../../config/dialects.ts';
 import type { ReferenceBehavior } from '../behavior.ts';
 import type { FaultSet } from '../faults/types.ts';
 import { BodyError, closeAfterResponse, readBody } from '../http/body.ts';
-import type { Operation, SecretsEngine } from './engine.ts';
+import type { Operation } from './engine.ts';
 import { absolutizePaths, unrelatedHelp } from './help.ts';
 import { kvMounts, secretsFlavor, type SecretsFlavor } from './flavor.ts';
 import { parseWriteBody } from './json-body.ts';
 import { IdentityOidcEngine } from './identity-oidc.ts';
-import { CloudAuthEngine } from './cloud-auth.ts';
 import { inCidrs } from './cidr.ts';
-import { KvV1Engine } from './kv-v1.ts';
-import { KvV2Engine } from './kv-v2.ts';
-import { NamespaceTree, normalizeNamespace, type Namespace } from './namespaces.ts';
+import { MountLayout } from './mount-layout.ts';
+import type { MountTable } from './mount-table.ts';
+import { NamespaceTree, normalizeNamespace } from './namespaces.ts';
 import { dataEnvelope, type EngineResult } from './respond.ts';
 import { TokenStore, type TokenEntry } from './token-store.ts';
 import type { SigningKey } from './oidc/signing-key.ts';
@@ -50,7 +49,7 @@ export class SecretsService {
   readonly tokens = new TokenStore();
   readonly rootToken: TokenEntry;
   readonly namespaces: NamespaceTree;
-  private readonly sharedMounts?: Map<string, SecretsEngine>;
+  private readonly sharedMounts?: MountTable;
   /** Where the version 1 and version 2 key-value engines are mounted in the root namespace. */
   readonly kvV1Mount: string;
   readonly kvV2Mount: string;
@@ -75,20 +74,18 @@ export class SecretsService {
     if (!faults.has('secrets.cloudauth-login-needs-token')) this.unauthenticated.push(new RegExp(`^auth/${authMount}/login$`));
     if (!faults.has('secrets.oidc-well-known-needs-token')) this.unauthenticated.push(new RegExp(`^${PROVIDER}/\\.well-known/(openid-configuration|keys)$`));
     if (faults.has('secrets.oidc-userinfo-no-auth')) this.unauthenticated.push(new RegExp(`^${PROVIDER}/userinfo$`));
-    const mountsFor = (path: string): Map<string, SecretsEngine> => {
-      if (faults.has('secrets.ns-shared-storage') && this.sharedMounts) return this.sharedMounts;
-      const mounts = new Map<string, SecretsEngine>();
-      // A fresh install has a key-value engine at secret/ (the fault leaves that mount empty).
-      const mount = (at: string, engine: () => SecretsEngine) => {
-        if (!(at === 'secret/' && faults.has('secrets.kv-not-mounted'))) mounts.set(at, engine());
-      };
-      mount(kv.v1, () => new KvV1Engine(faults));
-      mounts.set('identity/', new IdentityOidcEngine({ faults, flavor, tokens: this.tokens, keys: options.signingKeys, apiAddr: () => this.apiAddr, namespace: path }));
-      mounts.set(`auth/${options.dialect.secrets.cloudAuthMount}/`, new CloudAuthEngine({ faults, tokens: this.tokens, cloudBase: () => this.cloudBase, namespace: path, dialect: options.dialect.name, behavior: options.behavior }));
-      if (path === '') mount(kv.v2, () => new KvV2Engine(faults, flavor));
-      return mounts;
-    };
-    this.namespaces = new NamespaceTree(mountsFor);
+    const layout = new MountLayout({
+      dialect: options.dialect,
+      behavior: options.behavior,
+      faults,
+      flavor,
+      tokens: this.tokens,
+      signingKeys: options.signingKeys,
+      apiAddr: () => this.apiAddr,
+      cloudBase: () => this.cloudBase,
+      tree: () => this.namespaces,
+    });
+    this.namespaces = new NamespaceTree((ns, origin) => (faults.has('secrets.ns-shared-storage') && this.sharedMounts ? this.sharedMounts : layout.initialMounts(ns, origin)));
     this.sharedMounts = this.namespaces.resolve('').namespace.mounts;
     for (const ns of options.namespaces) this.namespaces.create(ns);
     this.rootToken = this.tokens.create({ policies: ['root'], namespace: '' });
@@ -120,7 +117,9 @@ export class SecretsService {
     const nsHeader = faults.has('secrets.ns-header-ignored') ? '' : normalizeNamespace(typeof header === 'string' ? header : undefined);
     const { namespace, rest } = this.namespaces.resolve(nsHeader + path);
 
-    const needsToken = !this.unauthenticated.some((re) => re.test(rest)) && !(operation === 'help' && faults.has('secrets.help-unauthenticated'));
+    const mount = namespace.mounts.find(rest);
+    const openPath = this.unauthenticated.some((re) => re.test(rest)) || Boolean(mount?.engine.isUnauthenticated?.(rest.slice(mount.prefix.length)));
+    const needsToken = !openPath && !(operation === 'help' && faults.has('secrets.help-unauthenticated'));
     let token: TokenEntry | undefined;
     if (needsToken) {
       token = this.authenticate(req);
@@ -131,7 +130,6 @@ export class SecretsService {
       }
     }
 
-    const mount = findMount(namespace, rest);
     if (!mount) {
       req.resume();
       return this.sendErrors(res, faults.has('secrets.unknown-path-400') ? 400 : 404, [`no handler for route "${nsHeader}${path}". route entry not found.`]);
@@ -187,7 +185,7 @@ export class SecretsService {
   identityEngine(namespacePath: string): IdentityOidcEngine | undefined {
     const ns = this.namespaces.resolve(normalizeNamespace(namespacePath)).namespace;
     if (ns.path !== normalizeNamespace(namespacePath)) return undefined;
-    const engine = ns.mounts.get('identity/');
+    const engine = ns.mounts.get('identity/')?.engine;
     return engine instanceof IdentityOidcEngine ? engine : undefined;
   }
 
@@ -305,12 +303,4 @@ function decodePath(raw: string): string | undefined {
     out.push(decoded);
   }
   return out.join('/');
-}
-
-function findMount(ns: Namespace, path: string): { prefix: string; engine: SecretsEngine } | undefined {
-  let best: { prefix: string; engine: SecretsEngine } | undefined;
-  for (const [prefix, engine] of ns.mounts) {
-    if ((path === prefix.slice(0, -1) || path.startsWith(prefix)) && (!best || prefix.length > best.prefix.length)) best = { prefix, engine };
-  }
-  return best;
 }

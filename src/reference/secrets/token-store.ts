@@ -18,6 +18,8 @@ export interface TokenEntry {
   boundCidrs?: string[];
   /** Set on access tokens issued by an OIDC provider's token endpoint. */
   oidc?: { provider: string; clientId: string; scopes: string[] };
+  /** The auth method that issued the token by a login, so that disabling it revokes the token as Vault does. */
+  issuedBy?: { namespace: string; accessor: string };
 }
 
 /** Client tokens of the secrets service. Tokens are random; nothing is hard-coded. */
@@ -34,6 +36,11 @@ export class TokenStore {
     };
     this.tokens.set(token.id, token);
     return token;
+  }
+
+  /** Revokes every token the predicate selects (a disabled auth method's, a deleted namespace's). */
+  revokeWhere(predicate: (entry: TokenEntry) => boolean): void {
+    for (const [id, entry] of this.tokens) if (predicate(entry)) this.tokens.delete(id);
   }
 
   /** Looks a token up and spends one use of it; an exhausted or expired token is gone. */

@@ -4,6 +4,7 @@ import { DurationError, parseDuration } from '../durations.ts';
 import type { EngineRequest } from '../engine.ts';
 import { FieldError, NamedCollection, optionalString, stringList } from '../named-collection.ts';
 import { badRequest, notFound, type EngineResult } from '../respond.ts';
+import type { OidcKeyRing } from './key-ring.ts';
 import { validateTemplate } from './templates.ts';
 
 export interface Provider {
@@ -34,8 +35,6 @@ export interface Assignment {
 }
 
 const DAY = 24 * 3600;
-/** The built-in key's verification TTL; a client's id_token_ttl may not exceed it. */
-const KEY_VERIFICATION_TTL = DAY;
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 export function base62(length: number): string {
@@ -60,11 +59,11 @@ export class OidcConfig {
   readonly scopes = new NamedCollection<Scope>();
   readonly clients = new NamedCollection<Client>();
   readonly assignments = new NamedCollection<Assignment>();
-  readonly keys: Set<string>;
 
   constructor(
     private readonly faults: FaultSet,
-    keyNames: string[],
+    /** The namespace's named keys, as they are when a client is written (keys can be made later). */
+    readonly keys: OidcKeyRing,
     /**
      * What a read returns as the issuer. The spec: the issuer as set, '' when unset. Vault returns
      * the effective issuer instead (hashicorp/vault vault/identity_store_oidc_provider.go
@@ -72,7 +71,6 @@ export class OidcConfig {
      */
     private readonly readIssuer?: (name: string, provider: Provider) => string,
   ) {
-    this.keys = new Set(keyNames);
     if (!faults.has('secrets.oidc-allow-all-missing')) this.assignments.items.set('allow_all', { entity_ids: ['*'], group_ids: ['*'] });
     this.providers.items.set('default', { issuer: '', allowed_client_ids: ['*'], scopes_supported: [] });
   }
@@ -181,10 +179,11 @@ export class OidcConfig {
     for (const a of assignments) if (!this.assignments.items.has(a)) return badRequest(`assignment "${a}" does not exist`);
     const idTtl = req.data.id_token_ttl === undefined ? (existing?.id_token_ttl ?? DAY) : parseDuration(req.data.id_token_ttl, 'id_token_ttl');
     const accessTtl = req.data.access_token_ttl === undefined ? (existing?.access_token_ttl ?? DAY) : parseDuration(req.data.access_token_ttl, 'access_token_ttl');
-    if (idTtl > KEY_VERIFICATION_TTL) return badRequest("a client's id_token_ttl cannot be greater than the verification_ttl of the key it references");
+    const keyName = key ?? existing?.key ?? 'default';
+    if (idTtl > (this.keys.get(keyName)?.verificationTtl ?? DAY)) return badRequest("a client's id_token_ttl cannot be greater than the verification_ttl of the key it references");
     const clientType = (type ?? existing?.client_type ?? (f.has('secrets.oidc-client-default-type-public') ? 'public' : 'confidential')) as Client['client_type'];
     const client: Client = {
-      key: key ?? existing?.key ?? 'default',
+      key: keyName,
       redirect_uris: stringList(req.data.redirect_uris, 'redirect_uris') ?? existing?.redirect_uris ?? [],
       assignments,
       client_type: clientType,

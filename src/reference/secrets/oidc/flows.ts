@@ -8,6 +8,7 @@ import type { EngineResult } from '../respond.ts';
 import type { TokenStore } from '../token-store.ts';
 import { base62, randomCode, type Client, type OidcConfig, type Provider } from './config.ts';
 import type { SigningKey } from './signing-key.ts';
+import { keyAllowsClient, type OidcKeyRing } from './key-ring.ts';
 import { redirectAllowed, redirectRepeated } from './redirect-match.ts';
 import { renderTemplate } from './templates.ts';
 
@@ -34,7 +35,8 @@ export interface OidcFlowContext {
   config: OidcConfig;
   identity: IdentityStore;
   tokens: TokenStore;
-  keys: Map<string, SigningKey>;
+  /** The namespace's named signing keys. */
+  keys: OidcKeyRing;
   /** The service's address (api_addr). */
   apiAddr: () => string;
   /** The namespace path ('' for root, else ending in '/'). */
@@ -156,11 +158,11 @@ export class OidcFlows {
    * has none. The spec dialect publishes every signing key.
    */
   private signingKeys(provider: Provider): SigningKey[] {
-    if (!this.ctx.flavor.vaultChoices) return [...this.ctx.keys.values()];
+    if (!this.ctx.flavor.vaultChoices) return this.ctx.keys.values().map((k) => k.signing);
     const clients = [...this.ctx.config.clients.items.values()];
     const allowed = provider.allowed_client_ids.includes('*') ? clients : clients.filter((c) => provider.allowed_client_ids.includes(c.client_id));
     const names = new Set(allowed.map((c) => c.key));
-    return [...names].map((n) => this.ctx.keys.get(n)).filter((k): k is SigningKey => k !== undefined);
+    return [...names].map((n) => this.ctx.keys.get(n)?.signing).filter((k): k is SigningKey => k !== undefined);
   }
 
   private keys(provider: Provider): Record<string, unknown> {
@@ -280,6 +282,9 @@ export class OidcFlows {
       throw invalidClient('client failed to authenticate');
     }
     if (!this.providerAllows(provider, clientId)) throw invalidClient('client is not authorized to use the provider');
+    // A key made through identity/oidc/key signs only for the clients it lists (identity_store_oidc_provider.go pathOIDCToken).
+    const key = this.ctx.keys.get(client.key);
+    if (key && !keyAllowsClient(key, clientId)) throw invalidClient('client is not authorized to use the key');
     const grantType = str(p.grant_type);
     if (!grantType) throw new OAuthError(400, 'invalid_request', 'grant_type parameter is required');
     if (grantType !== 'authorization_code' && !f.has('secrets.oidc-grant-type-unchecked')) throw new OAuthError(400, 'unsupported_grant_type', 'unsupported grant_type value');
@@ -339,7 +344,7 @@ export class OidcFlows {
     };
     if (grant.nonce && !f.has('secrets.oidc-nonce-dropped')) payload.nonce = grant.nonce;
     if (grant.authTime !== undefined) payload.auth_time = grant.authTime;
-    let idToken = await (this.ctx.keys.get(client.key) ?? this.ctx.keys.get('default')!).sign(payload);
+    let idToken = await (this.ctx.keys.get(client.key) ?? this.ctx.keys.get('default')!).signing.sign(payload);
     if (f.has('secrets.oidc-id-token-wrong-kid')) {
       const [h, b, s] = idToken.split('.');
       const header = JSON.parse(Buffer.from(h!, 'base64url').toString()) as Record<string, unknown>;

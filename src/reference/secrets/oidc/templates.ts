@@ -49,5 +49,6 @@ export function renderTemplate(template: string, subject: TemplateSubject): Reco
 
 /** Checks a template when it is written, by rendering it for a placeholder entity. */
 export function validateTemplate(template: string): void {
-  renderTemplate(template, { entity: { id: 'id', name: 'name', metadata: {}, groupIds: [], disabled: false }, groupNames: [] });
+  const placeholder: Entity = { id: 'id', name: 'name', metadata: {}, policies: [], groupIds: [], aliases: [], disabled: false, createdAt: '', updatedAt: '' };
+  renderTemplate(template, { entity: placeholder, groupNames: [] });
 }

@@ -1,0 +1,59 @@
+import type { EngineRequest, HelpDocument, SecretsEngine } from './engine.ts';
+import { helpDocument } from './help.ts';
+import { NamespaceAdmin, VAULT_UNSUPPORTED_PATH } from './namespace-admin.ts';
+import type { NamespaceTree } from './namespaces.ts';
+import { PolicyStore } from './policy-store.ts';
+import type { EngineResult } from './respond.ts';
+import { SysMounts, type EngineCatalog } from './sys-mounts.ts';
+import type { TokenStore } from './token-store.ts';
+
+export interface SysEngineContext {
+  /** The namespace tree (a getter: the root namespace's system backend exists before the tree does). */
+  tree: () => NamespaceTree;
+  tokens: TokenStore;
+  catalog: EngineCatalog;
+  /** Whether sys/namespaces exists (not on Vault CE, which the upstream behaviour stands in for). */
+  namespacesSupported: boolean;
+  /** The namespace this system backend belongs to ('' for root). */
+  namespace: string;
+}
+
+/**
+ * The system backend at sys/ of one namespace, in the hashicorp dialect only (the spec defines no
+ * admin API): the parts of Vault's that a provisioner needs to make and remove fixtures.
+ */
+export class SysEngine implements SecretsEngine {
+  readonly type = 'system';
+  private readonly mounts: SysMounts;
+  private readonly namespaces: NamespaceAdmin;
+  private readonly policies: PolicyStore;
+
+  constructor(private readonly ctx: SysEngineContext) {
+    this.mounts = new SysMounts(ctx);
+    this.namespaces = new NamespaceAdmin({ tree: ctx.tree, tokens: ctx.tokens, supported: ctx.namespacesSupported });
+    this.policies = new PolicyStore(ctx.namespace === '');
+  }
+
+  handle(req: EngineRequest): EngineResult {
+    const ns = this.ctx.tree().get(req.namespace);
+    const m = /^(mounts|auth|namespaces|policies\/acl)(?:\/(.*))?$/.exec(req.path.replace(/\/$/, ''));
+    if (!ns || !m) return { kind: 'error', status: 404, errors: [VAULT_UNSUPPORTED_PATH] };
+    const [, area, rest = ''] = m;
+    switch (area) {
+      case 'mounts':
+        return this.mounts.handle(req, ns, 'mounts', rest);
+      case 'auth':
+        return this.mounts.handle(req, ns, 'auth', rest);
+      case 'namespaces':
+        return this.namespaces.handle(req, ns, rest);
+      default:
+        return this.policies.handle(req, rest);
+    }
+  }
+
+  help(path: string): HelpDocument | undefined {
+    const m = /^(mounts|auth|namespaces|policies\/acl)(\/.+)?$/.exec(path.replace(/\/$/, ''));
+    if (!m) return undefined;
+    return helpDocument(`System: ${m[1]}`, `Vault's ${m[1]} endpoints at \`sys/${path}\`.`, { summary: `sys/${path}`, verbs: m[2] ? ['get', 'post', 'put', 'delete'] : ['get', 'list'] });
+  }
+}
