@@ -166,8 +166,9 @@ export function buildProgram(): Command {
   program.addHelpText(
     'after',
     `
-Exit codes: 0 every MUST rule passed; 1 a MUST rule FAIL or ERROR (or a fault not caught);
-2 usage or configuration error; 3 a target does not answer; 4 a load threshold breached.
+Exit codes: 0 every MUST rule passed; 1 a MUST rule FAIL or ERROR (or a fault not caught, or
+more SKIP than --max-skip-share); 2 usage or configuration error; 3 a target does not answer;
+4 a load threshold breached; 130 stopped by Ctrl-C (what the run made was removed).
 Environment: ${ENV_VARIABLES.join(', ')}.`,
   );
   return program;
