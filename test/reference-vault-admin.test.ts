@@ -69,7 +69,10 @@ describe('Vault admin API in the hashicorp dialect (spec behaviour)', () => {
     expect((await call(ref, 'DELETE', 'sys/mounts/identity')).json().errors).toEqual(['cannot unmount "identity/"']);
   });
 
-  it('deletes a KV v2 key with all its versions through metadata/<key> (path_metadata.go)', async () => {
+  it('a KV v2 mount reads its config (what a client polls after mounting), refuses settings it does not honour, and deletes a key with all its versions through metadata/<key> (path_config.go, path_metadata.go)', async () => {
+    expect((await call(ref, 'GET', `${ref.secrets.kvV2Mount}config`)).data()).toEqual({ max_versions: 0, cas_required: false, delete_version_after: '0s' });
+    expect((await call(ref, 'POST', `${ref.secrets.kvV2Mount}config`, { body: { cas_required: false } })).status).toBe(204);
+    expect((await call(ref, 'POST', `${ref.secrets.kvV2Mount}config`, { body: { max_versions: 5 } })).status).toBe(400);
     const key = `${ref.secrets.kvV2Mount}data/md-${uid()}`;
     await call(ref, 'POST', key, { body: { data: { a: '1' } } });
     expect((await call(ref, 'DELETE', key.replace('/data/', '/metadata/'))).status).toBe(204);
@@ -280,9 +283,9 @@ describe('Vault admin API in the hashicorp dialect (spec behaviour)', () => {
   });
 
   it('keeps the control listener working: its entities are the identity API\'s entities', async () => {
-    const res = await fetch(`${ref.control.url}/v1/control/secrets/entities`, {
+    const res = await fetch(`${ref.control!.url}/v1/control/secrets/entities`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${ref.control.token}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${ref.control!.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: `ctl-${uid()}`, metadata: { k: 'v' }, groups: [`cg-${uid()}`] }),
     });
     expect(res.status).toBe(200);

@@ -35,6 +35,7 @@ export class KvV2Engine implements SecretsEngine {
       if (req.operation === 'delete') return this.remove(key);
       if (req.operation === 'list') return { kind: 'error', status: 405, errors: ['unsupported operation'] };
     }
+    if (req.path === 'config' && this.flavor.vaultChoices) return this.config(req);
     if (area === 'metadata' && req.operation === 'delete' && this.flavor.vaultChoices && key !== '') {
       // Vault deletes the key with every version and its metadata (vault-plugin-secrets-kv path_metadata.go
       // pathMetadataDelete); the spec shows no metadata endpoint, so only the hashicorp dialect has it.
@@ -56,6 +57,20 @@ export class KvV2Engine implements SecretsEngine {
       { summary: 'the versioned secret or directory at this path', verbs: ['get', 'post', 'put', 'delete', 'list'] },
       { summary: 'a secret beneath this path', verbs: ['get', 'post', 'put', 'delete', 'list'] },
     );
+  }
+
+  /**
+   * The mount's settings (vault-plugin-secrets-kv path_config.go): what this engine does, which is
+   * Vault's default — every version kept, no check-and-set, no deletion on a timer. A client polls
+   * it to learn that a new version 2 mount is ready. Other settings are refused, not ignored.
+   */
+  private config(req: EngineRequest): EngineResult {
+    if (req.operation === 'read') return { kind: 'data', data: { max_versions: 0, cas_required: false, delete_version_after: '0s' } };
+    if (req.operation !== 'create-or-update') return { kind: 'error', status: 405, errors: ['unsupported operation'] };
+    const d = req.data;
+    const defaults = (d.max_versions === undefined || Number(d.max_versions) === 0) && (d.cas_required === undefined || d.cas_required === false || d.cas_required === 'false') && (d.delete_version_after === undefined || ['0', '0s', 0].includes(d.delete_version_after as string));
+    if (!defaults) return badRequest('the reference keeps every version, requires no check-and-set and deletes no version on a timer: max_versions, cas_required and delete_version_after can only be 0, false and 0s');
+    return { kind: 'no-content' };
   }
 
   private latest(key: string): Version | undefined {
