@@ -255,6 +255,32 @@ describe('Vault admin API in the hashicorp dialect (spec behaviour)', () => {
     expect((await call(ref, 'GET', `identity/oidc/key/${key}`)).status).toBe(404);
   });
 
+  it('a key made without allowed_client_ids signs for no client: the token endpoint answers invalid_client (identity_store_oidc_provider.go pathOIDCToken)', async () => {
+    const key = `closed-${uid()}`;
+    expect((await call(ref, 'POST', `identity/oidc/key/${key}`, { body: {} })).status).toBe(204);
+    expect((await call(ref, 'GET', `identity/oidc/key/${key}`)).data().allowed_client_ids).toEqual([]);
+    const m = `up-${uid()}`;
+    await call(ref, 'POST', `sys/auth/${m}`, { body: { type: 'userpass' } });
+    await call(ref, 'POST', `auth/${m}/users/erin`, { body: { password: 'pw' } });
+    const login = (await call(ref, 'POST', `auth/${m}/login/erin`, { token: null, body: { password: 'pw' } })).json().auth;
+    const client = `c-${uid()}`;
+    const redirect = 'https://rp.example.com/cb';
+    await call(ref, 'POST', `identity/oidc/client/${client}`, { body: { key, redirect_uris: [redirect], assignments: ['allow_all'] } });
+    const c = (await call(ref, 'GET', `identity/oidc/client/${client}`)).data();
+    const provider = `p-${uid()}`;
+    await call(ref, 'POST', `identity/oidc/provider/${provider}`, { body: { allowed_client_ids: [c.client_id] } });
+    const q = new URLSearchParams({ client_id: c.client_id, redirect_uri: redirect, scope: 'openid', response_type: 'code' });
+    const code = (await call(ref, 'GET', `identity/oidc/provider/${provider}/authorize?${q}`, { token: login.client_token })).json().code as string;
+    const res = await fetch(`${ref.secrets.url}/v1/identity/oidc/provider/${provider}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}` },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirect }).toString(),
+    });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ error: 'invalid_client', error_description: 'client is not authorized to use the key' });
+    for (const path of [`identity/oidc/provider/${provider}`, `identity/oidc/client/${client}`, `identity/oidc/key/${key}`, `sys/auth/${m}`, `identity/entity/id/${login.entity_id}`]) await call(ref, 'DELETE', path);
+  });
+
   it('sys/namespaces: create {id, path, custom_metadata}, nested through the header and the path prefix, list, refuse deleting a parent (Enterprise API, OpenBao port)', async () => {
     const a = `ns-${uid()}`;
     const made = await call(ref, 'POST', `sys/namespaces/${a}`, { body: {} });
