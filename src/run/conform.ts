@@ -141,6 +141,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       provisioned.secrets = provision.provisioned;
       for (const line of provision.lines) log(line);
     }
+    interrupt.throwIfInterrupted();
 
     const secrets = [...Object.values(targets).flatMap((t) => (t ? [t.token] : [])), ...(targets.secrets?.fixtures?.controlToken ? [targets.secrets.fixtures.controlToken] : []), ...(targets.secrets?.fixtures?.entities.map((e) => e.token) ?? []), ...(targets.secrets?.cloudIdentity ? [targets.secrets.cloudIdentity.simulatorToken] : [])];
     const seed = config.seed ?? randomInt(0, 2 ** 31 - 1);

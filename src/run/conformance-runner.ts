@@ -42,6 +42,7 @@ export class ConformanceRunner {
 
   static async create(options: ConformanceRunnerOptions): Promise<ConformanceRunner> {
     const collector = new RuleCollector(options.onVerdict);
+    const signalListeners = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
     const vitest = await createVitest(
       'test',
       {
@@ -64,6 +65,11 @@ export class ConformanceRunner {
       },
       { logLevel: 'silent', clearScreen: false, cacheDir: 'node_modules/.vite-stackproof' },
     );
+    // Vitest's logger exits the process on Ctrl-C; stackproof's own handler (conform) cancels the
+    // run instead, so that what the run made is removed before it exits.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      for (const listener of process.listeners(signal)) if (!signalListeners[signal].includes(listener)) process.off(signal, listener);
+    }
     const specs = await vitest.globTestSpecifications();
     return new ConformanceRunner(vitest, collector, specs, await ruleFiles(specs.map((s) => s.moduleId)));
   }

@@ -23,7 +23,7 @@ function environment(kit: RuleKit, neutral: NeutralEnvironment): string {
 
 /** Writes the config the tests rely on (a test may have deleted it); returns the resource tokens must be minted for. */
 async function configure(kit: RuleKit): Promise<string> {
-  const { auth, tenantId } = kit.cloudIdentity;
+  const { auth, tenantId } = kit.cloudAuth;
   const resource = `https://management.stackproof.test/${uniqueName('res')}`;
   expectWritten(
     await auth.writeConfig({ tenant_id: tenantId, resource, environment: environment(kit, 'CloudPublic'), client_id: 'stackproof-client', client_secret: 'stackproof-cloud-secret' }),

@@ -111,7 +111,7 @@ ruleTest('secrets.oidc.scope-template-forms', async (kit) => {
     ['JSON', template],
     ['base64', Buffer.from(template).toString('base64')],
   ] as const) {
-    const setup = await setupOidc(kit, { scopes: [{ template: text }], entity: { metadata: { email: 'same@example.com' }, groups: ['forms'] } });
+    const setup = await setupOidc(kit, { scopes: [{ template: text }], entity: { metadata: { email: 'same@example.com' }, groups: [uniqueName('forms')] } });
     const { token } = await codeFlow(setup);
     const { sub: _sub, ...claims } = (await setup.api.userinfo(setup.provider, token.access_token)).parse(userinfoSchema);
     const rendered = { username: claims.username, groups: (claims.groups ?? []).slice().sort(), contact: claims.contact };

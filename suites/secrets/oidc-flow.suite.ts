@@ -308,7 +308,7 @@ ruleTest('secrets.oidc.userinfo-sub', async (kit) => {
 ruleTest('secrets.oidc.userinfo-claims-by-scope', async (kit) => {
   const setup = await setupOidc(kit, {
     scopes: [{ template: PROFILE_TEMPLATE }, { template: GROUPS_TEMPLATE }],
-    entity: { metadata: { email: 'claims@example.com', phone_number: '+1 555 0100' }, groups: ['engineering', 'oncall'] },
+    entity: { metadata: { email: 'claims@example.com', phone_number: '+1 555 0100' }, groups: [uniqueName('engineering'), uniqueName('oncall')] },
   });
   const [profile, groups] = setup.scopes as [string, string];
   const e = setup.entity;
