@@ -22,10 +22,11 @@ interface Served {
   token: string;
 }
 
-async function serveHashicorpWithoutControl(): Promise<Served> {
+async function serveHashicorpWithoutControl(behavior: 'spec' | 'upstream' = 'spec'): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), 'stackproof-serve-'));
   const file = join(dir, 'profile.json');
-  const child = spawn(process.execPath, [BIN, 'serve', '--dialect', 'hashicorp', '--no-control', '--profile-out', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = [BIN, 'serve', '--dialect', 'hashicorp', '--reference-behavior', behavior, '--no-control', '--profile-out', file];
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
@@ -149,4 +150,30 @@ describe('conform on a Vault-like target with nothing but its address and a root
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/a run prefix looks like sp-/);
   }, 150_000);
+});
+
+describe('conform on a target that acts like `vault server -dev` (upstream behaviour, no namespaces), with --expect vault', () => {
+  let served: Served;
+  beforeAll(async () => {
+    served = await serveHashicorpWithoutControl('upstream');
+  }, 40_000);
+  afterAll(async () => {
+    served?.child.kill('SIGINT');
+  });
+
+  it('passes with the listed deviations EXPECTED, says why the namespace rules got no verdict, and leaves nothing behind', async () => {
+    const api = secretsApiFor({ url: served.url, token: served.token, dialect: 'hashicorp' } as Parameters<typeof secretsApiFor>[0]);
+    const before = await inventory(api);
+    const dir = mkdtempSync(join(tmpdir(), 'stackproof-reports-'));
+    const res = await runCli(['conform', '--systems', 'secrets', '--expect', 'vault', '--reports-dir', dir, '--runs', '5', '--seed', '20261121'], { env: envFor(served), timeoutMs: 170_000 });
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    const results = runResultsSchema.parse(JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')));
+    expect(results.rules.filter((r) => r.outcome === 'FAIL' || r.outcome === 'ERROR').map((r) => r.id)).toEqual([]);
+    expect(results.rules.filter((r) => r.outcome === 'EXPECTED').length).toBeGreaterThan(5);
+    for (const id of ['secrets.ns.isolation', 'secrets.ns.header-path-equivalence']) {
+      expect(results.rules.find((r) => r.id === id)?.message ?? '').toMatch(/sys\/namespaces answered 404/);
+    }
+    expect(res.stdout).toMatch(/no verdict for \d+ of 102 rules/);
+    expect(await inventory(api), 'the target holds nothing the run made').toEqual(before);
+  }, 180_000);
 });

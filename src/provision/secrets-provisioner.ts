@@ -29,6 +29,9 @@ export interface SecretsProvision {
 const SIMULATOR_MISSING =
   "the cloud-identity login rules need machine tokens from a simulator the auth method trusts: a real Vault's azure plugin verifies them against Microsoft's endpoints and cannot be pointed at one (run against `stackproof serve`, or declare cloudIdentity in the profile)";
 
+const PROXY_MISSING =
+  'no request-header proxy: a proxy in front of the service that refuses requests without the request header is a deployment choice, not part of the product; name one in requestHeaderProxyUrl (`stackproof serve` starts one)';
+
 /**
  * Makes, before the suites run, what the secrets rules need and the profile does not name: on a
  * hashicorp-dialect target through Vault's own admin API (with the profile's token), else through
@@ -40,7 +43,10 @@ export async function provisionSecrets(target: SecretsTarget, api: SecretsApi, p
   const choice = target.provisioner ?? 'auto';
   const admin = new VaultAdminApi(api);
   const scope = (extra: Partial<SweepScope> = {}): SweepScope => ({ ...profileSweepScope(target, api), ...extra });
-  const simulatorMissing: Record<string, string> = target.cloudIdentity ? {} : { cloudIdentity: SIMULATOR_MISSING };
+  const simulatorMissing: Record<string, string> = {
+    ...(target.cloudIdentity ? {} : { cloudIdentity: SIMULATOR_MISSING }),
+    ...(target.requestHeaderProxyUrl ? {} : { requestHeaderProxy: PROXY_MISSING }),
+  };
 
   let adminProblem: string | undefined;
   if (choice === 'upstream' && target.dialect !== 'hashicorp') {
@@ -158,7 +164,7 @@ async function provisionUpstream(
   if (!target.cloudIdentity) {
     const type = api.dialect.secrets.cloudAuthMount;
     const mount = `${prefix}-${type}`;
-    if (await attempt('cloudIdentityMount', `a ${type} auth method at auth/${mount}/ (config and role rules)`, () => admin.enableAuth(mount, type))) provisioned.cloudAuthMount = mount;
+    if (await attempt('cloudIdentityMount', `an auth method of type ${type} at auth/${mount}/ (config and role rules)`, () => admin.enableAuth(mount, type))) provisioned.cloudAuthMount = mount;
   }
 
   return {
