@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,6 +95,14 @@ describe('conform on a Vault-like target with nothing but its address and a root
     expect(must.filter((r) => !needsSimulatorOrProxy(r.id)).length, 'most MUST rules get a verdict').toBeGreaterThan(70);
     expect(res.stdout).toMatch(/cleanup \(secrets\): removed \d+ thing\(s\) made under sp-[0-9a-z]{10}\n/);
     expect(await inventory(api), 'the target holds nothing the run made').toEqual(before);
+    expect(results.run.provisioning?.join('\n')).toMatch(/made a userpass auth method[\s\S]*cleanup \(secrets\): removed/);
+    // Entity tokens, the root token and userpass passwords went through the exchanges: none is in a report.
+    for (const file of readdirSync(dir)) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      expect(text.includes(served.token), `${file} holds no root token`).toBe(false);
+      expect(text.match(/hvs\.[A-Za-z0-9_-]{10,}/)?.[0], `${file} holds no client token`).toBeUndefined();
+      expect(text.match(/"password"\s*:\s*"(?!<redacted>)[^"]+"/)?.[0], `${file} holds no password`).toBeUndefined();
+    }
   }, 180_000);
 
   it('cleans up after Ctrl-C in the middle of a run, and exits 130', async () => {

@@ -27,6 +27,8 @@ export function renderHtml(results: RunResults): string {
     ${run.faults.length ? `<dt>Faults on</dt><dd>${run.faults.map(h).join(', ')}</dd>` : ''}
     ${run.referenceBehavior && run.referenceBehavior !== 'spec' ? `<dt>Reference</dt><dd>behaviour ${h(run.referenceBehavior)}: reproduces the products' listed spec deviations</dd>` : ''}
     ${run.expect?.length ? `<dt>Expected deviations of</dt><dd>${run.expect.map(h).join(', ')} (expectation files shipped with stackproof)</dd>` : ''}
+    ${run.runPrefix ? `<dt>Run prefix</dt><dd><code>${h(run.runPrefix)}</code>: every name the run gave to what it made on the targets</dd>` : ''}
+    ${run.provisioning?.length ? `<dt>Fixtures</dt><dd data-testid="provisioning">${run.provisioning.map(h).join('<br>')}</dd>` : ''}
     <dt>Targets</dt><dd>${results.targets.map((t) => `${h(t.system)}: <code>${h(t.url)}</code> (${h(t.dialect)}${t.embedded ? ', embedded reference' : ''})`).join('<br>')}</dd>
   </dl>
 </header>

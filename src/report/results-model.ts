@@ -116,6 +116,10 @@ export const runResultsSchema = z.object({
     referenceBehavior: z.enum(['spec', 'upstream']).optional(),
     /** Products whose expectation files applied (`--expect`). */
     expect: z.array(z.string()).optional(),
+    /** The prefix of every name the run gave to what it made on the targets (absent in older runs). */
+    runPrefix: z.string().optional(),
+    /** What the provisioners detected, made and removed, line by line. */
+    provisioning: z.array(z.string()).optional(),
   }),
   targets: z.array(targetSummarySchema),
   summary: z.object({

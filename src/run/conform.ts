@@ -110,6 +110,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
   const teardowns: { system: SystemName; run: () => Promise<SweepReport> }[] = [];
   const provisioned: NonNullable<SuiteContext['provisioned']> = {};
   const interrupt = new InterruptWatch(log);
+  const provisioning: string[] = [];
   try {
     let targets: Targets;
     if (external) {
@@ -140,6 +141,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       targets = { ...targets, secrets: provision.target };
       provisioned.secrets = provision.provisioned;
       for (const line of provision.lines) log(line);
+      provisioning.push(...provision.lines.map((l) => l.trim()));
     }
     interrupt.throwIfInterrupted();
 
@@ -214,7 +216,9 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     const results: RunResults = {
       ...runHeader(started, finished, { profile: config.profile, seed, runs: config.runs, command: options.command, faults: reference?.faults ?? [],
         ...(reference ? { referenceBehavior: reference.behavior } : {}),
-        ...(config.expect.length ? { expect: config.expect } : {}) }),
+        ...(config.expect.length ? { expect: config.expect } : {}),
+        runPrefix,
+        provisioning }),
       targets: targetSummaries,
       summary: {
         total: ruleResults.length,
@@ -232,8 +236,11 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
   } finally {
     for (const t of teardowns.reverse()) {
       const report = await t.run();
-      log(`cleanup (${t.system}): removed ${report.removed.length} thing(s) made under ${runPrefix}${report.problems.length ? `; ${report.problems.length} could not be removed:` : ''}`);
+      const line = `cleanup (${t.system}): removed ${report.removed.length} thing(s) made under ${runPrefix}${report.problems.length ? `; ${report.problems.length} could not be removed:` : ''}`;
+      log(line);
       for (const p of report.problems.slice(0, 20)) log(`  ${p}`);
+      // The results (written after this) share this list: the report says what was removed too.
+      provisioning.push(line, ...report.problems.slice(0, 20));
     }
     interrupt.dispose();
     await reference?.stop();
