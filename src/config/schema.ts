@@ -128,6 +128,17 @@ const meshTarget = z
     url: baseUrl,
     token: z.string().min(1, 'an ACL token with service:write is required'),
     dialect: dialect.default('spec'),
+    /**
+     * Who makes intentions, limited ACL tokens and CA rotations: `upstream` is Consul's own API
+     * (hashicorp dialect, a management token), `control` the reference's control listener, `none`
+     * nobody; `auto` (the default) takes upstream in the hashicorp dialect, else control when named.
+     */
+    provisioner: z.enum(['auto', 'upstream', 'control', 'none']).optional(),
+    /**
+     * The CA rules rotate the agent's CA (a new root, cross-signed by the old one); a rotation cannot
+     * be undone. false makes those rules SKIP, for an agent whose CA must stay as it is.
+     */
+    rotateCa: z.boolean().optional(),
     capabilities: z
       .object({
         namespaces: z.boolean().default(false),

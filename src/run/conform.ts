@@ -20,6 +20,7 @@ import { ruleById } from '../rules/catalog.ts';
 import { readFileSync } from 'node:fs';
 import { newRunPrefix } from '../provision/run-prefix.ts';
 import { provisionSecrets } from '../provision/secrets-provisioner.ts';
+import { provisionMesh } from '../provision/mesh-provisioner.ts';
 import type { SweepReport } from '../provision/secrets-sweep.ts';
 import { secretsApiFor } from '../provision/secrets-admin-client.ts';
 import { ConfigError } from '../config/load-config.ts';
@@ -140,6 +141,15 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       teardowns.push({ system: 'secrets', run: provision.teardown });
       targets = { ...targets, secrets: provision.target };
       provisioned.secrets = provision.provisioned;
+      for (const line of provision.lines) log(line);
+      provisioning.push(...provision.lines.map((l) => l.trim()));
+    }
+    if (targets.mesh) {
+      const target = external ? targets.mesh : { ...targets.mesh, provisioner: targets.mesh.provisioner ?? 'control' };
+      const provision = await provisionMesh(target, runPrefix);
+      teardowns.push({ system: 'mesh', run: provision.teardown });
+      targets = { ...targets, mesh: provision.target };
+      provisioned.mesh = provision.provisioned;
       for (const line of provision.lines) log(line);
       provisioning.push(...provision.lines.map((l) => l.trim()));
     }

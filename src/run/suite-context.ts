@@ -1,4 +1,5 @@
 import type { StackproofConfig } from '../config/schema.ts';
+import type { ProvisionedMesh } from '../provision/mesh-provisioner.ts';
 import type { ProvisionedSecrets } from '../provision/secrets-provisioner.ts';
 
 /**
@@ -17,7 +18,7 @@ export interface SuiteContext {
   /** Every name the run gives to what it creates starts with this and a dash (cleanup removes by it). */
   runPrefix: string;
   /** What the provisioners made before the suites ran, and why a capability is missing. */
-  provisioned?: { secrets?: ProvisionedSecrets };
+  provisioned?: { secrets?: ProvisionedSecrets; mesh?: ProvisionedMesh };
 }
 
 declare module 'vitest' {

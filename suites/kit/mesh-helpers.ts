@@ -5,14 +5,11 @@ import { leafSchemaFor, type LeafResponse } from '../../src/client/mesh-api.ts';
 import { caRootsSchema, type CaRootsResponse } from '../../src/client/schemas/mesh.ts';
 import { expectShape } from './expect-shape.ts';
 import type { RuleKit } from './rule-kit.ts';
+import { uniqueName } from './run-names.ts';
 
-let n = 0;
-const run = `sp${Date.now().toString(36)}${Math.random().toString(36).slice(2, 5)}`;
-
-/** A service name unique to this run. */
+/** A service name unique to this run, under the run prefix (cleanup finds its intentions by it). */
 export function serviceName(tag: string): string {
-  n += 1;
-  return `${run}-${tag}-${n}`;
+  return uniqueName(tag);
 }
 
 /** Whether the mesh target declares Enterprise namespaces (then leaves must carry Namespace). */
@@ -107,9 +104,7 @@ export function rootsIndex(roots: CaRootsResponse): number {
 
 /** A token with service:write on the given services, from the mesh fixtures; registered as a secret. */
 export async function tokenFor(kit: RuleKit, services: string[], namespace?: string): Promise<string> {
-  const token = await kit.meshControl.token(services, namespace);
-  kit.secret(token);
-  return token;
+  return kit.meshFixtures.token(services, namespace);
 }
 
 /**

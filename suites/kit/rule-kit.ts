@@ -6,6 +6,7 @@ import type { ExchangeObserver } from '../../src/client/exchange.ts';
 import { secretsConventionObserver } from './observers/secrets-conventions.ts';
 import { HttpClient } from '../../src/client/http-client.ts';
 import { MeshApi, MeshControlApi } from '../../src/client/mesh-api.ts';
+import { ConsulMeshFixtures, type MeshFixtures } from '../../src/provision/mesh-fixtures.ts';
 import { Redactor } from '../../src/client/redact.ts';
 import { SchedulerApi, SchedulerControlApi } from '../../src/client/scheduler-api.ts';
 import { SecretsApi } from '../../src/client/secrets-api.ts';
@@ -181,12 +182,47 @@ export class RuleKit {
     return { auth: new CloudAuthApi(this.secrets, mount), sim, tenantId: c.tenantId, mount, addresses: c.clientAddresses as [string, string] | undefined };
   }
 
-  /** The mesh control interface (intentions, tokens, rotation); SKIP when the profile names none. */
-  get meshControl(): MeshControlApi {
+  /**
+   * Intentions, ACL tokens, namespaces and CA rotations, made through Consul's own API (the upstream
+   * provisioner) or the reference's control listener; SKIP when nobody can make them.
+   */
+  get meshFixtures(): MeshFixtures {
     const target = this.ctx.targets.mesh;
     if (!target) throw new SkipRule('no mesh target is configured');
-    if (!target.capabilities.meshFixtures || !target.fixtures) throw new SkipRule('the mesh target declares no fixtures (capabilities.meshFixtures)');
-    return new MeshControlApi(this.client('mesh-control', target.fixtures.controlUrl, { authorization: `Bearer ${target.fixtures.controlToken}` }));
+    const provisioned = this.ctx.provisioned?.mesh;
+    let fixtures: MeshFixtures;
+    if (provisioned?.provisioner === 'upstream') {
+      const dialect = dialectFor(target.dialect);
+      fixtures = new ConsulMeshFixtures(this.client('mesh-admin', target.url, tokenHeaders(dialect.mesh.token, target.token)), this.ctx.runPrefix);
+    } else {
+      if (!target.capabilities.meshFixtures || !target.fixtures) throw new SkipRule(provisioned?.missing.meshFixtures ?? 'the mesh target declares no fixtures (capabilities.meshFixtures)');
+      fixtures = new MeshControlApi(this.client('mesh-control', target.fixtures.controlUrl, { authorization: `Bearer ${target.fixtures.controlToken}` }));
+    }
+    const rotate = fixtures.rotate.bind(fixtures);
+    const token = fixtures.token.bind(fixtures);
+    return Object.assign(Object.create(fixtures) as MeshFixtures, {
+      rotate: async () => {
+        const why = provisioned?.missing.caRotation;
+        if (why) throw new SkipRule(why);
+        return rotate();
+      },
+      token: async (services: string[], namespace?: string) => {
+        const t = await token(services, namespace);
+        this.secret(t);
+        return t;
+      },
+    });
+  }
+
+  /** Kept for the suites written before the provisioner: the same as meshFixtures. */
+  get meshControl(): MeshFixtures {
+    return this.meshFixtures;
+  }
+
+  /** SKIP with the provisioner's reason when the mesh target lacks what a rule relies on (e.g. `aclEnforced`). */
+  requireMesh(capability: string): void {
+    const why = this.ctx.provisioned?.mesh?.missing[capability];
+    if (why) throw new SkipRule(why);
   }
 
   /** The scheduler control interface (events, allocations, tokens); SKIP when the profile names none. */

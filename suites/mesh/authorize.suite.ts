@@ -15,7 +15,7 @@ async function clientOf(kit: RuleKit, service: string, ns?: string): Promise<{ u
 type Kind = 'none' | 'allow' | 'deny' | 'allow+permissions' | 'deny+permissions';
 
 ruleTest('mesh.authorize.intentions', async (kit) => {
-  const control = kit.meshControl;
+  const control = kit.meshFixtures;
   await kit.property(
     fc.array(fc.constantFrom<Kind>('none', 'allow', 'deny', 'allow+permissions', 'deny+permissions'), { minLength: 4, maxLength: 4 }),
     async (kinds) => {
@@ -46,7 +46,7 @@ ruleTest('mesh.authorize.intentions', async (kit) => {
 ruleTest('mesh.authorize.permissions-deny', async (kit) => {
   const source = serviceName('src');
   const destination = serviceName('dst');
-  await kit.meshControl.intention({ source, destination, action: 'allow', permissions: [{ Action: 'allow', HTTP: { PathExact: '/healthz' } }] });
+  await kit.meshFixtures.intention({ source, destination, action: 'allow', permissions: [{ Action: 'allow', HTTP: { PathExact: '/healthz' } }] });
   const client = await clientOf(kit, source);
   const body = expectShape(await kit.mesh.authorize({ Target: destination, ClientCertURI: client.uri, ClientCertSerial: client.serial }), authorizeSchema, 'authorize response');
   expect(body.Authorized, 'an allow intention with Permissions is treated as deny').toBe(false);
@@ -59,7 +59,7 @@ ruleTest('mesh.authorize.reason', async (kit) => {
   for (const action of ['allow', 'deny'] as const) {
     const source = serviceName('src');
     const destination = serviceName('dst');
-    await kit.meshControl.intention({ source, destination, action });
+    await kit.meshFixtures.intention({ source, destination, action });
     const client = await clientOf(kit, source);
     const body = expectShape(await kit.mesh.authorize({ Target: destination, ClientCertURI: client.uri, ClientCertSerial: client.serial }), authorizeSchema, 'authorize response');
     expect(body.Authorized, `with a matching ${action} intention, Authorized is ${action === 'allow'}`).toBe(action === 'allow');
@@ -102,6 +102,7 @@ ruleTest('mesh.authorize.serial-format', async (kit) => {
 });
 
 ruleTest('mesh.acl.authorize', async (kit) => {
+  kit.requireMesh('aclEnforced');
   const target = serviceName('dst');
   const other = serviceName('dst');
   const client = await clientOf(kit, serviceName('src'));
@@ -119,6 +120,7 @@ ruleTest('mesh.acl.authorize', async (kit) => {
 });
 
 ruleTest('mesh.acl.leaf', async (kit) => {
+  kit.requireMesh('aclEnforced');
   const service = serviceName('acl');
   const token = await tokenFor(kit, [service]);
   leafOf(kit, await kit.mesh.leaf(service, { token }), 'a leaf with service:write on the service');
@@ -138,7 +140,7 @@ const SOURCES = ['query', 'header', 'token'] as const;
 // the header outranks the token's namespace a refusal is as right as a leaf in the outranking one.
 // A leaf in the token's namespace there is always wrong.
 ruleTest('mesh.ns.leaf-precedence', async (kit) => {
-  const control = kit.meshControl;
+  const control = kit.meshFixtures;
   const values = { query: `${serviceName('ns')}-q`, header: `${serviceName('ns')}-h`, token: `${serviceName('ns')}-t` };
   for (const ns of Object.values(values)) await control.namespace(ns);
   const nsToken = await tokenFor(kit, ['*'], values.token);
@@ -170,7 +172,7 @@ ruleTest('mesh.ns.authorize-body-precedence', async (kit) => {
   const target = serviceName('dst');
   const client = await clientOf(kit, source);
   const [bodyNs, queryNs, headerNs] = [`${serviceName('ns')}-b`, `${serviceName('ns')}-q`, `${serviceName('ns')}-h`];
-  const control = kit.meshControl;
+  const control = kit.meshFixtures;
   // Upstream (Consul Enterprise) namespaces must exist before intentions name them.
   for (const ns of [bodyNs, queryNs, headerNs]) await control.namespace(ns);
   await control.intention({ source, destination: target, action: 'allow', destination_namespace: bodyNs });

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import type { HttpClient, HttpResponse } from '../client/http-client.ts';
+
+/**
+ * The part of Consul's HTTP API the mesh provisioner uses (hashicorp/consul agent/*_endpoint.go,
+ * api/*.go): intentions, config entries, ACL policies and tokens, the CA configuration and
+ * Enterprise namespaces. None of it is in the spec, which shows no way to make intentions or tokens
+ * or to rotate a CA. Consul answers errors as plain text; every answer used is parsed first.
+ */
+export class ConsulAdminApi {
+  constructor(readonly http: HttpClient) {}
+
+  private async call(method: string, path: string, what: string, options: { query?: Record<string, string | undefined>; json?: unknown } = {}): Promise<HttpResponse> {
+    const res = await this.http.request({ method, path, query: options.query, json: options.json });
+    if (res.status !== 200) throw new ConsulCallError(what, res.status, res.text.trim().slice(0, 200));
+    return res;
+  }
+
+  /** `PUT /v1/connect/intentions/exact`: one L4 intention (a service-intentions source, Consul ≥ 1.9). */
+  async putIntention(source: string, destination: string, action: 'allow' | 'deny', description: string): Promise<void> {
+    await this.call('PUT', '/v1/connect/intentions/exact', `intention ${source} -> ${destination}`, { query: { source, destination }, json: { SourceType: 'consul', Action: action, Description: description } });
+  }
+
+  async configEntry(kind: string, name: string, namespace?: string): Promise<Record<string, unknown> | undefined> {
+    const res = await this.http.request({ method: 'GET', path: `/v1/config/${kind}/${encodeURIComponent(name)}`, query: { ns: namespace } });
+    if (res.status === 404) return undefined;
+    if (res.status !== 200) throw new ConsulCallError(`read config entry ${kind}/${name}`, res.status, res.text.trim().slice(0, 200));
+    return res.parse(z.record(z.string(), z.unknown()));
+  }
+
+  async putConfigEntry(entry: Record<string, unknown> & { Kind: string; Name: string }, namespace?: string): Promise<void> {
+    await this.call('PUT', '/v1/config', `write config entry ${entry.Kind}/${entry.Name}`, { json: entry, query: { ns: namespace } });
+  }
+
+  async listConfigEntries(kind: string, namespace?: string): Promise<string[]> {
+    const res = await this.call('GET', `/v1/config/${kind}`, `list ${kind} config entries`, { query: { ns: namespace } });
+    return (res.parse(z.array(z.object({ Name: z.string() }).passthrough()).nullable()) ?? []).map((e) => e.Name);
+  }
+
+  deleteConfigEntry(kind: string, name: string, namespace?: string): Promise<HttpResponse> {
+    return this.http.request({ method: 'DELETE', path: `/v1/config/${kind}/${encodeURIComponent(name)}`, query: { ns: namespace } });
+  }
+
+  async createPolicy(name: string, rules: string, namespace?: string): Promise<string> {
+    const res = await this.call('PUT', '/v1/acl/policy', `create ACL policy ${name}`, { json: { Name: name, Description: 'stackproof run fixture', Rules: rules, ...(namespace ? { Namespace: namespace } : {}) } });
+    return res.parse(z.object({ ID: z.string().min(1) }).passthrough()).ID;
+  }
+
+  async createToken(description: string, policyId: string, namespace?: string): Promise<{ accessor: string; secret: string }> {
+    const res = await this.call('PUT', '/v1/acl/token', `create ACL token ${description}`, { json: { Description: description, Policies: [{ ID: policyId }], ...(namespace ? { Namespace: namespace } : {}) } });
+    const t = res.parse(z.object({ AccessorID: z.string().min(1), SecretID: z.string().min(1) }).passthrough());
+    return { accessor: t.AccessorID, secret: t.SecretID };
+  }
+
+  async listPolicies(): Promise<{ id: string; name: string }[]> {
+    const res = await this.call('GET', '/v1/acl/policies', 'list ACL policies');
+    return res.parse(z.array(z.object({ ID: z.string(), Name: z.string() }).passthrough())).map((p) => ({ id: p.ID, name: p.Name }));
+  }
+
+  async listTokens(): Promise<{ accessor: string; description: string }[]> {
+    const res = await this.call('GET', '/v1/acl/tokens', 'list ACL tokens');
+    return res.parse(z.array(z.object({ AccessorID: z.string(), Description: z.string().optional() }).passthrough())).map((t) => ({ accessor: t.AccessorID, description: t.Description ?? '' }));
+  }
+
+  deletePolicy(id: string): Promise<HttpResponse> {
+    return this.http.request({ method: 'DELETE', path: `/v1/acl/policy/${encodeURIComponent(id)}` });
+  }
+
+  deleteToken(accessor: string): Promise<HttpResponse> {
+    return this.http.request({ method: 'DELETE', path: `/v1/acl/token/${encodeURIComponent(accessor)}` });
+  }
+
+  async caConfiguration(): Promise<CaConfiguration> {
+    return (await this.call('GET', '/v1/connect/ca/configuration', 'read the CA configuration')).parse(caConfigurationSchema);
+  }
+
+  async putCaConfiguration(config: { Provider: string; Config: Record<string, unknown> }): Promise<void> {
+    await this.call('PUT', '/v1/connect/ca/configuration', 'update the CA configuration', { json: config });
+  }
+
+  /** Enterprise namespaces: `GET /v1/namespaces` answers 200 only where they exist. */
+  namespaces(): Promise<HttpResponse> {
+    return this.http.request({ method: 'GET', path: '/v1/namespaces' });
+  }
+
+  async createNamespace(name: string): Promise<void> {
+    await this.call('PUT', '/v1/namespace', `create namespace ${name}`, { json: { Name: name, Description: 'stackproof run fixture' } });
+  }
+
+  deleteNamespace(name: string): Promise<HttpResponse> {
+    return this.http.request({ method: 'DELETE', path: `/v1/namespace/${encodeURIComponent(name)}` });
+  }
+}
+
+const caConfigurationSchema = z.object({ Provider: z.string(), Config: z.record(z.string(), z.unknown()) }).passthrough();
+export type CaConfiguration = z.infer<typeof caConfigurationSchema>;
+
+/** What a Consul call that went wrong says: the call, the status and Consul's own words. */
+export class ConsulCallError extends Error {
+  constructor(
+    readonly what: string,
+    readonly status: number,
+    detail: string,
+  ) {
+    super(`${what}: answered ${status}${detail ? ` (${detail})` : ''}`);
+  }
+}

@@ -1,0 +1,111 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { z } from 'zod';
+import type { HttpClient } from '../client/http-client.ts';
+import { ConsulAdminApi } from './consul-admin-api.ts';
+
+export interface IntentionSpec {
+  source: string;
+  destination: string;
+  action: 'allow' | 'deny';
+  /** L7 permissions: such an intention never authorizes at L4. */
+  permissions?: unknown[];
+  source_namespace?: string;
+  destination_namespace?: string;
+}
+
+/**
+ * What the mesh suites ask for, whoever makes it: the reference's control listener (spec dialect)
+ * or Consul's own API (hashicorp dialect). The suites never know which.
+ */
+export interface MeshFixtures {
+  intention(spec: IntentionSpec): Promise<unknown>;
+  /** An ACL token with service:write on these services ('*': every service), in a namespace. */
+  token(serviceWrite: string[], namespace?: string): Promise<string>;
+  /** Makes an Enterprise namespace (they must exist before they are used). */
+  namespace(name: string): Promise<void>;
+  /** Rotates the CA; resolves once the roots endpoint shows the new active root, with its ID. */
+  rotate(): Promise<string>;
+}
+
+/**
+ * The mesh fixtures through Consul's own API, with the profile's management token. Names come from
+ * the suites (under the run prefix); policies and tokens are named after them, so cleanup finds them.
+ */
+export class ConsulMeshFixtures implements MeshFixtures {
+  private readonly api: ConsulAdminApi;
+  private seq = 0;
+
+  constructor(
+    http: HttpClient,
+    private readonly runPrefix: string,
+  ) {
+    this.api = new ConsulAdminApi(http);
+  }
+
+  async intention(spec: IntentionSpec): Promise<void> {
+    const source = spec.source_namespace ? `${spec.source_namespace}/${spec.source}` : spec.source;
+    if (!spec.permissions) {
+      const destination = spec.destination_namespace ? `${spec.destination_namespace}/${spec.destination}` : spec.destination;
+      return this.api.putIntention(source, destination, spec.action, `stackproof ${this.runPrefix}`);
+    }
+    // L7 permissions live in the destination's service-intentions entry, which needs an HTTP
+    // protocol in its service-defaults (agent/structs/config_entry_intentions.go). The entry holds
+    // every source of the destination: read it, add this source, write it back.
+    const ns = spec.destination_namespace;
+    await this.api.putConfigEntry({ Kind: 'service-defaults', Name: spec.destination, Protocol: 'http' }, ns);
+    const current = await this.api.configEntry('service-intentions', spec.destination, ns);
+    const sources = z.array(z.record(z.string(), z.unknown())).catch([]).parse(current?.Sources ?? []);
+    const entry = { Name: spec.source, ...(spec.source_namespace ? { Namespace: spec.source_namespace } : {}), Permissions: spec.permissions, Description: `stackproof ${this.runPrefix}` };
+    await this.api.putConfigEntry({ Kind: 'service-intentions', Name: spec.destination, Sources: [...sources.filter((s) => s.Name !== spec.source), entry] }, ns);
+  }
+
+  async token(serviceWrite: string[], namespace?: string): Promise<string> {
+    this.seq += 1;
+    const name = `${this.runPrefix}-acl-${process.pid.toString(36)}${this.seq.toString(36)}`;
+    const rules = serviceWrite.includes('*') ? 'service_prefix "" { policy = "write" }' : serviceWrite.map((s) => `service ${JSON.stringify(s)} { policy = "write" }`).join('\n');
+    const policy = await this.api.createPolicy(name, rules, namespace);
+    return (await this.api.createToken(name, policy, namespace)).secret;
+  }
+
+  namespace(name: string): Promise<void> {
+    return this.api.createNamespace(name);
+  }
+
+  /**
+   * A new root from a new private key of the configured type, through the built-in provider: Consul
+   * cross-signs it with the old root (agent/consul/leader_connect_ca.go). Resolves once
+   * /v1/agent/connect/ca/roots names it active.
+   */
+  async rotate(): Promise<string> {
+    const before = await this.activeRootId();
+    const current = await this.api.caConfiguration();
+    if (current.Provider !== 'consul') throw new Error(`the CA provider is "${current.Provider}": stackproof rotates only the built-in provider ("consul")`);
+    const { RootCert: _root, ...config } = current.Config;
+    await this.api.putCaConfiguration({ Provider: 'consul', Config: { ...config, PrivateKey: newCaKey(current.Config) } });
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const now = await this.activeRootId();
+      if (now && now !== before) return now;
+      if (Date.now() > deadline) throw new Error(`the CA configuration was updated but ActiveRootID is still ${before} after 15 s`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  private async activeRootId(): Promise<string> {
+    const res = await this.api.http.request({ method: 'GET', path: '/v1/agent/connect/ca/roots' });
+    if (res.status !== 200) throw new Error(`CA roots answered ${res.status}`);
+    return res.parse(z.object({ ActiveRootID: z.string() }).passthrough()).ActiveRootID;
+  }
+}
+
+/** A PEM private key of the type the CA configuration names (Consul's default: EC P-256). */
+function newCaKey(config: Record<string, unknown>): string {
+  const type = String(config.PrivateKeyType ?? 'ec').toLowerCase();
+  const bits = Number(config.PrivateKeyBits ?? (type === 'rsa' ? 2048 : 256));
+  const { privateKey } =
+    type === 'rsa'
+      ? generateKeyPairSync('rsa', { modulusLength: bits })
+      : generateKeyPairSync('ec', { namedCurve: bits === 384 ? 'P-384' : bits === 521 ? 'P-521' : 'P-256' });
+  // Consul parses EC keys in SEC 1 ("EC PRIVATE KEY") and RSA keys in PKCS #1 form (connect.ParseSigner takes both and PKCS #8).
+  return privateKey.export({ format: 'pem', type: type === 'rsa' ? 'pkcs1' : 'sec1' }).toString();
+}

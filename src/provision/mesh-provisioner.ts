@@ -1,0 +1,126 @@
+import { tokenHeaders, dialectFor } from '../config/dialects.ts';
+import type { MeshTarget } from '../config/schema.ts';
+import { HttpClient } from '../client/http-client.ts';
+import { Redactor } from '../client/redact.ts';
+import { ConsulAdminApi } from './consul-admin-api.ts';
+import { madeByRun } from './run-prefix.ts';
+import type { SweepReport } from './secrets-sweep.ts';
+
+/** What the mesh suites learn about their fixtures beyond the target profile (plain data). */
+export interface ProvisionedMesh {
+  provisioner: 'upstream' | 'control' | 'none';
+  /** Why a capability is missing, by name (`aclEnforced`, `caRotation`, `namespaces`, `meshFixtures`). */
+  missing: Record<string, string>;
+}
+
+export interface MeshProvision {
+  provisioned: ProvisionedMesh;
+  target: MeshTarget;
+  lines: string[];
+  teardown(): Promise<SweepReport>;
+}
+
+/** The mesh target's HTTP client with its management token, outside the suites (no evidence kept). */
+export function meshHttpFor(target: MeshTarget, timeoutMs = 10_000): HttpClient {
+  const redactor = new Redactor();
+  redactor.add(target.token);
+  return new HttpClient({ baseUrl: target.url, defaultHeaders: tokenHeaders(dialectFor(target.dialect).mesh.token, target.token), timeoutMs, redactor });
+}
+
+/**
+ * Decides who makes the mesh fixtures and finds out what the agent can do: in the hashicorp dialect
+ * Consul's own API (intentions, config entries, ACL policies and tokens, the CA configuration); else
+ * the reference's control listener when the profile names one. Whether ACLs are enforced (and the
+ * agent's default token grants no service:write, which the ACL rules' requests without a token rely
+ * on) and whether there are Enterprise namespaces are detected, not declared.
+ */
+export async function provisionMesh(target: MeshTarget, prefix: string): Promise<MeshProvision> {
+  const choice = target.provisioner ?? 'auto';
+  const http = meshHttpFor(target);
+  const api = new ConsulAdminApi(http);
+  const missing: Record<string, string> = {};
+  const lines: string[] = [];
+  const resolved: MeshTarget = structuredClone(target);
+  if (target.rotateCa === false) missing.caRotation = 'the profile forbids CA rotation (rotateCa: false)';
+
+  const upstream = choice === 'upstream' || (choice === 'auto' && target.dialect === 'hashicorp');
+  if (upstream && target.dialect === 'hashicorp') {
+    const self = await http.request({ method: 'GET', path: '/v1/acl/token/self' });
+    if (self.status === 200) {
+      // A request without a token gets the agent's default token: it must not grant service:write,
+      // or the ACL rules' refusals cannot happen.
+      const anonymous = await http.request({ method: 'GET', path: `/v1/agent/connect/ca/leaf/${prefix}-acl-probe`, bare: true });
+      if (anonymous.status === 200) {
+        missing.aclEnforced = "the agent's default token grants service:write (a leaf was issued to a request without a token), so the ACL rules cannot see a refusal: give the agent a default token without service:write (acl.tokens.default), or none";
+      }
+    } else if (/ACL support disabled/i.test(self.text)) {
+      missing.aclEnforced = 'ACLs are disabled on the agent (`consul agent -dev` starts without them): no token is ever refused, and no limited token can be made; enable them in its config (acl { enabled = true, default_policy = "deny" })';
+    } else {
+      missing.meshFixtures = `the token cannot read itself (GET /v1/acl/token/self answered ${self.status} ${self.text.trim().slice(0, 120)}): is it the agent's management token?`;
+    }
+    if (!target.capabilities.namespaces) {
+      const ns = await api.namespaces();
+      if (ns.status === 200) resolved.capabilities.namespaces = true;
+      else missing.namespaces = `no namespaces: GET /v1/namespaces answered ${ns.status} (Consul CE has none; Enterprise does)`;
+    }
+    if (!missing.meshFixtures) {
+      resolved.capabilities.meshFixtures = true;
+      lines.push(
+        `mesh fixtures: through Consul's API, under the run prefix ${prefix} (intentions, config entries, ACL policies and tokens${missing.caRotation ? '' : ', CA rotation'})`,
+        ...(resolved.capabilities.namespaces && !target.capabilities.namespaces ? ['  detected Enterprise namespaces'] : []),
+        ...Object.entries(missing).map(([c, why]) => `  not available: ${c}: ${why}`),
+      );
+      return { provisioned: { provisioner: 'upstream', missing }, target: resolved, lines, teardown: () => sweepMesh(api, prefix) };
+    }
+  }
+
+  const control = choice !== 'none' && choice !== 'upstream' && Boolean(target.fixtures);
+  const why = target.dialect === 'spec' ? 'the spec shows no way to make intentions or tokens or to rotate a CA' : `the profile chose provisioner "${choice}"`;
+  if (!control && !missing.meshFixtures) missing.meshFixtures = `no intentions, ACL tokens or CA rotation: ${why}, and the profile names no fixtures (fixtures.controlUrl)`;
+  if (!target.capabilities.namespaces && !missing.namespaces) missing.namespaces = 'the target declares no namespaces (capabilities.namespaces)';
+  lines.push(`mesh fixtures: ${control ? `through the control listener ${target.fixtures!.controlUrl}` : 'none made'}`);
+  return { provisioned: { provisioner: control ? 'control' : 'none', missing }, target: resolved, lines, teardown: async () => ({ removed: [], problems: [] }) };
+}
+
+/**
+ * Removes what a run (or, with 'all', any stackproof run) made on a Consul agent: the
+ * service-intentions and service-defaults entries of its services (exact intentions live in the
+ * former), its ACL tokens and policies, and its namespaces. A CA rotation cannot be undone: the old
+ * root stays trusted, listed beside the new one, until Consul prunes it.
+ */
+export async function sweepMesh(api: ConsulAdminApi, prefix: string | 'all', options: { dryRun?: boolean } = {}): Promise<SweepReport> {
+  const report: SweepReport = { removed: [], problems: [] };
+  const mine = (name: string) => madeByRun(name, prefix);
+  const attempt = async <T>(what: string, call: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await call();
+    } catch (err) {
+      report.problems.push(`${what}: ${(err as Error).message}`);
+      return undefined;
+    }
+  };
+  const remove = async (what: string, call: () => Promise<{ status: number; text: string }>) => {
+    if (options.dryRun) return void report.removed.push(what);
+    const res = await attempt(what, call);
+    if (!res) return;
+    if (res.status < 300 || res.status === 404) report.removed.push(what);
+    else report.problems.push(`${what}: answered ${res.status} ${res.text.trim().slice(0, 160)}`);
+  };
+  for (const kind of ['service-intentions', 'service-defaults']) {
+    for (const name of ((await attempt(`list ${kind}`, () => api.listConfigEntries(kind))) ?? []).filter(mine)) {
+      await remove(`config ${kind}/${name}`, () => api.deleteConfigEntry(kind, name));
+    }
+  }
+  const aclOff = (err: string) => /ACL support disabled|answered 401/.test(err);
+  const tokens = await attempt('list ACL tokens', () => api.listTokens());
+  for (const t of (tokens ?? []).filter((t) => mine(t.description))) await remove(`ACL token ${t.description}`, () => api.deleteToken(t.accessor));
+  const policies = await attempt('list ACL policies', () => api.listPolicies());
+  for (const p of (policies ?? []).filter((p) => mine(p.name))) await remove(`ACL policy ${p.name}`, () => api.deletePolicy(p.id));
+  report.problems = report.problems.filter((p) => !aclOff(p));
+  const ns = await api.namespaces();
+  if (ns.status === 200) {
+    const names = (ns.json() as { Name?: string }[] | null ?? []).map((n) => n.Name ?? '').filter(mine);
+    for (const name of names) await remove(`namespace ${name}`, () => api.deleteNamespace(name));
+  }
+  return report;
+}
