@@ -76,7 +76,8 @@ export async function provisionMesh(target: MeshTarget, prefix: string): Promise
 
   const control = choice !== 'none' && choice !== 'upstream' && Boolean(target.fixtures);
   const why = target.dialect === 'spec' ? 'the spec shows no way to make intentions or tokens or to rotate a CA' : `the profile chose provisioner "${choice}"`;
-  if (!control && !missing.meshFixtures) missing.meshFixtures = `no intentions, ACL tokens or CA rotation: ${why}, and the profile names no fixtures (fixtures.controlUrl)`;
+  if (control) delete missing.meshFixtures;
+  else if (!missing.meshFixtures) missing.meshFixtures = `no intentions, ACL tokens or CA rotation: ${why}, and the profile names no fixtures (fixtures.controlUrl)`;
   if (!target.capabilities.namespaces && !missing.namespaces) missing.namespaces = 'the target declares no namespaces (capabilities.namespaces)';
   lines.push(`mesh fixtures: ${control ? `through the control listener ${target.fixtures!.controlUrl}` : 'none made'}`);
   return { provisioned: { provisioner: control ? 'control' : 'none', missing }, target: resolved, lines, teardown: async () => ({ removed: [], problems: [] }) };

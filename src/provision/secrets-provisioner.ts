@@ -109,9 +109,10 @@ async function provisionUpstream(
     }
   };
 
-  // A fresh mount of each version, so that no key of anyone else's is ever written or listed.
+  // A fresh mount of each version, so that no key of anyone else's is ever written or listed. Not
+  // where the profile declares namespaces: it says each has a version 1 engine at kv.v1Mount.
   const v1 = `${prefix}-kv1`;
-  if (await attempt('kvV1', `a version 1 key-value mount at ${v1}/`, () => admin.enableSecrets(v1, 'kv', { version: '1' }))) resolved.kv.v1Mount = `${v1}/`;
+  if (!target.capabilities.namespaces && (await attempt('kvV1', `a version 1 key-value mount at ${v1}/`, () => admin.enableSecrets(v1, 'kv', { version: '1' })))) resolved.kv.v1Mount = `${v1}/`;
   if (!target.capabilities.kvV2) {
     const v2 = `${prefix}-kv2`;
     if (await attempt('kvV2', `a version 2 key-value mount at ${v2}/`, async () => {
