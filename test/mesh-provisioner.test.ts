@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +7,8 @@ import { ConsulAdminApi } from '../src/provision/consul-admin-api.ts';
 import { meshHttpFor } from '../src/provision/mesh-provisioner.ts';
 import { runResultsSchema } from '../src/report/results-model.ts';
 import { RULES } from '../src/rules/catalog.ts';
-import { BIN, ROOT, runCli } from './support/run-cli.ts';
+import { runCli } from './support/run-cli.ts';
+import { serveInChild } from './support/serve-child.ts';
 
 /**
  * Issue 16's "done means": a user of a real Consul agent gives only its address, a management token
@@ -22,18 +23,8 @@ interface Served {
 }
 
 async function serveMeshWithoutControl(): Promise<Served> {
-  const file = join(mkdtempSync(join(tmpdir(), 'stackproof-serve-')), 'profile.json');
-  const child = spawn(process.execPath, [BIN, 'serve', '--dialect', 'hashicorp', '--no-control', '--profile-out', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const deadline = Date.now() + 30_000;
-  while (!existsSync(file) || !/conform --config/.test(output)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`serve did not come up: ${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as { targets: { mesh: { url: string; token: string } } };
-  return { child, url: profile.targets.mesh.url, token: profile.targets.mesh.token };
+  const { child, targets } = await serveInChild(['--dialect', 'hashicorp', '--no-control']);
+  return { child, url: targets.mesh!.url, token: targets.mesh!.token };
 }
 
 /** What a run could leave behind on the agent, as Consul's own listings show it. */

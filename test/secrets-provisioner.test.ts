@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import type { SecretsApi } from '../src/client/secrets-api.ts';
 import { runResultsSchema } from '../src/report/results-model.ts';
 import { RULES } from '../src/rules/catalog.ts';
 import { BIN, ROOT, runCli } from './support/run-cli.ts';
+import { serveInChild } from './support/serve-child.ts';
 
 /**
  * Issue 15's "done means": a user of a real Vault gives only the address, a root token and the
@@ -23,20 +24,8 @@ interface Served {
 }
 
 async function serveHashicorpWithoutControl(behavior: 'spec' | 'upstream' = 'spec'): Promise<Served> {
-  const dir = mkdtempSync(join(tmpdir(), 'stackproof-serve-'));
-  const file = join(dir, 'profile.json');
-  const args = [BIN, 'serve', '--dialect', 'hashicorp', '--reference-behavior', behavior, '--no-control', '--profile-out', file];
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const deadline = Date.now() + 30_000;
-  while (!existsSync(file) || !/conform --config/.test(output)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`serve did not come up: ${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as { targets: { secrets: { url: string; token: string } } };
-  return { child, url: profile.targets.secrets.url, token: profile.targets.secrets.token };
+  const { child, targets } = await serveInChild(['--dialect', 'hashicorp', '--reference-behavior', behavior, '--no-control']);
+  return { child, url: targets.secrets!.url, token: targets.secrets!.token };
 }
 
 /** What a run could leave behind, as Vault's own listings show it. */
