@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { caRootsSchema } from '../../src/client/schemas/mesh.ts';
 import { expectShape } from '../kit/expect-shape.ts';
-import { certOf, expectChainsToActiveRoot, leafOf, publicKeyOfPrivate, rootsIndex, rootsNow, serialValue, serviceName } from '../kit/mesh-helpers.ts';
+import { activeRootCert, certOf, expectChainsToActiveRoot, leafOf, publicKeyOfPrivate, rootsIndex, rootsNow, serialValue, serviceName } from '../kit/mesh-helpers.ts';
 import { ruleTest } from '../kit/rule-test.ts';
 
 // Everything that depends on which root is active lives in this one file, so that the rotations
@@ -207,6 +207,55 @@ ruleTest('mesh.leaf.service-need-not-exist', async (kit) => {
     },
     { numRuns: Math.min(kit.ctx.runs, 10) },
   );
+});
+
+/** Every certificate of a PEM bundle, in order. */
+function pemCertificates(pem: string): X509Certificate[] {
+  return (pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((block) => new X509Certificate(block));
+}
+
+/** Clock drift allowed between the harness and the agent when judging whether a certificate is valid now. */
+const DRIFT_MS = 5 * 60_000;
+
+/**
+ * What a peer that trusts only `anchor` does with a certificate and the intermediates it is given:
+ * walk from the certificate through intermediates that are CA certificates, valid now, and whose
+ * key signed the previous one, until the anchor signed one. The subjects on the way, or undefined.
+ */
+function pathToAnchor(cert: X509Certificate, intermediates: X509Certificate[], anchor: X509Certificate): string[] | undefined {
+  const signs = (issuer: X509Certificate, subject: X509Certificate) => subject.checkIssued(issuer) && subject.verify(issuer.publicKey);
+  const validNow = (c: X509Certificate) => Date.parse(c.validFrom) <= Date.now() + DRIFT_MS && Date.parse(c.validTo) >= Date.now() - DRIFT_MS;
+  const unused = new Set(intermediates);
+  const path: string[] = [];
+  let current = cert;
+  for (;;) {
+    if (signs(anchor, current)) return path;
+    const next = [...unused].find((i) => i.ca && validNow(i) && signs(i, current));
+    if (!next) return undefined;
+    path.push(next.subject);
+    unused.delete(next);
+    current = next;
+  }
+}
+
+ruleTest('mesh.upstream.rotation-cross-signed', async (kit) => {
+  const before = await rootsNow(kit);
+  const oldRoot = activeRootCert(before);
+  await kit.meshControl.rotate();
+  const after = await rootsNow(kit);
+  expect(after.ActiveRootID, 'the rotation made another root active').not.toBe(before.ActiveRootID);
+  const active = after.Roots.find((r) => r.ID === after.ActiveRootID)!;
+  const newKey = new X509Certificate(active.RootCert).publicKey.export({ format: 'der', type: 'spki' });
+  const listed = pemCertificates((active.IntermediateCerts ?? []).join('\n'));
+  const crossSigned = listed.find((c) => c.checkIssued(oldRoot) && c.verify(oldRoot.publicKey));
+  expect(crossSigned, `the new active root's IntermediateCerts (${listed.length}) hold a certificate the old root ${before.ActiveRootID} signed`).toBeDefined();
+  expect(crossSigned!.publicKey.export({ format: 'der', type: 'spki' }).equals(newKey), "that certificate carries the new root's key").toBe(true);
+  const leaf = leafOf(kit, await kit.mesh.leaf(serviceName('xsign')), 'a leaf issued after the rotation');
+  const [cert, ...bundled] = pemCertificates(leaf.CertPEM);
+  const viaListed = pathToAnchor(cert!, listed, oldRoot);
+  expect(viaListed, "the new leaf verifies for a peer that trusts only the old root, through the new active root's IntermediateCerts").toBeDefined();
+  kit.note(`chain to the old root: ${[cert!.subject, ...viaListed!].join(' -> ')}`);
+  expect(pathToAnchor(cert!, bundled, oldRoot), `and through the ${bundled.length} certificate(s) after it in CertPEM, which its holder presents`).toBeDefined();
 });
 
 ruleTest('mesh.upstream.bad-index-400', async (kit) => {

@@ -38,6 +38,12 @@ export const meshFaults: Fault[] = [
   { id: 'mesh.leaf-never-cached', system: 'mesh', breaks: ['mesh.leaf.cached'], description: 'Every fetch issues a new leaf' },
   { id: 'mesh.leaf-cache-ignores-rotation', system: 'mesh', breaks: ['mesh.leaf.new-after-rotation'], description: 'The cached leaf is returned after a rotation' },
   { id: 'mesh.leaf-blocking-ignores-rotation', system: 'mesh', breaks: ['mesh.leaf.blocking-wakes-on-rotation'], description: 'A blocking leaf query does not wake on a rotation' },
+  {
+    id: 'mesh.rotation-without-cross-signing',
+    system: 'mesh',
+    breaks: ['mesh.upstream.rotation-cross-signed'],
+    description: "After a rotation the new root's IntermediateCerts are null and new leaves carry no cross-signed certificate: peers that trust only the old root cannot verify new leaves",
+  },
   { id: 'mesh.leaf-blocking-not-supported', system: 'mesh', breaks: ['mesh.leaf.blocking-timeout'], description: 'Blocking leaf queries return at once' },
   { id: 'mesh.leaf-requires-catalog', system: 'mesh', breaks: ['mesh.leaf.service-need-not-exist'], description: 'Leaves are issued only for services in a catalog' },
   { id: 'mesh.authorize-ignores-source', system: 'mesh', breaks: ['mesh.authorize.intentions'], description: 'Authorize matches intentions by destination only, ignoring the source' },

@@ -250,4 +250,25 @@ export const meshUpstreamRules: Rule[] = [
       'no match → Reason "Default behavior configured by ACLs"; "Default intention policy" when the agent sets default_intention_policy (newest versions); "ACLs disabled, access is allowed by default" with ACLs off (versions before the inlined handler)',
     ),
   }),
+  rule({
+    id: 'mesh.upstream.rotation-cross-signed',
+    level: 'UPSTREAM',
+    title:
+      "After a root rotation, a new leaf verifies for a peer that trusts only the old root: the new active root's IntermediateCerts hold the new root cross-signed by the old one, and the leaf's CertPEM carries it after the certificate",
+    capability: FIX,
+    sources: [
+      { file, section: DOES, quote: 'CA roots returns the trusted root certificates so that proxies can verify certificates.' },
+      {
+        file,
+        section: 'Resources and their fields > CA roots response',
+        quote:
+          'Root fields: ID (string), Name (string), SerialNumber (integer), SigningKeyID (string), ExternalTrustDomain (string), NotBefore (timestamp string, ISO 8601), NotAfter (timestamp string), RootCert (PEM string), IntermediateCerts (null or list), Active (boolean), PrivateKeyType (string), PrivateKeyBits (integer), CreateIndex (integer), ModifyIndex (integer).',
+      },
+    ],
+    upstream: {
+      product: 'Consul',
+      source: 'hashicorp/consul agent/consul/leader_connect_ca.go CAManager.primaryUpdateRootCA and SignCertificate, agent/connect/ca/provider_consul.go CrossSignCA',
+      note: "a rotation has the old provider cross-sign the new root (new subject and key, issued by the old root, valid 7 days) and puts it first in the new active root's IntermediateCerts, unless ForceWithoutCrossSigning; SignCertificate appends the active root's IntermediateCerts to every leaf's CertPEM, so proxies that have not yet seen the new root still verify new leaves",
+    },
+  }),
 ];
