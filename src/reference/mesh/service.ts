@@ -8,11 +8,13 @@ import { sendJsonBody, sendPlainError } from '../http/plain-errors.ts';
 import { Router, type RouteContext, type RouteHandler } from '../http/router.ts';
 import { AclTokens } from './acl.ts';
 import { decodeAuthorizeRequest } from './authorize-request.ts';
+import { CaConfigurationRoutes } from './ca-configuration-routes.ts';
 import type { CertificateAuthority } from './certificate-authority.ts';
 import { ConsulHeaders, type CacheMeta } from './consul-headers.ts';
 import { parseGoDuration, parseWait } from './durations.ts';
 import { describeIntention, describeIntentionWithoutAction, IntentionStore } from './intentions.ts';
 import { MeshNamespaces } from './namespaces.ts';
+import { colonHexSerial } from './serial-number.ts';
 
 export interface MeshServiceOptions {
   dialect: Dialect;
@@ -60,12 +62,6 @@ function goTime(d: Date): string {
   return d.toISOString().replace(/\.000Z$/, 'Z');
 }
 
-/** Colon-separated bytes of the serial, like Consul's connect.EncodeSerialNumber. */
-function colonHexSerial(serial: bigint): string {
-  const hex = serial.toString(16);
-  return (hex.length % 2 ? `0${hex}` : hex).match(/../g)!.join(':');
-}
-
 /** The mesh agent's connect endpoints: authorize, CA roots, leaf certificates. */
 export class MeshService {
   private readonly router = new Router<RouteHandler>();
@@ -75,14 +71,18 @@ export class MeshService {
   private readonly consul: ConsulHeaders;
   private readonly leaves = new Map<string, Leaf>();
   private readonly changes = new EventEmitter();
-  /** Serials of every certificate the cluster issues, in issuance order. */
-  private serial = BigInt(0x1000 + Math.floor(Math.random() * 0x1000));
   private readonly perServiceSerials = new Map<string, bigint>();
   /** When the agent's cache last filled the roots and each intention match (for X-Cache and Age). */
   private rootsCachedAt: number | undefined;
   private readonly intentionMatchCachedAt = new Map<string, number>();
-  /** Lifetime of new leaves; the reference control interface can shorten it. */
-  leafLifetimeMs = 72 * 3600 * 1000;
+  /** Lifetime of new leaves: the CA configuration's LeafCertTTL; the reference control interface can shorten it. */
+  get leafLifetimeMs(): number {
+    return this.options.ca.leafLifetimeMs;
+  }
+
+  set leafLifetimeMs(ms: number) {
+    this.options.ca.setLeafLifetime(ms);
+  }
 
   constructor(private readonly options: MeshServiceOptions) {
     this.changes.setMaxListeners(0);
@@ -93,6 +93,18 @@ export class MeshService {
     this.router.add('GET', '/v1/agent/connect/ca/roots', (ctx) => this.roots(ctx));
     this.router.add('GET', '/v1/agent/connect/ca/leaf/:service', (ctx) => this.leaf(ctx));
     this.router.add('POST', '/v1/agent/connect/authorize', (ctx) => this.authorize(ctx));
+    if (this.hashicorp) {
+      const caConfiguration = new CaConfigurationRoutes({
+        ca: options.ca,
+        acl: this.acl,
+        plain: (res, status, message) => this.plain(res, status, message),
+        json: (res, body) => sendJsonBody(res, 200, body, this.consul.base()),
+        empty: (res) => res.writeHead(200, { ...this.consul.base(), 'content-length': 0 }).end(),
+        rotated: () => this.rootsRotated(),
+      });
+      this.router.add('GET', '/v1/connect/ca/configuration', (ctx) => caConfiguration.get(ctx));
+      this.router.add('PUT', '/v1/connect/ca/configuration', (ctx) => caConfiguration.put(ctx));
+    }
   }
 
   get trustDomain(): string {
@@ -113,14 +125,18 @@ export class MeshService {
     return this.namespaces.create(name);
   }
 
-  /** Reference setup: rotates the CA; waiters on roots and leaves wake. */
+  /** Reference setup: rotates the CA the way a new key in its configuration does; waiters on roots and leaves wake. */
   async rotate(): Promise<string> {
     const root = await this.options.ca.rotate();
+    this.rootsRotated();
+    return root.ID;
+  }
+
+  private rootsRotated(): void {
     // The agent's roots cache refreshes in the background: the next read is a (fresh) hit.
     if (this.rootsCachedAt !== undefined) this.rootsCachedAt = Date.now();
     if (!this.options.faults.has('mesh.roots-blocking-ignores-rotation')) this.changes.emit('roots');
     if (!this.options.faults.has('mesh.leaf-blocking-ignores-rotation')) this.changes.emit('leaf');
-    return root.ID;
   }
 
   /** Plain-text error, with the headers Consul puts on every answer in the hashicorp dialect. */
@@ -239,6 +255,7 @@ export class MeshService {
     const roots = this.options.ca.roots().map((root) => {
       const out: Record<string, unknown> = { ...root };
       if (f.has('mesh.roots-missing-signing-key-id')) delete out.SigningKeyID;
+      if (f.has('mesh.rotation-without-cross-signing')) out.IntermediateCerts = null;
       if (f.has('mesh.roots-cert-der-base64')) out.RootCert = root.RootCert.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '');
       return out;
     });
@@ -273,8 +290,7 @@ export class MeshService {
       this.perServiceSerials.set(service, next);
       return next;
     }
-    this.serial += 1n;
-    return this.serial;
+    return this.options.ca.nextSerial();
   }
 
   private async currentLeaf(ns: string, service: string): Promise<Leaf> {
@@ -344,7 +360,7 @@ export class MeshService {
     const time = (d: Date) => (this.hashicorp ? goTime(d) : d.toISOString());
     const body: Record<string, unknown> = {
       SerialNumber: colonHexSerial(leaf.serial),
-      CertPEM: leaf.certPem,
+      CertPEM: f.has('mesh.rotation-without-cross-signing') ? leaf.certPem.replace(/(-----END CERTIFICATE-----\n)[\s\S]*$/, '$1') : leaf.certPem,
       PrivateKeyPEM: f.has('mesh.leaf-wrong-private-key') ? (await this.options.ca.signLeaf(uri, service, 1n, 60_000)).keyPem : leaf.keyPem,
       Service: service,
       ServiceURI: f.has('mesh.leaf-service-uri-mismatch') ? uri.replace(`/ns/${ns}`, '') : uri,
