@@ -6,13 +6,24 @@ export type NamespaceChoice = { ok: true; namespace: string } | { ok: false; sta
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
+/** A namespace as Consul Enterprise keeps it (api/namespace.go Namespace). */
+export interface NamespaceRecord {
+  name: string;
+  description: string;
+  meta?: Record<string, string>;
+  /** IDs of the policies the namespace applies to its tokens by default (ACLs.PolicyDefaults). */
+  policyDefaults: string[];
+  createIndex: number;
+  modifyIndex: number;
+}
+
 /**
  * The namespaces of the agent and how a request selects one. With namespaces off the agent acts
  * like Consul CE: it has only 'default', and a namespace header or `?ns` is refused with 400
  * (agent/http_ce.go HTTPHandlers.parseEntMeta, which checks the header first).
  */
 export class MeshNamespaces {
-  private readonly known = new Set(['default']);
+  private readonly known = new Map<string, NamespaceRecord>([['default', { name: 'default', description: 'Builtin Default Namespace', policyDefaults: [], createIndex: 1, modifyIndex: 1 }]]);
 
   constructor(
     readonly enabled: boolean,
@@ -23,12 +34,38 @@ export class MeshNamespaces {
   /** Reference setup: makes a namespace. Refused (false) with namespaces off or a bad name. */
   create(name: string): boolean {
     if (!this.enabled || !NAME.test(name)) return false;
-    this.known.add(name);
+    if (!this.known.has(name)) this.known.set(name, { name, description: '', policyDefaults: [], createIndex: 1, modifyIndex: 1 });
     return true;
   }
 
   list(): string[] {
-    return [...this.known];
+    return [...this.known.keys()];
+  }
+
+  has(name: string): boolean {
+    return this.known.has(name);
+  }
+
+  record(name: string): NamespaceRecord | undefined {
+    return this.known.get(name);
+  }
+
+  records(): NamespaceRecord[] {
+    return [...this.known.values()];
+  }
+
+  /** Creates or replaces a namespace record (the admin API's write; the caller validated it). */
+  put(record: NamespaceRecord): void {
+    this.known.set(record.name, record);
+  }
+
+  /** Removes a namespace; 'default' stays. */
+  remove(name: string): boolean {
+    return name !== 'default' && this.known.delete(name);
+  }
+
+  policyDefaults(name: string): string[] {
+    return this.known.get(name)?.policyDefaults ?? [];
   }
 
   /**

@@ -10,6 +10,7 @@ import { AclTokens } from './acl.ts';
 import { decodeAuthorizeRequest } from './authorize-request.ts';
 import { CaConfigurationRoutes } from './ca-configuration-routes.ts';
 import type { CertificateAuthority } from './certificate-authority.ts';
+import { registerConsulAdmin } from './consul-admin.ts';
 import { ConsulHeaders, type CacheMeta } from './consul-headers.ts';
 import { parseGoDuration, parseWait } from './durations.ts';
 import { describeIntention, describeIntentionWithoutAction, IntentionStore } from './intentions.ts';
@@ -86,7 +87,7 @@ export class MeshService {
 
   constructor(private readonly options: MeshServiceOptions) {
     this.changes.setMaxListeners(0);
-    this.acl = new AclTokens(options.dialect);
+    this.acl = new AclTokens(options.dialect, options.nextIndex, options.datacenter);
     this.acl.addManagement(options.managementToken);
     this.namespaces = new MeshNamespaces(options.namespaces, options.dialect, options.faults);
     this.consul = new ConsulHeaders(options.dialect);
@@ -104,6 +105,8 @@ export class MeshService {
       });
       this.router.add('GET', '/v1/connect/ca/configuration', (ctx) => caConfiguration.get(ctx));
       this.router.add('PUT', '/v1/connect/ca/configuration', (ctx) => caConfiguration.put(ctx));
+      // Consul's intention, config-entry, ACL and (Enterprise) namespace endpoints.
+      registerConsulAdmin(this.router, { acl: this.acl, namespaces: this.namespaces, intentions: this.intentions, consul: this.consul, nextIndex: options.nextIndex });
     }
   }
 
