@@ -4,6 +4,7 @@ import { dialectFor } from '../src/config/dialects.ts';
 import { FaultSet } from '../src/reference/faults/types.ts';
 import { startHttpServer, type RunningServer } from '../src/reference/http/server.ts';
 import { CertificateAuthority } from '../src/reference/mesh/certificate-authority.ts';
+import { formatGoDuration, parseGoDurationNs } from '../src/reference/mesh/go-duration.ts';
 import { colonHexSerial } from '../src/reference/mesh/serial-number.ts';
 import { MeshService } from '../src/reference/mesh/service.ts';
 
@@ -16,6 +17,30 @@ describe('serial numbers as Consul writes them (connect.HexString of the big-end
     expect(colonHexSerial(0x10000n)).toBe('01:00:00');
     expect(colonHexSerial(0x1000000n)).toBe('01:00:00:00');
     expect(colonHexSerial(2n ** 64n - 1n)).toBe('ff:ff:ff:ff:ff:ff:ff:ff');
+  });
+});
+
+describe("Go durations as Consul's CA configuration reads and prints them", () => {
+  it('parses like time.ParseDuration and prints like Duration.String', () => {
+    const ns = (text: string) => {
+      const parsed = parseGoDurationNs(text);
+      return parsed.ok ? parsed.ns : parsed.message;
+    };
+    expect(ns('72h')).toBe(72n * 3_600_000_000_000n);
+    expect(ns('1.5h')).toBe(5_400_000_000_000n);
+    expect(ns('1m30s')).toBe(90_000_000_000n);
+    expect(ns('-2s')).toBe(-2_000_000_000n);
+    expect(ns('0')).toBe(0n);
+    expect(ns('10')).toBe('time: missing unit in duration "10"');
+    expect(ns('1d')).toBe('time: unknown unit "d" in duration "1d"');
+    expect(ns('soon')).toBe('time: invalid duration "soon"');
+    expect(ns('')).toBe('time: invalid duration ""');
+    expect(formatGoDuration(3_600_000_000_000n)).toBe('1h0m0s');
+    expect(formatGoDuration(8760n * 3_600_000_000_000n)).toBe('8760h0m0s');
+    expect(formatGoDuration(90_000_000_000n)).toBe('1m30s');
+    expect(formatGoDuration(1_500_000_000n)).toBe('1.5s');
+    expect(formatGoDuration(500_000_000n)).toBe('500ms');
+    expect(formatGoDuration(0n)).toBe('0s');
   });
 });
 

@@ -40,7 +40,7 @@ export type Decoded<T> = { ok: true; value: T } | { ok: false; message: string }
 
 const HOUR_NS = 3_600_000_000_000n;
 
-/** What a dev agent starts with (agent/consul/config.go DefaultConfig, structs.DefaultLeafCertTTL and friends). */
+/** What a dev agent starts with (agent/config/runtime.go ConnectCAConfiguration, agent/consul/config.go DefaultConfig). */
 export const DEV_AGENT_CA_CONFIG: Record<string, unknown> = { LeafCertTTL: '72h', IntermediateCertTTL: '8760h', RootCertTTL: '87600h' };
 
 /**
