@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { HttpClient } from '../client/http-client.ts';
 import { ConsulAdminApi } from './consul-admin-api.ts';
@@ -33,7 +33,6 @@ export interface MeshFixtures {
  */
 export class ConsulMeshFixtures implements MeshFixtures {
   private readonly api: ConsulAdminApi;
-  private seq = 0;
 
   constructor(
     http: HttpClient,
@@ -60,8 +59,8 @@ export class ConsulMeshFixtures implements MeshFixtures {
   }
 
   async token(serviceWrite: string[], namespace?: string): Promise<string> {
-    this.seq += 1;
-    const name = `${this.runPrefix}-acl-${process.pid.toString(36)}${this.seq.toString(36)}`;
+    // Unique across the run's worker threads, which share a process and make fixtures of their own.
+    const name = `${this.runPrefix}-acl-${randomBytes(5).toString('hex')}`;
     const rules = serviceWrite.includes('*') ? 'service_prefix "" { policy = "write" }' : serviceWrite.map((s) => `service ${JSON.stringify(s)} { policy = "write" }`).join('\n');
     const policy = await this.api.createPolicy(name, rules, namespace);
     return (await this.api.createToken(name, policy, namespace)).secret;
