@@ -58,15 +58,16 @@ export function authorizerOf(ctx: AdminContext, route: RouteContext): Authorizer
 
 /**
  * The namespace a request addresses (`?ns`, then the namespace header, then the token's): CE refuses
- * either parameter with 400 (agent/http_ce.go parseEntMeta); Enterprise needs the namespace to exist.
+ * either parameter with 400 (agent/http_ce.go parseEntMeta); Enterprise needs the namespace to exist,
+ * or to be `*` where Consul reads it with parseEntMeta rather than parseEntMetaNoWildcard (listings).
  */
-export function namespaceOf(ctx: AdminContext, route: RouteContext, bodyNamespace?: string): string {
+export function namespaceOf(ctx: AdminContext, route: RouteContext, bodyNamespace?: string, wildcardOk = false): string {
   // The token's namespace is the default (ResolveTokenAndDefaultMeta); an unknown token is refused later.
   const token = ctx.acl.resolve(ctx.acl.secretOf(route.req, route.url));
   const choice = ctx.namespaces.select(route.req, route.url, token?.namespace);
   if (!choice.ok) throw new ConsulError(choice.status, choice.message);
   const ns = ctx.enterprise && bodyNamespace ? bodyNamespace : choice.namespace;
-  if (!ctx.namespaces.has(ns)) throw new ConsulError(400, `Namespace ${JSON.stringify(ns)} does not exist`);
+  if (!(wildcardOk && ns === '*') && !ctx.namespaces.has(ns)) throw new ConsulError(400, `Namespace ${JSON.stringify(ns)} does not exist`);
   return ns;
 }
 

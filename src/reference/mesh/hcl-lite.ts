@@ -194,7 +194,7 @@ class Parser {
         return { type: 'list', values, pos: t.pos };
       }
       default:
-        throw new HclError(t.pos, `Unknown token: ${t.pos.line}:${t.pos.col} ${t.type} ${t.text}`);
+        throw new HclError(t.pos, `Unknown token: ${t.pos.line}:${t.pos.col} ${t.type}${t.text ? ` ${t.text}` : ''}`);
     }
   }
 }

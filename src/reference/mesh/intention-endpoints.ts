@@ -169,8 +169,8 @@ export class IntentionEndpoints {
 
   private list(route: RouteContext): void {
     const authz = authorizerOf(this.ctx, route);
-    const ns = namespaceOf(this.ctx, route);
-    const all = this.ctx.config.intentions.list().filter((i) => (route.url.searchParams.get('ns') === '*' || i.destinationNs === ns) && this.canRead(authz, i));
+    const ns = namespaceOf(this.ctx, route, undefined, true);
+    const all = this.ctx.config.intentions.list().filter((i) => (ns === '*' || i.destinationNs === ns) && this.canRead(authz, i));
     sendAdminJson(this.ctx, route.res, all.map((i) => intentionView(i, this.ctx.enterprise)), Math.max(1, ...all.map((i) => i.modifyIndex)));
   }
 
