@@ -347,3 +347,20 @@ describe('the spec dialect defines no admin API', () => {
     }
   });
 });
+
+describe('faults reach intentions made through the admin API too', () => {
+  let ref: RunningReference;
+  beforeAll(async () => {
+    ref = await startReference({ dialect: 'hashicorp', behavior: 'upstream', faults: ['mesh.authorize-permissions-honoured'] });
+  });
+  afterAll(async () => ref.stop());
+
+  it('mesh.authorize-permissions-honoured: an L7 intention from a config entry (no Action of its own) authorizes by its permission\'s action', async () => {
+    const [src, dst] = [`s-${uid()}`, `d-${uid()}`];
+    await call(ref, 'PUT', '/v1/config', { body: { Kind: 'service-defaults', Name: dst, Protocol: 'http' } });
+    expect((await call(ref, 'PUT', '/v1/config', { body: { Kind: 'service-intentions', Name: dst, Sources: [{ Name: src, Permissions: [{ Action: 'allow', HTTP: { PathPrefix: '/' } }] }] } })).text).toBe('true');
+    const leaf = (await call(ref, 'GET', `/v1/agent/connect/ca/leaf/${src}`)).json();
+    const res = await call(ref, 'POST', '/v1/agent/connect/authorize', { body: { Target: dst, ClientCertURI: leaf.ServiceURI, ClientCertSerial: leaf.SerialNumber } });
+    expect(res.json().Authorized).toBe(true);
+  });
+});

@@ -226,6 +226,16 @@ export class IntentionStore {
 }
 
 /**
+ * The action an intention would have if its permissions were ignored: its own, or (an L7 intention
+ * made as Consul makes them, with no action) that of its first permission. Only a fault uses it.
+ */
+export function actionIgnoringPermissions(i: Intention): 'allow' | 'deny' | undefined {
+  if (i.action) return i.action;
+  const first = i.permissions?.[0] as { Action?: unknown } | undefined;
+  return first?.Action === 'allow' || first?.Action === 'deny' ? first.Action : undefined;
+}
+
+/**
  * The intention as a Reason names it.
  * - `consul`: like Consul's Intention.String (agent/structs/intention.go): source and destination,
  *   the ID where it has one, the precedence, then `Action: ALLOW|DENY`, or `Permissions: N` for a

@@ -13,7 +13,7 @@ import type { CertificateAuthority } from './certificate-authority.ts';
 import { registerConsulAdmin } from './consul-admin.ts';
 import { ConsulHeaders, type CacheMeta } from './consul-headers.ts';
 import { parseGoDuration, parseWait } from './durations.ts';
-import { describeIntention, describeIntentionWithoutAction, IntentionStore } from './intentions.ts';
+import { actionIgnoringPermissions, describeIntention, describeIntentionWithoutAction, IntentionStore } from './intentions.ts';
 import { MeshNamespaces } from './namespaces.ts';
 import { colonHexSerial } from './serial-number.ts';
 
@@ -438,7 +438,7 @@ export class MeshService {
       return sendJsonBody(res, 200, { Authorized: false, Reason: f.has('mesh.default-reason-text') ? 'no match' : 'Default behavior configured by ACLs' }, headers);
     }
     const layer7 = (intention.permissions?.length ?? 0) > 0;
-    const authorized = layer7 && !f.has('mesh.authorize-permissions-honoured') ? false : intention.action === 'allow';
+    const authorized = layer7 && !f.has('mesh.authorize-permissions-honoured') ? false : actionIgnoringPermissions(intention) === 'allow';
     const described = f.has('mesh.authorize-reason-without-action') ? describeIntentionWithoutAction(intention) : describeIntention(intention, this.hashicorp ? 'consul' : 'spec');
     const reason = f.has('mesh.authorize-empty-reason') ? '' : `Matched ${layer7 ? 'L7' : 'L4'} intention: ${described}`;
     sendJsonBody(res, 200, { Authorized: authorized, Reason: reason }, headers);
