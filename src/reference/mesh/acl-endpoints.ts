@@ -152,7 +152,6 @@ export class AclEndpoints {
     const policy = route.url.searchParams.get('policy');
     const service = route.url.searchParams.get('servicename');
     const tokens = this.ctx.acl.listTokens(ns).filter((t) => (!policy || t.policyIds.includes(policy)) && (!service || t.serviceIdentities.some((s) => s.ServiceName === service)));
-    // ACLTokenListStub: the token's fields with the index fields before the Enterprise ones.
     sendAdminJson(this.ctx, route.res, tokens.map((t) => this.tokenView(t, showSecret)), Math.max(1, ...tokens.map((t) => t.modifyIndex)));
   }
 

@@ -275,11 +275,6 @@ export class AclTokens {
     return new ConsulError(403, `Permission denied: token with AccessorID '${authz.accessor}' lacks permission '${permission}'${name === undefined ? '' : ` on ${JSON.stringify(name)}`}`);
   }
 
-  canWrite(token: AclToken | undefined, namespace: string, service: string): boolean {
-    if (!token) return false;
-    return this.authorize(token.secret).allowed('service', service, 'write', namespace);
-  }
-
   /**
    * Checks service:write; a refusal is a 403 in Consul's words (acl/errors.go
    * PermissionDeniedError.Error, and "ACL not found" for an unknown token).
