@@ -45,6 +45,8 @@ async function inventory(api: SecretsApi): Promise<Record<string, string[]>> {
     scopes: await list('identity/oidc/scope'),
     assignments: await list('identity/oidc/assignment'),
     'secret/': await list('secret/'),
+    // Where secret/ is version 2 (as `vault server -dev` mounts it), what a run wrote shows here.
+    'secret/metadata/': await list('secret/metadata/'),
   };
 }
 

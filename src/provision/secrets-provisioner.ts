@@ -82,7 +82,8 @@ export function profileSweepScope(target: SecretsTarget, api: SecretsApi): Sweep
   return {
     namespaces: ['', ...(target.capabilities.namespaces ? target.namespaces : [])],
     kvV1Mounts: [target.kv.v1Mount],
-    kvV2Mounts: target.capabilities.kvV2 && target.kv.v2Mount ? [target.kv.v2Mount] : [],
+    // secret/ too: the rule that a key-value engine is mounted there writes one key (version 1 or 2).
+    kvV2Mounts: [...new Set(['secret/', ...(target.capabilities.kvV2 && target.kv.v2Mount ? [target.kv.v2Mount] : [])])],
     cloudAuthMounts: target.cloudIdentity ? [target.cloudIdentity.mount ?? api.dialect.secrets.cloudAuthMount] : [],
   };
 }

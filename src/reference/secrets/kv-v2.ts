@@ -43,7 +43,9 @@ export class KvV2Engine implements SecretsEngine {
       return { kind: 'no-content' };
     }
     if (area === 'metadata' && req.operation === 'list') {
-      const live = [...this.secrets.entries()].filter(([, v]) => v.some((x) => !x.deletion_time)).map(([k]) => k);
+      // Vault lists every key that has metadata, also one whose versions are all deleted (only a
+      // metadata delete removes it: vault-plugin-secrets-kv path_metadata.go pathMetadataList).
+      const live = [...this.secrets.entries()].filter(([, v]) => this.flavor.vaultChoices || v.some((x) => !x.deletion_time)).map(([k]) => k);
       const keys = keysAt(live, key === '' || key.endsWith('/') ? key : `${key}/`);
       return keys.length ? { kind: 'data', data: { keys } } : notFound();
     }
