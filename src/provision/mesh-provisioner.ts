@@ -35,9 +35,19 @@ export function meshHttpFor(target: MeshTarget, timeoutMs = 10_000): HttpClient 
  * on) and whether there are Enterprise namespaces are detected, not declared.
  */
 export async function provisionMesh(target: MeshTarget, prefix: string): Promise<MeshProvision> {
+  const api = new ConsulAdminApi(meshHttpFor(target));
+  try {
+    return await detectMesh(target, prefix, api);
+  } catch (err) {
+    // The agent broke down during detection: nothing is made, the rules that need fixtures SKIP.
+    const why = `finding out what the agent can do broke off (${(err as Error).message})`;
+    return { provisioned: { provisioner: 'none', missing: { meshFixtures: why } }, target, lines: [`mesh fixtures: none made (${why})`], teardown: () => sweepMesh(api, prefix) };
+  }
+}
+
+async function detectMesh(target: MeshTarget, prefix: string, api: ConsulAdminApi): Promise<MeshProvision> {
   const choice = target.provisioner ?? 'auto';
-  const http = meshHttpFor(target);
-  const api = new ConsulAdminApi(http);
+  const http = api.http;
   const missing: Record<string, string> = {};
   const lines: string[] = [];
   const resolved: MeshTarget = structuredClone(target);

@@ -57,7 +57,18 @@ export async function provisionSecrets(target: SecretsTarget, api: SecretsApi, p
     } catch (err) {
       adminProblem = `the admin API is not usable with this token (${(err as Error).message})`;
     }
-    if (!adminProblem) return provisionUpstream(target, admin, prefix, scope, simulatorMissing);
+    if (!adminProblem) {
+      try {
+        return await provisionUpstream(target, admin, prefix, scope, simulatorMissing);
+      } catch (err) {
+        // The target broke down half-way (a reset, a timeout): what was made is still swept by
+        // prefix, and the rules that needed it SKIP with the reason.
+        adminProblem = `provisioning through Vault's admin API broke off (${(err as Error).message})`;
+        const sweep = () => sweepSecrets(api, admin, scope(), prefix);
+        const missing = { ...simulatorMissing, identityFixtures: adminProblem, kvV2: adminProblem, namespaces: adminProblem, oidcAltKey: adminProblem, cloudIdentityMount: adminProblem };
+        return { provisioned: { provisioner: 'none', missing }, target, lines: [`secrets fixtures: none made (${adminProblem})`], teardown: sweep };
+      }
+    }
   }
 
   const control = choice !== 'none' && choice !== 'upstream' && Boolean(target.fixtures?.controlUrl);

@@ -62,6 +62,17 @@ class InterruptWatch {
 }
 
 export class InterruptedError extends Error {}
+
+/** A target that stops answering must not hold the run's end: cleanup gets this long per system. */
+const CLEANUP_DEADLINE_MS = 120_000;
+
+function withDeadline(sweep: Promise<SweepReport>, ms: number, prefix: string): Promise<SweepReport> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<SweepReport>((resolve) => {
+    timer = setTimeout(() => resolve({ removed: [], problems: [`cleanup did not finish within ${ms / 1000} s: run \`stackproof cleanup --prefix ${prefix}\` once the target answers again`] }), ms);
+  });
+  return Promise.race([sweep.catch((err: unknown) => ({ removed: [], problems: [`cleanup failed: ${(err as Error).message}`] })), late]).finally(() => clearTimeout(timer));
+}
 export class NoRulesSelectedError extends Error {}
 
 export interface ConformOptions {
@@ -245,7 +256,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     return { results, exitCode, secrets };
   } finally {
     for (const t of teardowns.reverse()) {
-      const report = await t.run();
+      const report = await withDeadline(t.run(), CLEANUP_DEADLINE_MS, runPrefix);
       const line = `cleanup (${t.system}): removed ${report.removed.length} thing(s) made under ${runPrefix}${report.problems.length ? `; ${report.problems.length} could not be removed:` : ''}`;
       log(line);
       for (const p of report.problems.slice(0, 20)) log(`  ${p}`);
