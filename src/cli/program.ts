@@ -158,7 +158,8 @@ export function buildProgram(): Command {
       .option('--fault <id>', 'only this fault (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
       .addOption(new Option('--dialect <dialect>', 'dialect the reference serves').choices(['spec', 'hashicorp']).default('spec'))
       .option('--jobs <n>', 'processes to run the matrix in side by side (default: 2, or 1 on a single core)')
-      .option('--no-baseline', 'skip the run with no fault (used by the shards of a parallel matrix)'),
+      .option('--no-baseline', 'skip the run with no fault (used by the shards of a parallel matrix)')
+      .addOption(new Option('--fixtures <who>', 'who makes the secrets and mesh fixtures: the control listener, or the upstream provisioners through the admin APIs (hashicorp dialect)').choices(['control', 'upstream']).default('control')),
   ).action(async (opts) => {
     process.exitCode = await runFaultsCommand(opts);
   });

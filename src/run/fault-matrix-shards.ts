@@ -10,6 +10,8 @@ export interface ShardOptions {
   runs: number;
   seed: number;
   profile: string;
+  /** Who makes the secrets and mesh fixtures (see FaultMatrixOptions.fixtures). */
+  fixtures?: 'control' | 'upstream';
   log: (line: string) => void;
 }
 
@@ -20,6 +22,7 @@ export interface ShardOptions {
 export function runShard(options: ShardOptions): Promise<FaultVerdict[]> {
   const args = [join(PACKAGE_ROOT, 'bin', 'stackproof.js'), 'faults', '--json', '--jobs', '1', '--no-baseline', '--dialect', options.dialect, '--runs', String(options.runs), '--seed', String(options.seed), '--profile', options.profile];
   for (const f of options.faults) args.push('--fault', f.id);
+  if (options.fixtures && options.fixtures !== 'control') args.push('--fixtures', options.fixtures);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

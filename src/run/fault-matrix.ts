@@ -9,6 +9,9 @@ import { RULES, ruleById } from '../rules/catalog.ts';
 import type { Rule } from '../rules/types.ts';
 import { ConformanceRunner } from './conformance-runner.ts';
 import { newRunPrefix } from '../provision/run-prefix.ts';
+import { provisionMesh } from '../provision/mesh-provisioner.ts';
+import { provisionSecrets } from '../provision/secrets-provisioner.ts';
+import { secretsApiFor } from '../provision/secrets-admin-client.ts';
 import type { SuiteContext } from './suite-context.ts';
 
 export interface FaultVerdict {
@@ -43,6 +46,12 @@ export interface FaultMatrixOptions {
   log: (line: string) => void;
   /** Run the no-fault baseline (a shard of a parallel matrix leaves it to the parent). */
   baseline?: boolean;
+  /**
+   * Who makes the secrets and mesh fixtures: the control listener (default), or the upstream
+   * provisioners through the reference's Vault and Consul admin APIs (hashicorp dialect), as on a
+   * real product: then a fault must be caught through the fixtures a real Vault or Consul gives.
+   */
+  fixtures?: 'control' | 'upstream';
 }
 
 /**
@@ -55,8 +64,21 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
   const runner = await ConformanceRunner.create({ testTimeoutMs: options.testTimeoutMs });
   const runWith = async (faultIds: string[], rules: readonly Rule[]) => {
     const ref = await startReference({ dialect: options.dialect, faults: faultIds });
+    const runPrefix = newRunPrefix();
+    const teardowns: (() => Promise<unknown>)[] = [];
     try {
-      const targets = referenceTargets(ref);
+      let targets = referenceTargets(ref);
+      const provisioned: NonNullable<SuiteContext['provisioned']> = {};
+      if (options.fixtures === 'upstream') {
+        // As a real Vault and Consul are seen: no control fixtures, nothing declared that the admin APIs can make.
+        const { fixtures: _f, oidcAltKey: _k, ...secrets } = targets.secrets!;
+        const s = await provisionSecrets({ ...secrets, provisioner: 'upstream', capabilities: { ...secrets.capabilities, identityFixtures: false, kvV2: false } }, secretsApiFor(targets.secrets!), runPrefix);
+        const { fixtures: _m, ...mesh } = targets.mesh!;
+        const m = await provisionMesh({ ...mesh, provisioner: 'upstream', capabilities: { ...mesh.capabilities, meshFixtures: false } }, runPrefix);
+        teardowns.push(s.teardown, m.teardown);
+        targets = { ...targets, secrets: s.target, mesh: m.target };
+        Object.assign(provisioned, { secrets: s.provisioned, mesh: m.provisioned });
+      }
       const context: SuiteContext = {
         targets,
         profile: rules.some((r) => r.level === 'UPSTREAM') ? 'strict' : 'default',
@@ -64,10 +86,12 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
         seed: options.seed,
         requestTimeoutMs: options.requestTimeoutMs,
         secrets: [ref.secrets.token, ref.mesh.token, ref.scheduler.token, ref.control.token],
-        runPrefix: newRunPrefix(),
+        runPrefix,
+        provisioned,
       };
       return await runner.run(context, rules);
     } finally {
+      for (const t of teardowns) await t().catch(() => undefined);
       await ref.stop();
     }
   };
