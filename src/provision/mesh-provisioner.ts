@@ -4,7 +4,7 @@ import { HttpClient } from '../client/http-client.ts';
 import { Redactor } from '../client/redact.ts';
 import { ConsulAdminApi } from './consul-admin-api.ts';
 import { madeByRun } from './run-prefix.ts';
-import type { SweepReport } from './secrets-sweep.ts';
+import { Sweeper, type Provision, type SweepReport } from './sweep-report.ts';
 
 /** What the mesh suites learn about their fixtures beyond the target profile (plain data). */
 export interface ProvisionedMesh {
@@ -13,12 +13,7 @@ export interface ProvisionedMesh {
   missing: Record<string, string>;
 }
 
-export interface MeshProvision {
-  provisioned: ProvisionedMesh;
-  target: MeshTarget;
-  lines: string[];
-  teardown(): Promise<SweepReport>;
-}
+export type MeshProvision = Provision<MeshTarget, ProvisionedMesh>;
 
 /** The mesh target's HTTP client with its management token, outside the suites (no evidence kept). */
 export function meshHttpFor(target: MeshTarget, timeoutMs = 10_000): HttpClient {
@@ -100,38 +95,23 @@ async function detectMesh(target: MeshTarget, prefix: string, api: ConsulAdminAp
  * root stays trusted, listed beside the new one, until Consul prunes it.
  */
 export async function sweepMesh(api: ConsulAdminApi, prefix: string | 'all', options: { dryRun?: boolean } = {}): Promise<SweepReport> {
-  const report: SweepReport = { removed: [], problems: [] };
+  const sweeper = new Sweeper(options.dryRun);
   const mine = (name: string) => madeByRun(name, prefix);
-  const attempt = async <T>(what: string, call: () => Promise<T>): Promise<T | undefined> => {
-    try {
-      return await call();
-    } catch (err) {
-      report.problems.push(`${what}: ${(err as Error).message}`);
-      return undefined;
-    }
-  };
-  const remove = async (what: string, call: () => Promise<{ status: number; text: string }>) => {
-    if (options.dryRun) return void report.removed.push(what);
-    const res = await attempt(what, call);
-    if (!res) return;
-    if (res.status < 300 || res.status === 404) report.removed.push(what);
-    else report.problems.push(`${what}: answered ${res.status} ${res.text.trim().slice(0, 160)}`);
-  };
   for (const kind of ['service-intentions', 'service-defaults']) {
-    for (const name of ((await attempt(`list ${kind}`, () => api.listConfigEntries(kind))) ?? []).filter(mine)) {
-      await remove(`config ${kind}/${name}`, () => api.deleteConfigEntry(kind, name));
+    for (const name of ((await sweeper.attempt(`list ${kind}`, () => api.listConfigEntries(kind))) ?? []).filter(mine)) {
+      await sweeper.remove(`config ${kind}/${name}`, () => api.deleteConfigEntry(kind, name));
     }
   }
-  const aclOff = (err: string) => /ACL support disabled|answered 401/.test(err);
-  const tokens = await attempt('list ACL tokens', () => api.listTokens());
-  for (const t of (tokens ?? []).filter((t) => mine(t.description))) await remove(`ACL token ${t.description}`, () => api.deleteToken(t.accessor));
-  const policies = await attempt('list ACL policies', () => api.listPolicies());
-  for (const p of (policies ?? []).filter((p) => mine(p.name))) await remove(`ACL policy ${p.name}`, () => api.deletePolicy(p.id));
-  report.problems = report.problems.filter((p) => !aclOff(p));
+  const tokens = await sweeper.attempt('list ACL tokens', () => api.listTokens());
+  for (const t of (tokens ?? []).filter((t) => mine(t.description))) await sweeper.remove(`ACL token ${t.description}`, () => api.deleteToken(t.accessor));
+  const policies = await sweeper.attempt('list ACL policies', () => api.listPolicies());
+  for (const p of (policies ?? []).filter((p) => mine(p.name))) await sweeper.remove(`ACL policy ${p.name}`, () => api.deletePolicy(p.id));
+  // With ACLs off there are no tokens or policies to list: not a problem of the sweep.
+  sweeper.report.problems = sweeper.report.problems.filter((p) => !/ACL support disabled|answered 401/.test(p));
   const ns = await api.namespaces();
   if (ns.status === 200) {
-    const names = (ns.json() as { Name?: string }[] | null ?? []).map((n) => n.Name ?? '').filter(mine);
-    for (const name of names) await remove(`namespace ${name}`, () => api.deleteNamespace(name));
+    const names = ((ns.json() as { Name?: string }[] | null) ?? []).map((n) => n.Name ?? '').filter(mine);
+    for (const name of names) await sweeper.remove(`namespace ${name}`, () => api.deleteNamespace(name));
   }
-  return report;
+  return sweeper.report;
 }

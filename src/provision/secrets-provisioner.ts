@@ -1,7 +1,9 @@
 import type { SecretsApi } from '../client/secrets-api.ts';
 import type { SecretsTarget } from '../config/schema.ts';
 import type { UserpassMount } from './upstream-entities.ts';
-import { sweepSecrets, type SweepReport, type SweepScope } from './secrets-sweep.ts';
+import { sweepSecrets, type SweepScope } from './secrets-sweep.ts';
+import type { Provision } from './sweep-report.ts';
+import { secretsApiFor } from './secrets-admin-client.ts';
 import { VaultAdminApi } from './vault-admin-api.ts';
 
 /** What the suites learn about the fixtures beyond the target profile (plain data: it crosses into vitest's workers). */
@@ -16,15 +18,7 @@ export interface ProvisionedSecrets {
   missing: Record<string, string>;
 }
 
-export interface SecretsProvision {
-  provisioned: ProvisionedSecrets;
-  /** The target as the suites see it: detected capabilities set, the run's own mounts named. */
-  target: SecretsTarget;
-  /** What was detected and made, for the run header. */
-  lines: string[];
-  /** Removes what the run made (also what the suites made under the run prefix); never throws. */
-  teardown(): Promise<SweepReport>;
-}
+export type SecretsProvision = Provision<SecretsTarget, ProvisionedSecrets>;
 
 const SIMULATOR_MISSING =
   "the cloud-identity login rules need machine tokens from a simulator the auth method trusts: a real Vault's azure plugin verifies them against Microsoft's endpoints and cannot be pointed at one (run against `stackproof serve`, or declare cloudIdentity in the profile)";
@@ -39,8 +33,9 @@ const PROXY_MISSING =
  * trying: a mount that cannot be made, or a sys/namespaces that answers 404, leaves its rules SKIP
  * with the reason. Everything made is named under the run prefix.
  */
-export async function provisionSecrets(target: SecretsTarget, api: SecretsApi, prefix: string): Promise<SecretsProvision> {
+export async function provisionSecrets(target: SecretsTarget, prefix: string): Promise<SecretsProvision> {
   const choice = target.provisioner ?? 'auto';
+  const api = secretsApiFor(target);
   const admin = new VaultAdminApi(api);
   const scope = (extra: Partial<SweepScope> = {}): SweepScope => ({ ...profileSweepScope(target, api), ...extra });
   const simulatorMissing: Record<string, string> = {

@@ -21,8 +21,7 @@ import { readFileSync } from 'node:fs';
 import { newRunPrefix } from '../provision/run-prefix.ts';
 import { provisionSecrets } from '../provision/secrets-provisioner.ts';
 import { provisionMesh } from '../provision/mesh-provisioner.ts';
-import type { SweepReport } from '../provision/secrets-sweep.ts';
-import { secretsApiFor } from '../provision/secrets-admin-client.ts';
+import type { Provision, SweepReport } from '../provision/sweep-report.ts';
 import { ConfigError } from '../config/load-config.ts';
 import { runResultsSchema } from '../report/results-model.ts';
 
@@ -145,24 +144,23 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     log(`preflight: ${probes.map((p) => `${p.system} answers (${p.durationMs} ms)`).join(', ')}`);
 
     log(`run prefix: ${runPrefix} (everything the run makes is named under it and removed at the end; \`stackproof cleanup --prefix ${runPrefix}\` if a run is killed)`);
-    if (targets.secrets) {
-      // The embedded reference is thrown away at the end: its control listener makes the fixtures.
-      const target = external ? targets.secrets : { ...targets.secrets, provisioner: targets.secrets.provisioner ?? 'control' };
-      const provision = await provisionSecrets(target, secretsApiFor(target), runPrefix);
-      teardowns.push({ system: 'secrets', run: provision.teardown });
-      targets = { ...targets, secrets: provision.target };
-      provisioned.secrets = provision.provisioned;
+    // The embedded reference is thrown away at the end: its control listener makes the fixtures.
+    const own = <T extends { provisioner?: string }>(t: T): T => (external ? t : { ...t, provisioner: t.provisioner ?? 'control' });
+    const adopt = <T, P>(system: SystemName, provision: Provision<T, P>): Provision<T, P> => {
+      teardowns.push({ system, run: provision.teardown });
       for (const line of provision.lines) log(line);
       provisioning.push(...provision.lines.map((l) => l.trim()));
+      return provision;
+    };
+    if (targets.secrets) {
+      const { target, provisioned: p } = adopt('secrets', await provisionSecrets(own(targets.secrets), runPrefix));
+      targets = { ...targets, secrets: target };
+      provisioned.secrets = p;
     }
     if (targets.mesh) {
-      const target = external ? targets.mesh : { ...targets.mesh, provisioner: targets.mesh.provisioner ?? 'control' };
-      const provision = await provisionMesh(target, runPrefix);
-      teardowns.push({ system: 'mesh', run: provision.teardown });
-      targets = { ...targets, mesh: provision.target };
-      provisioned.mesh = provision.provisioned;
-      for (const line of provision.lines) log(line);
-      provisioning.push(...provision.lines.map((l) => l.trim()));
+      const { target, provisioned: p } = adopt('mesh', await provisionMesh(own(targets.mesh), runPrefix));
+      targets = { ...targets, mesh: target };
+      provisioned.mesh = p;
     }
     interrupt.throwIfInterrupted();
 

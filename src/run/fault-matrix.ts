@@ -11,7 +11,6 @@ import { ConformanceRunner } from './conformance-runner.ts';
 import { newRunPrefix } from '../provision/run-prefix.ts';
 import { provisionMesh } from '../provision/mesh-provisioner.ts';
 import { provisionSecrets } from '../provision/secrets-provisioner.ts';
-import { secretsApiFor } from '../provision/secrets-admin-client.ts';
 import type { SuiteContext } from './suite-context.ts';
 
 export interface FaultVerdict {
@@ -72,7 +71,7 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
       if (options.fixtures === 'upstream') {
         // As a real Vault and Consul are seen: no control fixtures, nothing declared that the admin APIs can make.
         const { fixtures: _f, oidcAltKey: _k, ...secrets } = targets.secrets!;
-        const s = await provisionSecrets({ ...secrets, provisioner: 'upstream', capabilities: { ...secrets.capabilities, identityFixtures: false, kvV2: false } }, secretsApiFor(targets.secrets!), runPrefix);
+        const s = await provisionSecrets({ ...secrets, provisioner: 'upstream', capabilities: { ...secrets.capabilities, identityFixtures: false, kvV2: false } }, runPrefix);
         const { fixtures: _m, ...mesh } = targets.mesh!;
         const m = await provisionMesh({ ...mesh, provisioner: 'upstream', capabilities: { ...mesh.capabilities, meshFixtures: false } }, runPrefix);
         teardowns.push(s.teardown, m.teardown);

@@ -1,7 +1,8 @@
 import { ConfigError, loadConfig } from '../../config/load-config.ts';
 import { profileSweepScope } from '../../provision/secrets-provisioner.ts';
 import { secretsApiFor } from '../../provision/secrets-admin-client.ts';
-import { sweepSecrets, type SweepReport } from '../../provision/secrets-sweep.ts';
+import { sweepSecrets } from '../../provision/secrets-sweep.ts';
+import type { SweepReport } from '../../provision/sweep-report.ts';
 import { meshHttpFor, sweepMesh } from '../../provision/mesh-provisioner.ts';
 import { ConsulAdminApi } from '../../provision/consul-admin-api.ts';
 import type { SecretsTarget } from '../../config/schema.ts';

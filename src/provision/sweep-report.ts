@@ -1,0 +1,45 @@
+/** What a provisioner hands the run: the target as the suites see it, what it made, and how to remove it. */
+export interface Provision<Target, Provisioned> {
+  provisioned: Provisioned;
+  /** The target as the suites see it: detected capabilities set, the run's own fixtures named. */
+  target: Target;
+  /** What was detected and made, for the run header. */
+  lines: string[];
+  /** Removes what the run made (also what the suites made under the run prefix); never throws. */
+  teardown(): Promise<SweepReport>;
+}
+
+/** What a sweep removed (or, in a dry run, would remove) and what it could not. */
+export interface SweepReport {
+  removed: string[];
+  problems: string[];
+}
+
+/**
+ * Keeps a sweep's report: each removal is one call, counted as removed when the target answers
+ * below 300 or 404 (already gone), a problem otherwise or when the call throws. A dry run only
+ * records what it would remove.
+ */
+export class Sweeper {
+  readonly report: SweepReport = { removed: [], problems: [] };
+
+  constructor(readonly dryRun = false) {}
+
+  async remove(what: string, call: () => Promise<{ status: number; text: string }>): Promise<void> {
+    if (this.dryRun) return void this.report.removed.push(what);
+    const res = await this.attempt(what, call);
+    if (!res) return;
+    if (res.status < 300 || res.status === 404) this.report.removed.push(what);
+    else this.report.problems.push(`${what}: answered ${res.status} ${res.text.trim().slice(0, 160)}`);
+  }
+
+  /** Runs a call whose failure is a problem of the sweep, not the end of it. */
+  async attempt<T>(what: string, call: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await call();
+    } catch (err) {
+      this.report.problems.push(`${what}: ${(err as Error).message}`);
+      return undefined;
+    }
+  }
+}
