@@ -120,7 +120,7 @@ export class RuleKit {
       ? (spec: EntitySpec) => {
           const mount = userpass.find((u) => u.namespace === normalizeNamespacePath(spec.namespace));
           if (!mount) throw new SkipRule(`the provisioner made no userpass mount in namespace "${spec.namespace}"`);
-          return createUpstreamEntity(this.vaultAdmin, mount, { ...spec, name: spec.name });
+          return createUpstreamEntity(this.vaultAdmin, mount, spec);
         }
       : undefined;
     const control = f.controlUrl
