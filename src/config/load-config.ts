@@ -42,6 +42,7 @@ for (const system of SYSTEMS) {
 ENV_SCALARS.STACKPROOF_SCHEDULER_NODE_ID = { path: ['targets', 'scheduler', 'nodeId'], type: 'string' };
 ENV_SCALARS.STACKPROOF_SECRETS_PROVISIONER = { path: ['targets', 'secrets', 'provisioner'], type: 'string' };
 ENV_SCALARS.STACKPROOF_MESH_PROVISIONER = { path: ['targets', 'mesh', 'provisioner'], type: 'string' };
+ENV_SCALARS.STACKPROOF_SCHEDULER_PROVISIONER = { path: ['targets', 'scheduler', 'provisioner'], type: 'string' };
 ENV_SCALARS.STACKPROOF_SECRETS_NAMESPACES = { path: ['targets', 'secrets', 'capabilities', 'namespaces'], type: 'bool' };
 ENV_SCALARS.STACKPROOF_MESH_NAMESPACES = { path: ['targets', 'mesh', 'capabilities', 'namespaces'], type: 'bool' };
 

@@ -162,6 +162,18 @@ const schedulerTarget = z
     dialect: dialect.default('spec'),
     /** Full node ID, for targets reached through a server where node_id is required. */
     nodeId: z.string().optional(),
+    /**
+     * Who makes jobs, allocations, events, ACL tokens and namespaces: `upstream` is Nomad's own API
+     * (hashicorp dialect, a management token, the raw_exec driver on the node), `control` the
+     * reference's control listener (the same API under /v1/control/scheduler/nomad), `none` nobody;
+     * `auto` (the default) takes upstream in the hashicorp dialect, else control when named.
+     */
+    provisioner: z.enum(['auto', 'upstream', 'control', 'none']).optional(),
+    /**
+     * Some event rules toggle the node's scheduling eligibility (and put it back at the end). false
+     * makes those rules SKIP, for a node whose eligibility must never change.
+     */
+    changeEligibility: z.boolean().optional(),
     capabilities: z
       .object({
         /** Events, allocations with known files and ACL tokens can be had through `fixtures` (the spec does not show how). */

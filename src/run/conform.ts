@@ -21,6 +21,7 @@ import { readFileSync } from 'node:fs';
 import { newRunPrefix } from '../provision/run-prefix.ts';
 import { provisionSecrets } from '../provision/secrets-provisioner.ts';
 import { provisionMesh } from '../provision/mesh-provisioner.ts';
+import { provisionScheduler } from '../provision/scheduler-provisioner.ts';
 import type { Provision, SweepReport } from '../provision/sweep-report.ts';
 import { ConfigError } from '../config/load-config.ts';
 import { runResultsSchema } from '../report/results-model.ts';
@@ -162,9 +163,14 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       targets = { ...targets, mesh: target };
       provisioned.mesh = p;
     }
+    if (targets.scheduler) {
+      const { target, provisioned: p } = adopt('scheduler', await provisionScheduler(own(targets.scheduler), runPrefix));
+      targets = { ...targets, scheduler: target };
+      provisioned.scheduler = p;
+    }
     interrupt.throwIfInterrupted();
 
-    const secrets = [...Object.values(targets).flatMap((t) => (t ? [t.token] : [])), ...(targets.secrets?.fixtures?.controlToken ? [targets.secrets.fixtures.controlToken] : []), ...(targets.secrets?.fixtures?.entities.map((e) => e.token) ?? []), ...(targets.secrets?.cloudIdentity ? [targets.secrets.cloudIdentity.simulatorToken] : [])];
+    const secrets = [...Object.values(targets).flatMap((t) => (t ? [t.token] : [])), ...(targets.secrets?.fixtures?.controlToken ? [targets.secrets.fixtures.controlToken] : []), ...(targets.scheduler?.fixtures ? [targets.scheduler.fixtures.controlToken] : []), ...(targets.secrets?.fixtures?.entities.map((e) => e.token) ?? []), ...(targets.secrets?.cloudIdentity ? [targets.secrets.cloudIdentity.simulatorToken] : [])];
     const seed = config.seed ?? randomInt(0, 2 ** 31 - 1);
     const context: SuiteContext = {
       targets,

@@ -1,5 +1,6 @@
 import type { StackproofConfig } from '../config/schema.ts';
 import type { ProvisionedMesh } from '../provision/mesh-provisioner.ts';
+import type { ProvisionedScheduler } from '../provision/scheduler-provisioner.ts';
 import type { ProvisionedSecrets } from '../provision/secrets-provisioner.ts';
 
 /**
@@ -18,7 +19,7 @@ export interface SuiteContext {
   /** Every name the run gives to what it creates starts with this and a dash (cleanup removes by it). */
   runPrefix: string;
   /** What the provisioners made before the suites ran, and why a capability is missing. */
-  provisioned?: { secrets?: ProvisionedSecrets; mesh?: ProvisionedMesh };
+  provisioned?: { secrets?: ProvisionedSecrets; mesh?: ProvisionedMesh; scheduler?: ProvisionedScheduler };
 }
 
 declare module 'vitest' {

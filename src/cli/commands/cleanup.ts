@@ -5,7 +5,9 @@ import { sweepSecrets } from '../../provision/secrets-sweep.ts';
 import type { SweepReport } from '../../provision/sweep-report.ts';
 import { meshHttpFor, sweepMesh } from '../../provision/mesh-provisioner.ts';
 import { ConsulAdminApi } from '../../provision/consul-admin-api.ts';
-import type { SecretsTarget } from '../../config/schema.ts';
+import type { SchedulerTarget, SecretsTarget } from '../../config/schema.ts';
+import { NomadAdminApi } from '../../provision/nomad-admin-api.ts';
+import { schedulerControlHttpFor, schedulerHttpFor, sweepScheduler } from '../../provision/scheduler-provisioner.ts';
 import { RUN_PREFIX, runStartedAt } from '../../provision/run-prefix.ts';
 import { VaultAdminApi } from '../../provision/vault-admin-api.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -29,9 +31,15 @@ export async function runCleanupCommand(flags: CleanupFlags): Promise<number> {
   const reports: { system: string; url: string; report: SweepReport }[] = [];
   const target = config.targets.secrets;
   const mesh = config.targets.mesh;
-  if (!target && !mesh) {
-    out('no target is configured (--config, or STACKPROOF_SECRETS_URL / STACKPROOF_MESH_URL and their tokens): nothing to clean up');
+  const scheduler = config.targets.scheduler;
+  if (!target && !mesh && !scheduler) {
+    out('no target is configured (--config, or STACKPROOF_SECRETS_URL / STACKPROOF_MESH_URL / STACKPROOF_SCHEDULER_URL and their tokens): nothing to clean up');
     return EXIT.OK;
+  }
+  if (scheduler) {
+    const api = schedulerAdminFor(scheduler, config.requestTimeoutMs);
+    if (!api) out(`scheduler ${scheduler.url}: the spec dialect lists nothing a run made (only Nomad's API does, or the control listener's copy of it); nothing to do`);
+    else reports.push({ system: 'scheduler', url: scheduler.url, report: await sweepSchedulerTarget(api, scheduler, flags.prefix ?? 'all', dryRun, config.requestTimeoutMs, out) });
   }
   if (mesh) {
     if (mesh.dialect !== 'hashicorp') out(`mesh ${mesh.url}: the spec dialect lists nothing a run made (only Consul's API does); nothing to do`);
@@ -68,4 +76,24 @@ async function sweepSecretsTarget(target: SecretsTarget, prefix: string, dryRun:
     }
   }
   return sweepSecrets(api, admin, profileSweepScope(target, api), prefix, { dryRun });
+}
+
+/** Nomad's API on the agent (hashicorp dialect), else the control listener's copy of it when the profile names one. */
+function schedulerAdminFor(target: SchedulerTarget, timeoutMs: number): NomadAdminApi | undefined {
+  const upstream = target.dialect === 'hashicorp' && target.provisioner !== 'control' && target.provisioner !== 'none';
+  if (upstream) return new NomadAdminApi(schedulerHttpFor(target, timeoutMs));
+  if (target.fixtures && target.provisioner !== 'none') return new NomadAdminApi(schedulerControlHttpFor(target.fixtures, timeoutMs));
+  return undefined;
+}
+
+async function sweepSchedulerTarget(api: NomadAdminApi, target: SchedulerTarget, prefix: string, dryRun: boolean, timeoutMs: number, out: (s: string) => void): Promise<SweepReport> {
+  // The node whose dynamic metadata a run may have set: the profile's, else the agent's own client, else the only node.
+  let nodeId = target.nodeId;
+  try {
+    nodeId ??= (await api.agentNodeId()) ?? (await api.nodes()).map((n) => n.ID).find((_, i, all) => all.length === 1);
+  } catch (err) {
+    out(`scheduler ${target.url}: no node found for its metadata keys (${(err as Error).message}); jobs, tokens, policies and namespaces are still looked at`);
+  }
+  // A killed run's eligibility change cannot be told from an operator's: it is left as it is.
+  return sweepScheduler(api, prefix, { dryRun, nodeId, metadataApi: new NomadAdminApi(schedulerHttpFor(target, timeoutMs)) });
 }
