@@ -6,7 +6,12 @@ import type { SecretsService } from './secrets/service.ts';
 import type { MeshService } from './mesh/service.ts';
 import type { SchedulerService } from './scheduler/service.ts';
 import type { TaskSpec } from './scheduler/alloc-fs.ts';
+import type { SchedulerToken } from './scheduler/acl.ts';
 import { fillUntilEvictedRoute } from './scheduler/control-routes.ts';
+
+/** Where the control listener serves the scheduler's Nomad API. */
+export const NOMAD_API_PREFIX = '/v1/control/scheduler/nomad';
+const MANAGEMENT: SchedulerToken = { management: true, nodeRead: true, nodeWrite: true, readJob: ['*'] };
 
 export interface ControlOptions {
   token: string;
@@ -42,6 +47,11 @@ export class ControlService {
     this.router.add('POST', '/v1/control/scheduler/node', (ctx) => this.schedulerNode(ctx));
     this.router.add('POST', '/v1/control/scheduler/event-rate', (ctx) => this.schedulerRate(ctx));
     this.router.add('POST', '/v1/control/scheduler/events/fill', fillUntilEvictedRoute(options.scheduler));
+    // Nomad's job, node, ACL and namespace API, acting as management, in every dialect: how the
+    // spec dialect gets the same fixtures a real Nomad gives (src/provision/nomad-scheduler-fixtures.ts).
+    this.router.add(['GET', 'PUT', 'POST', 'DELETE'], `${NOMAD_API_PREFIX}/*rest`, ({ req, res, url, params }) =>
+      options.scheduler.nomadApi.handle(req, res, req.method ?? 'GET', `/${params.rest ?? ''}`, url, MANAGEMENT, ''),
+    );
   }
 
   /** Lets other systems add their own control routes. */

@@ -11,6 +11,7 @@ import { FaultSet } from './faults/types.ts';
 import { CertificateAuthority } from './mesh/certificate-authority.ts';
 import { MeshService } from './mesh/service.ts';
 import { SchedulerService } from './scheduler/service.ts';
+import { buildFixtureJob, type FixtureJobSpec } from '../client/fixture-job.ts';
 import { sendErrors } from './secrets/respond.ts';
 import { SecretsService } from './secrets/service.ts';
 import { SigningKey } from './secrets/oidc/signing-key.ts';
@@ -148,7 +149,7 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
     scheduler: { url: sc.url, token: schedulerToken, nodeId },
     ...(ctl ? { control: { url: ctl.url, token: controlToken } } : {}),
     stop: async () => {
-      scheduler.stopEventRate();
+      await scheduler.stop();
       await Promise.all(servers.map((srv) => srv.close()));
       await rm(allocRoot, { recursive: true, force: true });
     },
@@ -172,26 +173,27 @@ function internalError(send: (res: ServerResponse, message: string) => void) {
 }
 
 /**
- * Reference setup: the node registers, a job is placed, and its allocations exist on disk with
- * files and task logs (one task with logging disabled), so the stream and the fs endpoints have
- * real content.
+ * Reference setup: the node registers, and two fixture jobs are registered through the scheduler's
+ * own job code (one task with logging disabled), so the stream and the fs endpoints have real
+ * content and their events are those of real actions.
  */
 async function seedScheduler(scheduler: SchedulerService): Promise<void> {
   scheduler.publishNode('NodeRegistration');
   const lines = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix} line ${i + 1}: ${randomBytes(12).toString('hex')}\n`).join('');
-  const web = await scheduler.fs.create({
-    jobId: 'web',
-    tasks: [
-      { name: 'web', stdout: lines('web stdout', 200), stderr: lines('web stderr', 40), files: { 'config.json': '{"port": 8080}\n', 'data/blob.bin': randomBytes(150_000).toString('latin1') } },
-      { name: 'sidecar', logsDisabled: true, files: { 'envoy.yaml': 'admin: {}\n' } },
-    ],
-  });
-  const batch = await scheduler.fs.create({ jobId: 'batch', tasks: [{ name: 'worker', stdout: lines('worker', 3000), stderr: '' }] });
-  for (const alloc of [web, batch]) {
-    scheduler.broker.publish([
-      { Topic: 'Job', Type: 'JobRegistered', Key: alloc.jobId, Namespace: 'default', FilterKeys: null, Payload: { Job: { ID: alloc.jobId, Namespace: 'default' } } },
-      { Topic: 'Evaluation', Type: 'EvaluationUpdated', Key: randomUUID(), Namespace: 'default', FilterKeys: [alloc.jobId], Payload: { Evaluation: { JobID: alloc.jobId, Status: 'complete' } } },
-      { Topic: 'Allocation', Type: 'AllocationCreated', Key: alloc.id, Namespace: 'default', FilterKeys: [alloc.jobId], Payload: { Allocation: { ID: alloc.id, JobID: alloc.jobId } } },
-    ]);
-  }
+  const jobs: FixtureJobSpec[] = [
+    {
+      id: 'web',
+      namespace: 'default',
+      kind: 'allocation',
+      tasks: [
+        { name: 'web', stdout: lines('web stdout', 200), stderr: lines('web stderr', 40), files: { 'config.json': '{"port": 8080}\n', 'data/blob.bin': randomBytes(150_000).toString('base64') } },
+        { name: 'sidecar', logsDisabled: true, files: { 'envoy.yaml': 'admin: {}\n' } },
+      ],
+    },
+    { id: 'batch', namespace: 'default', kind: 'allocation', tasks: [{ name: 'worker', stdout: lines('worker', 3000), stderr: '' }] },
+  ];
+  for (const spec of jobs) scheduler.cluster.register(buildFixtureJob(spec), null);
+  // The reference answers once its seed allocations have run, as the fixed seed did before.
+  const done = () => jobs.every((j) => scheduler.cluster.allocationsOf('default', j.id).some((a) => a.ClientStatus === 'complete'));
+  for (let waited = 0; !done() && waited < 5_000; waited += 10) await new Promise((r) => setTimeout(r, 10));
 }

@@ -58,4 +58,9 @@ export const schedulerFaults: Fault[] = [
   { id: 'scheduler.stats-device-stats-null', system: 'scheduler', breaks: ['scheduler.stats.device-stats'], description: 'DeviceStats is null instead of an array (as Nomad without device statistics)' },
   { id: 'scheduler.readat-limit-zero-unbounded', system: 'scheduler', breaks: ['scheduler.fs.readat-limit-zero'], description: 'readat with limit=0 returns the rest of the file (as Nomad)' },
   { id: 'scheduler.fs-stat-path-required', system: 'scheduler', breaks: ['scheduler.fs.stat-default-path'], description: "stat without path is refused instead of describing the allocation's root (as Nomad)" },
+  // Events from real actions (issue 17): the payload and type checks the new rules make.
+  { id: 'scheduler.events-node-payload-missing-fields', system: 'scheduler', breaks: ['scheduler.events.node-payload'], description: 'Node event payloads leave out Datacenter, SchedulingEligibility, Status and Drain' },
+  { id: 'scheduler.events-type-unlisted', system: 'scheduler', breaks: ['scheduler.events.types'], description: "A job register's Job and Evaluation events have Type 'JobUpserted', which the spec does not list" },
+  { id: 'scheduler.events-allocation-carries-job', system: 'scheduler', breaks: ['scheduler.events.allocation-no-job'], description: 'Allocation events carry the job in their Allocation payload' },
+  { id: 'scheduler.events-payload-unkeyed', system: 'scheduler', breaks: ['scheduler.events.topic-payload'], description: 'The Job event payload is the job itself, not {Job: job}' },
 ];

@@ -1,16 +1,34 @@
 import { randomUUID } from 'node:crypto';
 
+/** A namespace capability the scheduler checks (spec 002's permissions). */
+export type NamespaceCapability = 'read-job' | 'read-fs' | 'read-logs' | 'submit-job' | 'list-jobs';
+
 export interface SchedulerToken {
   management: boolean;
   nodeRead: boolean;
   nodeWrite: boolean;
-  /** Namespaces with read-job (and read-fs, read-logs, submit-job); '*' for all. */
+  /** Namespaces (globs, '*' for all) with read-job. Tokens of the old control route get every capability in them. */
   readJob: string[];
+  /** Namespace glob → its capabilities, for tokens made from ACL policies. */
+  capabilities?: Record<string, string[]>;
 }
 
-/** ACL tokens of the scheduler. How they are made is outside the spec (control interface). */
+/** Nomad's namespace globs: '*' stands for any run of characters. */
+export function namespaceMatches(pattern: string, namespace: string): boolean {
+  if (pattern === namespace) return true;
+  if (!pattern.includes('*')) return false;
+  const source = pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+  return new RegExp(`^${source}$`).test(namespace);
+}
+
+/**
+ * ACL tokens of the scheduler. Fixed tokens (the management token, the old control route's) are
+ * kept here; tokens made through the ACL API are looked up through `resolve`, at every request, so
+ * a deleted token or a changed policy takes effect at once.
+ */
 export class SchedulerAcl {
   private readonly tokens = new Map<string, SchedulerToken>();
+  resolve: (secret: string) => SchedulerToken | undefined = () => undefined;
 
   add(token: SchedulerToken, id: string = randomUUID()): string {
     this.tokens.set(id, token);
@@ -18,11 +36,21 @@ export class SchedulerAcl {
   }
 
   get(id: string | undefined): SchedulerToken | undefined {
-    return id ? this.tokens.get(id) : undefined;
+    return id ? (this.tokens.get(id) ?? this.resolve(id)) : undefined;
+  }
+
+  /** Whether a token holds a capability in a namespace ('*': in every namespace). */
+  static can(t: SchedulerToken, namespace: string, capability: NamespaceCapability): boolean {
+    if (t.management) return true;
+    if (t.capabilities) {
+      if (namespace === '*') return Object.entries(t.capabilities).some(([pattern, caps]) => pattern === '*' && caps.includes(capability));
+      return Object.entries(t.capabilities).some(([pattern, caps]) => namespaceMatches(pattern, namespace) && caps.includes(capability) && !caps.includes('deny'));
+    }
+    return t.readJob.includes('*') || (namespace !== '*' && t.readJob.includes(namespace));
   }
 
   static canReadJob(t: SchedulerToken, namespace: string): boolean {
-    return t.management || t.readJob.includes('*') || (namespace !== '*' && t.readJob.includes(namespace));
+    return SchedulerAcl.can(t, namespace, 'read-job');
   }
 
   /**

@@ -82,7 +82,16 @@ export class EventBroker {
   }
 
   publish(events: Omit<SchedulerEvent, 'Index'>[]): Frame {
+    return this.publishWith(() => events);
+  }
+
+  /**
+   * Publishes the events of one change, built knowing the change's index: the objects a change
+   * writes carry it as their ModifyIndex (Nomad's raft index), and the frame has the same one.
+   */
+  publishWith(build: (index: number) => Omit<SchedulerEvent, 'Index'>[]): Frame {
     const index = this.nextIndex();
+    const events = build(index);
     const frame: Frame = { Index: index, Events: events.map((e) => ({ ...e, Index: index })) };
     this.buffer.push(frame);
     while (this.buffer.length > this.capacity) this.evicted = this.buffer.shift()!.Index;

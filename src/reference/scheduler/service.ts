@@ -7,7 +7,10 @@ import { BodyError, closeAfterResponse, parseJsonObject, readBody } from '../htt
 import { sendJsonBody, sendPlainError } from '../http/plain-errors.ts';
 import { Router, type RouteContext, type RouteHandler } from '../http/router.ts';
 import { SchedulerAcl, type SchedulerToken } from './acl.ts';
+import { AclStore } from './acl-policies.ts';
 import { AllocationFs, PathEscapeError } from './alloc-fs.ts';
+import { Cluster } from './cluster.ts';
+import { NomadApi } from './nomad-api.ts';
 import { deliveries, EventBroker, type Frame, type MatchRules, type Subscription } from './event-broker.ts';
 import { streamFile } from './file-stream.ts';
 import { MetadataError, NodeMetadata } from './node-metadata.ts';
@@ -43,8 +46,16 @@ class ClientError extends Error {
   }
 }
 
-/** How many frames the event broker keeps (Nomad's default event_buffer_size is 100). */
-export const EVENT_BUFFER_FRAMES = 1024;
+/**
+ * How many frames the event broker keeps. Nomad's default event_buffer_size is 100, and behaviour
+ * upstream keeps that. Otherwise the buffer is larger: every action now produces several frames
+ * (register, plan, evaluation, client updates), and with 100 a run's own earlier frames would leave
+ * the buffer before the rules that replay them from an index read them.
+ */
+export const EVENT_BUFFER_FRAMES = { upstream: 100, otherwise: 256 } as const;
+
+/** The Node fields the fault scheduler.events-node-payload-missing-fields leaves out of Node events. */
+const NODE_FIELDS_DROPPED = ['Datacenter', 'SchedulingEligibility', 'Status', 'Drain'];
 
 /**
  * The embedded scheduler: its event stream and one client node answering the /v1/client endpoints.
@@ -57,6 +68,10 @@ export class SchedulerService {
   readonly acl = new SchedulerAcl();
   readonly broker: EventBroker;
   readonly fs: AllocationFs;
+  readonly cluster: Cluster;
+  readonly acls: AclStore;
+  /** Nomad's job, node, ACL and namespace API (hashicorp dialect listener; the control prefix in every dialect). */
+  readonly nomadApi: NomadApi;
   private nodeState = { drain: false, eligibility: 'eligible', index: 1 };
   private rateTimer?: NodeJS.Timeout;
   /** Nomad's choices where the spec leaves one (hashicorp dialect). */
@@ -76,9 +91,13 @@ export class SchedulerService {
       namespaceIgnored: f.has('scheduler.events-namespace-ignored'),
     };
     this.metadata = new NodeMetadata(options.staticMeta, options.faults, this.nomad ? 'nomad' : 'spec');
-    this.broker = new EventBroker(EVENT_BUFFER_FRAMES, options.nextIndex);
+    this.broker = new EventBroker(this.upstream ? EVENT_BUFFER_FRAMES.upstream : EVENT_BUFFER_FRAMES.otherwise, options.nextIndex);
     this.fs = new AllocationFs(options.allocRoot, options.faults.has('scheduler.fs-path-escape'));
     this.acl.add({ management: true, nodeRead: true, nodeWrite: true, readJob: ['*'] }, options.managementToken);
+    this.acls = new AclStore(this.broker, options.managementToken);
+    this.acl.resolve = (secret) => this.acls.grantsOf(secret);
+    this.cluster = new Cluster({ broker: this.broker, fs: this.fs, faults: f, nodeId: options.nodeId, nextIndex: options.nextIndex, nodeEligible: () => this.nodeState.eligibility === 'eligible' });
+    this.nomadApi = new NomadApi({ cluster: this.cluster, acls: this.acls, broker: this.broker, node: this, nomad: this.nomad });
     const r = this.router;
     r.add('GET', '/v1/event/stream', (ctx) => this.eventStream(ctx));
     r.add('GET', '/v1/client/metadata', (ctx) => this.readMetadata(ctx));
@@ -100,8 +119,12 @@ export class SchedulerService {
   }
 
   publishNode(type: string, topic = 'Node'): Frame {
-    this.nodeState.index = this.broker.latestIndex + 1;
-    return this.broker.publish([{ Topic: topic, Type: type, Key: this.options.nodeId, Namespace: '', FilterKeys: null, Payload: { Node: this.node() } }]);
+    return this.broker.publishWith((index) => {
+      this.nodeState.index = index;
+      const node = this.node();
+      if (this.options.faults.has('scheduler.events-node-payload-missing-fields')) for (const k of NODE_FIELDS_DROPPED) delete node[k];
+      return [{ Topic: topic, Type: type, Key: this.options.nodeId, Namespace: '', FilterKeys: null, Payload: { Node: node } }];
+    });
   }
 
   setDrain(drain: boolean): void {
@@ -110,9 +133,20 @@ export class SchedulerService {
     this.publishNode('NodeDrain', 'NodeDrain');
   }
 
-  setEligibility(eligible: boolean): void {
+  /**
+   * Returns the Node event's frame index. Nomad publishes an eligibility change as a Node event of
+   * type NodeDrain (nomad/state/events.go: NodeUpdateEligibilityRequestType maps to TypeNodeDrain);
+   * the spec dialect uses the spec's NodeEligibility.
+   */
+  setEligibility(eligible: boolean): number {
     this.nodeState.eligibility = eligible ? 'eligible' : 'ineligible';
-    this.publishNode('NodeEligibility');
+    return this.publishNode(this.nomad ? 'NodeDrain' : 'NodeEligibility').Index;
+  }
+
+  /** Stops every running fixture task (the reference shuts down). */
+  async stop(): Promise<void> {
+    this.stopEventRate();
+    await this.cluster.stopAll();
   }
 
   /**
@@ -156,6 +190,11 @@ export class SchedulerService {
 
   async handle(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://reference.invalid');
+    // The spec dialect's listener serves spec 002 only: Nomad's job API is reached there through the control prefix.
+    if (this.nomad && this.nomadApi.serves(url.pathname)) {
+      const secret = this.secretOf(req) ?? '';
+      return this.nomadApi.handle(req, res, method, url.pathname, url, this.acl.get(secret), secret);
+    }
     const match = this.router.match(method, url.pathname);
     if (match.kind !== 'found') {
       req.resume();
@@ -185,12 +224,16 @@ export class SchedulerService {
     return this.nomad && /^\/v1\/client\/fs\/(ls|stat)\//.test(pathname) ? 500 : 400;
   }
 
-  private token(req: IncomingMessage): SchedulerToken | undefined {
+  private secretOf(req: IncomingMessage): string | undefined {
     const carrier = this.options.dialect.scheduler.token;
     const raw = req.headers[carrier.header.toLowerCase()];
     const fromCarrier = typeof raw === 'string' ? (carrier.scheme ? /^Bearer\s+(.+)$/i.exec(raw)?.[1] : raw) : undefined;
     const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    return this.acl.get((fromCarrier ?? bearer)?.trim());
+    return (fromCarrier ?? bearer)?.trim();
+  }
+
+  private token(req: IncomingMessage): SchedulerToken | undefined {
+    return this.acl.get(this.secretOf(req));
   }
 
   private tokenOf(req: IncomingMessage): SchedulerToken {

@@ -1,0 +1,439 @@
+import { randomUUID } from 'node:crypto';
+import { parseFixtureJob, type FixtureJobSpec } from '../../client/fixture-job.ts';
+import type { FaultSet } from '../faults/types.ts';
+import type { AllocationFs } from './alloc-fs.ts';
+import type { EventBroker, SchedulerEvent } from './event-broker.ts';
+import { TaskRunner } from './job-runner.ts';
+
+type EventDraft = Omit<SchedulerEvent, 'Index'>;
+
+/** A refused cluster request: the status and Nomad's plain-text message. */
+export class ClusterError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface Namespace {
+  Name: string;
+  Description: string;
+  Quota: string;
+  Meta: Record<string, string> | null;
+  CreateIndex: number;
+  ModifyIndex: number;
+}
+
+interface JobRecord {
+  /** The job as registered, plus the server's fields. */
+  job: Record<string, unknown>;
+  spec: FixtureJobSpec;
+  /** The registered job without server fields, to tell a changed spec from the same one again. */
+  specKey: string;
+}
+
+interface Evaluation {
+  ID: string;
+  Namespace: string;
+  Priority: number;
+  Type: string;
+  TriggeredBy: string;
+  JobID: string;
+  JobModifyIndex: number;
+  Status: 'pending' | 'complete' | 'blocked' | 'cancelled';
+  StatusDescription: string;
+  DeploymentID: string;
+  PreviousEval: string;
+  BlockedEval: string;
+  NextEval: string;
+  FailedTGAllocs: Record<string, unknown> | null;
+  QueuedAllocations: Record<string, number> | null;
+  CreateIndex: number;
+  ModifyIndex: number;
+  CreateTime: number;
+  ModifyTime: number;
+}
+
+interface AllocRecord {
+  ID: string;
+  Namespace: string;
+  EvalID: string;
+  Name: string;
+  NodeID: string;
+  JobID: string;
+  JobVersion: number;
+  TaskGroup: string;
+  DesiredStatus: 'run' | 'stop';
+  DesiredDescription: string;
+  ClientStatus: 'pending' | 'running' | 'complete' | 'failed';
+  ClientDescription: string;
+  CreateIndex: number;
+  ModifyIndex: number;
+  CreateTime: number;
+  ModifyTime: number;
+  runners: Map<string, TaskRunner>;
+  /** The job as it was placed (Nomad's allocation carries it; the Allocation topic leaves it out). */
+  jobAtPlacement: Record<string, unknown>;
+}
+
+const TASK_GROUP = 'fixture';
+const nowNanos = () => Date.now() * 1_000_000;
+
+export interface ClusterOptions {
+  broker: EventBroker;
+  fs: AllocationFs;
+  faults: FaultSet;
+  nodeId: string;
+  /** The raft index of a change that produces no event (namespaces). */
+  nextIndex: () => number;
+  /** Whether the node takes new allocations (its scheduling eligibility). */
+  nodeEligible: () => boolean;
+}
+
+/**
+ * The scheduler's server state: namespaces, jobs, evaluations and allocations, changed only by
+ * real actions, each change publishing the events Nomad's state store publishes for it
+ * (nomad/state/events.go eventsFromChanges): one frame per change, its index the change's index.
+ */
+export class Cluster {
+  private readonly namespaces = new Map<string, Namespace>([['default', { Name: 'default', Description: 'Default shared namespace', Quota: '', Meta: null, CreateIndex: 1, ModifyIndex: 1 }]]);
+  private readonly jobs = new Map<string, JobRecord>();
+  private readonly evals = new Map<string, Evaluation>();
+  private readonly allocs = new Map<string, AllocRecord>();
+
+  constructor(private readonly o: ClusterOptions) {}
+
+  // --- namespaces -------------------------------------------------------------------------
+
+  listNamespaces(): Namespace[] {
+    return [...this.namespaces.values()].sort((a, b) => a.Name.localeCompare(b.Name));
+  }
+
+  namespace(name: string): Namespace | undefined {
+    return this.namespaces.get(name);
+  }
+
+  upsertNamespace(name: string, body: Record<string, unknown>): number {
+    const bodyName = typeof body.Name === 'string' && body.Name !== '' ? body.Name : name;
+    if (bodyName !== name) throw new ClusterError(400, 'Namespace name does not match request path');
+    // nomad/structs/structs.go validNamespaceName.
+    if (!/^[a-zA-Z0-9-]{1,128}$/.test(name)) throw new ClusterError(400, `invalid name "${name}". Must match regex ^[a-zA-Z0-9-]{1,128}$`);
+    const index = this.o.nextIndex();
+    const prev = this.namespaces.get(name);
+    const meta = body.Meta && typeof body.Meta === 'object' ? (body.Meta as Record<string, string>) : null;
+    this.namespaces.set(name, { Name: name, Description: typeof body.Description === 'string' ? body.Description : '', Quota: '', Meta: meta, CreateIndex: prev?.CreateIndex ?? index, ModifyIndex: index });
+    return index;
+  }
+
+  /** Nomad refuses to delete `default`, and a namespace that still has non-terminal jobs. */
+  deleteNamespace(name: string, nonTerminalStatus: number): number {
+    if (name === 'default') throw new ClusterError(400, 'default namespace can not be deleted');
+    if (!this.namespaces.has(name)) throw new ClusterError(404, `namespace ${JSON.stringify(name)} not found`);
+    const busy = [...this.jobs.values()].some((j) => j.spec.namespace === name && j.job.Status !== 'dead');
+    if (busy) throw new ClusterError(nonTerminalStatus, `namespace "${name}" has non-terminal jobs in regions: [global]`);
+    this.namespaces.delete(name);
+    return this.o.nextIndex();
+  }
+
+  // --- jobs -------------------------------------------------------------------------------
+
+  listJobs(namespace: string, prefix: string, visible: (ns: string) => boolean): Record<string, unknown>[] {
+    return [...this.jobs.values()]
+      .filter((r) => (namespace === '*' || r.spec.namespace === namespace) && visible(r.spec.namespace) && r.spec.id.startsWith(prefix))
+      .sort((a, b) => a.spec.id.localeCompare(b.spec.id))
+      .map(({ job }) => pick(job, ['ID', 'ParentID', 'Name', 'Namespace', 'Datacenters', 'Type', 'Priority', 'Periodic', 'ParameterizedJob', 'Stop', 'Status', 'StatusDescription', 'CreateIndex', 'ModifyIndex', 'JobModifyIndex', 'SubmitTime', 'Meta']));
+  }
+
+  job(namespace: string, id: string): Record<string, unknown> | undefined {
+    return this.jobs.get(jobKey(namespace, id))?.job;
+  }
+
+  allocationsOf(namespace: string, jobId: string): Record<string, unknown>[] {
+    return [...this.allocs.values()].filter((a) => a.Namespace === namespace && a.JobID === jobId).sort((a, b) => b.CreateIndex - a.CreateIndex).map((a) => this.allocStub(a));
+  }
+
+  allocation(id: string): Record<string, unknown> | undefined {
+    const a = this.allocs.get(id);
+    return a && { ...this.allocPayload(a), Job: a.jobAtPlacement };
+  }
+
+  /**
+   * PUT /v1/jobs: only the fixture job shape (src/client/fixture-job.ts) is run. A register of an
+   * existing ID with a changed spec makes a new version and places it again (the old allocation is
+   * stopped); the same spec again makes an evaluation that changes nothing, as Nomad's scheduler
+   * finds nothing to do (a stopped job is placed again, since Stop changed).
+   */
+  register(raw: unknown, namespaceParam: string | null): { EvalID: string; EvalCreateIndex: number; JobModifyIndex: number; Warnings: string; Index: number } {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ClusterError(400, 'Job must be specified');
+    const given = raw as Record<string, unknown>;
+    const job: Record<string, unknown> = { ...given, Namespace: typeof given.Namespace === 'string' && given.Namespace !== '' ? given.Namespace : (namespaceParam ?? 'default') };
+    const parsed = parseFixtureJob(job);
+    if ('error' in parsed) throw new ClusterError(400, parsed.error);
+    const spec = parsed.spec;
+    if (!this.namespaces.has(spec.namespace)) throw new ClusterError(400, `job "${spec.id}" is in nonexistent namespace "${spec.namespace}"`);
+    const key = jobKey(spec.namespace, spec.id);
+    const prev = this.jobs.get(key);
+    const specKey = JSON.stringify(withoutServerFields(job));
+    const changed = !prev || prev.specKey !== specKey || prev.job.Stop === true;
+    const f = this.o.faults;
+    const type = f.has('scheduler.events-type-unlisted') ? 'JobUpserted' : 'JobRegistered';
+    let evalId = '';
+    const frame = this.o.broker.publishWith((index) => {
+      const version = prev ? (changed ? (prev.job.Version as number) + 1 : (prev.job.Version as number)) : 0;
+      const record: JobRecord = {
+        spec,
+        specKey,
+        job: {
+          Region: 'global',
+          Priority: 50,
+          AllAtOnce: false,
+          NodePool: 'default',
+          ParentID: '',
+          ...job,
+          Name: typeof job.Name === 'string' && job.Name ? job.Name : spec.id,
+          Status: changed ? 'pending' : prev!.job.Status,
+          StatusDescription: '',
+          Stop: false,
+          Stable: false,
+          Version: version,
+          SubmitTime: nowNanos(),
+          CreateIndex: prev ? prev.job.CreateIndex : index,
+          ModifyIndex: index,
+          JobModifyIndex: changed ? index : prev!.job.JobModifyIndex,
+        },
+      };
+      this.jobs.set(key, record);
+      const evaluation = this.newEval(spec, 'job-register', index);
+      evalId = evaluation.ID;
+      return [this.jobEvent(record.job, type), this.evalEvent(evaluation, type)];
+    });
+    setImmediate(() => void this.evaluate(evalId, changed).catch((err) => console.error(`[reference] evaluating ${spec.id}: ${(err as Error).message}`)));
+    return { EvalID: evalId, EvalCreateIndex: frame.Index, JobModifyIndex: frame.Index, Warnings: '', Index: frame.Index };
+  }
+
+  /** DELETE /v1/job/:id: stops the job (Stop true), or with purge removes it from the state (its allocations stay until GC). */
+  deregister(namespace: string, id: string, purge: boolean): { EvalID: string; EvalCreateIndex: number; JobModifyIndex: number; Index: number } {
+    const key = jobKey(namespace, id);
+    const record = this.jobs.get(key);
+    if (!record) throw new ClusterError(404, 'job not found');
+    let evalId = '';
+    const frame = this.o.broker.publishWith((index) => {
+      const evaluation = this.newEval(record.spec, 'job-deregister', index);
+      evalId = evaluation.ID;
+      if (purge) {
+        // A deleted job produces no Job event (nomad/state/events.go: the jobs table's delete is skipped).
+        this.jobs.delete(key);
+        return [this.evalEvent(evaluation, 'JobDeregistered')];
+      }
+      const live = this.liveAllocs(namespace, id).length > 0;
+      record.job = { ...record.job, Stop: true, Status: live ? record.job.Status : 'dead', ModifyIndex: index, JobModifyIndex: index, Version: (record.job.Version as number) + 1, SubmitTime: nowNanos() };
+      return [this.jobEvent(record.job, 'JobDeregistered'), this.evalEvent(evaluation, 'JobDeregistered')];
+    });
+    setImmediate(() => void this.evaluate(evalId, false).catch((err) => console.error(`[reference] evaluating ${id}: ${(err as Error).message}`)));
+    return { EvalID: evalId, EvalCreateIndex: frame.Index, JobModifyIndex: frame.Index, Index: frame.Index };
+  }
+
+  /** Whether a namespace holds a job (for deleting it). */
+  hasJobs(namespace: string): boolean {
+    return [...this.jobs.values()].some((j) => j.spec.namespace === namespace);
+  }
+
+  /** Stops every task (the reference shuts down). */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.allocs.values()].flatMap((a) => [...a.runners.values()].map((r) => r.kill())));
+  }
+
+  // --- scheduling -------------------------------------------------------------------------
+
+  /**
+   * The scheduler's work for one evaluation: stop what should no longer run, place what should
+   * (when `place`), and complete the evaluation; an unplaceable job leaves a blocked evaluation.
+   */
+  private async evaluate(evalId: string, place: boolean): Promise<void> {
+    const evaluation = this.evals.get(evalId);
+    if (!evaluation) return;
+    const record = this.jobs.get(jobKey(evaluation.Namespace, evaluation.JobID));
+    const wanted = record && record.job.Stop !== true;
+    const stale = this.liveAllocs(evaluation.Namespace, evaluation.JobID).filter((a) => !wanted || (place && a.JobVersion !== record!.job.Version));
+    if (stale.length) await this.stopAllocs(stale, wanted ? 'alloc is being updated due to job update' : 'alloc not needed due to job update');
+    if (!wanted || !place) return this.completeEval(evaluation, null);
+    const spec = record.spec;
+    if (spec.kind === 'event' || !this.o.nodeEligible()) return this.blockEval(evaluation, spec);
+    const onDisk = await this.o.fs.create({ namespace: spec.namespace, jobId: spec.id, tasks: spec.tasks, stopped: false });
+    const alloc: AllocRecord = {
+      ID: onDisk.id,
+      Namespace: spec.namespace,
+      EvalID: evaluation.ID,
+      Name: `${spec.id}.${TASK_GROUP}[0]`,
+      NodeID: this.o.nodeId,
+      JobID: spec.id,
+      JobVersion: record.job.Version as number,
+      TaskGroup: TASK_GROUP,
+      DesiredStatus: 'run',
+      DesiredDescription: '',
+      ClientStatus: 'pending',
+      ClientDescription: '',
+      CreateIndex: 0,
+      ModifyIndex: 0,
+      CreateTime: nowNanos(),
+      ModifyTime: nowNanos(),
+      runners: new Map(),
+      jobAtPlacement: record.job,
+    };
+    this.o.broker.publishWith((index) => {
+      alloc.CreateIndex = index;
+      alloc.ModifyIndex = index;
+      this.allocs.set(alloc.ID, alloc);
+      const events = [this.allocEvent(alloc, 'PlanResult')];
+      if (record.job.Status !== 'running') {
+        record.job = { ...record.job, Status: 'running', ModifyIndex: index };
+        events.push(this.jobEvent(record.job, 'PlanResult'));
+      }
+      return events;
+    });
+    this.completeEval(evaluation, { [TASK_GROUP]: 0 });
+    // The client starts the tasks: their files and first output are on disk already.
+    for (const task of spec.tasks) alloc.runners.set(task.name, new TaskRunner(this.o.fs, alloc.ID, task, () => this.taskExited(alloc)));
+    this.clientUpdate(alloc, 'running');
+  }
+
+  private completeEval(evaluation: Evaluation, queued: Record<string, number> | null): void {
+    this.o.broker.publishWith((index) => {
+      Object.assign(evaluation, { Status: 'complete', QueuedAllocations: queued ?? { [TASK_GROUP]: 0 }, ModifyIndex: index, ModifyTime: nowNanos() });
+      return [this.evalEvent(evaluation, 'EvaluationUpdated')];
+    });
+  }
+
+  /** No node fits: the evaluation completes with a blocked follow-up that waits for one (and replaces the job's earlier one). */
+  private blockEval(evaluation: Evaluation, spec: FixtureJobSpec): void {
+    this.o.broker.publishWith((index) => {
+      const events: EventDraft[] = [];
+      for (const old of this.evals.values()) {
+        if (old.Status === 'blocked' && old.Namespace === spec.namespace && old.JobID === spec.id) {
+          Object.assign(old, { Status: 'cancelled', StatusDescription: 'evaluation is superseded by a newer blocked evaluation', ModifyIndex: index, ModifyTime: nowNanos() });
+          events.push(this.evalEvent(old, 'EvaluationUpdated'));
+        }
+      }
+      const blocked = this.newEval(spec, 'queued-allocs', index);
+      Object.assign(blocked, { Status: 'blocked', StatusDescription: 'created to place remaining allocations', PreviousEval: evaluation.ID });
+      const failed = { [TASK_GROUP]: { NodesEvaluated: 1, NodesFiltered: 1, NodesAvailable: { dc1: 1 }, ConstraintFiltered: spec.kind === 'event' ? { [`\${meta.stackproof_unplaceable} = never`]: 1 } : null, NodesExhausted: 0, CoalescedFailures: 0 } };
+      Object.assign(evaluation, { Status: 'complete', BlockedEval: blocked.ID, FailedTGAllocs: failed, QueuedAllocations: { [TASK_GROUP]: 1 }, ModifyIndex: index, ModifyTime: nowNanos() });
+      return [...events, this.evalEvent(blocked, 'EvaluationUpdated'), this.evalEvent(evaluation, 'EvaluationUpdated')];
+    });
+  }
+
+  private async stopAllocs(allocs: AllocRecord[], why: string): Promise<void> {
+    this.o.broker.publishWith((index) => {
+      for (const a of allocs) Object.assign(a, { DesiredStatus: 'stop', DesiredDescription: why, ModifyIndex: index, ModifyTime: nowNanos() });
+      return allocs.map((a) => this.allocEvent(a, 'PlanResult'));
+    });
+    for (const a of allocs) {
+      await Promise.all([...a.runners.values()].map((r) => r.kill()));
+      if (a.ClientStatus !== 'complete' && a.ClientStatus !== 'failed') this.clientUpdate(a, 'complete');
+    }
+  }
+
+  private taskExited(alloc: AllocRecord): void {
+    if ([...alloc.runners.values()].every((r) => r.state === 'dead') && alloc.ClientStatus === 'running') this.clientUpdate(alloc, 'complete');
+  }
+
+  /** The client reports the allocation's status: AllocationUpdated, with the job's status when it changes. */
+  private clientUpdate(alloc: AllocRecord, status: 'running' | 'complete'): void {
+    this.o.broker.publishWith((index) => {
+      Object.assign(alloc, { ClientStatus: status, ClientDescription: status === 'running' ? 'Tasks are running' : 'All tasks have completed', ModifyIndex: index, ModifyTime: nowNanos() });
+      // A stopped allocation is what GC collects.
+      if (status === 'complete') {
+        const onDisk = this.o.fs.allocations.get(alloc.ID);
+        if (onDisk) onDisk.stopped = true;
+      }
+      const events = [this.allocEvent(alloc, 'AllocationUpdated')];
+      const record = this.jobs.get(jobKey(alloc.Namespace, alloc.JobID));
+      if (record && status === 'complete' && record.job.Status !== 'dead' && this.liveAllocs(alloc.Namespace, alloc.JobID).length === 0) {
+        record.job = { ...record.job, Status: 'dead', ModifyIndex: index };
+        events.push(this.jobEvent(record.job, 'AllocationUpdated'));
+      }
+      return events;
+    });
+  }
+
+  private liveAllocs(namespace: string, jobId: string): AllocRecord[] {
+    return [...this.allocs.values()].filter((a) => a.Namespace === namespace && a.JobID === jobId && a.ClientStatus !== 'complete' && a.ClientStatus !== 'failed');
+  }
+
+  private newEval(spec: FixtureJobSpec, triggeredBy: string, index: number): Evaluation {
+    const e: Evaluation = {
+      ID: randomUUID(),
+      Namespace: spec.namespace,
+      Priority: 50,
+      Type: 'batch',
+      TriggeredBy: triggeredBy,
+      JobID: spec.id,
+      JobModifyIndex: index,
+      Status: 'pending',
+      StatusDescription: '',
+      DeploymentID: '',
+      PreviousEval: '',
+      BlockedEval: '',
+      NextEval: '',
+      FailedTGAllocs: null,
+      QueuedAllocations: null,
+      CreateIndex: index,
+      ModifyIndex: index,
+      CreateTime: nowNanos(),
+      ModifyTime: nowNanos(),
+    };
+    this.evals.set(e.ID, e);
+    return e;
+  }
+
+  // --- event and response shapes ----------------------------------------------------------
+
+  private jobEvent(job: Record<string, unknown>, type: string): EventDraft {
+    const payload = this.o.faults.has('scheduler.events-payload-unkeyed') ? { ...job } : { Job: job };
+    return { Topic: 'Job', Type: type, Key: job.ID as string, Namespace: job.Namespace as string, FilterKeys: null, Payload: payload };
+  }
+
+  private evalEvent(e: Evaluation, type: string): EventDraft {
+    return { Topic: 'Evaluation', Type: type, Key: e.ID, Namespace: e.Namespace, FilterKeys: [e.JobID, e.DeploymentID], Payload: { Evaluation: { ...e } } };
+  }
+
+  /** Nomad's Allocation events leave the job out (nomad/state/events.go: the allocation is copied with Job nil). */
+  private allocEvent(a: AllocRecord, type: string): EventDraft {
+    const allocation = this.o.faults.has('scheduler.events-allocation-carries-job') ? { ...this.allocPayload(a), Job: a.jobAtPlacement } : this.allocPayload(a);
+    return { Topic: 'Allocation', Type: type, Key: a.ID, Namespace: a.Namespace, FilterKeys: [a.JobID, ''], Payload: { Allocation: allocation } };
+  }
+
+  private taskStates(a: AllocRecord): Record<string, unknown> | null {
+    if (a.runners.size === 0) return null;
+    const out: Record<string, unknown> = {};
+    for (const [name, r] of a.runners) {
+      out[name] = { State: r.state, Failed: false, Restarts: 0, StartedAt: r.startedAt.toISOString(), FinishedAt: r.finishedAt?.toISOString() ?? null, Events: [] };
+    }
+    return out;
+  }
+
+  private allocPayload(a: AllocRecord): Record<string, unknown> {
+    const { runners: _r, jobAtPlacement: _j, ...fields } = a;
+    return { ...fields, DeploymentID: '', TaskStates: this.taskStates(a) };
+  }
+
+  private allocStub(a: AllocRecord): Record<string, unknown> {
+    return pick(this.allocPayload(a), ['ID', 'EvalID', 'Name', 'Namespace', 'NodeID', 'JobID', 'JobVersion', 'TaskGroup', 'DesiredStatus', 'DesiredDescription', 'ClientStatus', 'ClientDescription', 'TaskStates', 'DeploymentID', 'CreateIndex', 'ModifyIndex', 'CreateTime', 'ModifyTime']);
+  }
+}
+
+function jobKey(namespace: string, id: string): string {
+  return `${namespace}\u0000${id}`;
+}
+
+const SERVER_FIELDS = ['Status', 'StatusDescription', 'Stop', 'Stable', 'Version', 'SubmitTime', 'CreateIndex', 'ModifyIndex', 'JobModifyIndex'];
+
+function withoutServerFields(job: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(job).filter(([k]) => !SERVER_FIELDS.includes(k)));
+}
+
+function pick(o: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((k) => k in o).map((k) => [k, o[k]]));
+}
