@@ -8,6 +8,8 @@ import { Pool } from 'undici';
 import type { Targets } from '../src/config/schema.ts';
 import { runClosedModel } from '../src/load/autocannon-engine.ts';
 import { runEventFanout } from '../src/load/event-fanout.ts';
+import { provisionLoadFixtures } from '../src/load/run-load.ts';
+import { newRunPrefix } from '../src/provision/run-prefix.ts';
 import { runOpenModel } from '../src/load/open-model-runner.ts';
 import { LOAD_SCENARIOS } from '../src/load/scenarios/catalog.ts';
 import type { PreparedScenario } from '../src/load/scenarios/types.ts';
@@ -104,6 +106,9 @@ const bare = await child(['bench/bare-server.mjs']);
 const bareUrl = (bare.info as { url: string }).url;
 const reference = await child(['--expose-gc', '--import', 'tsx', 'bench/reference-server.ts']);
 const targets = reference.info as Targets;
+// The scheduler scenarios act through fixtures made by real actions (the reference's control listener).
+const runPrefix = newRunPrefix();
+const { made, provision } = await provisionLoadFixtures(targets, false, runPrefix, () => undefined);
 try {
   // 1. Load generators against the bare server, same connections.
   const ac = await plainAutocannon(bareUrl);
@@ -131,7 +136,7 @@ try {
   row('bare node:http', fmt(bareRate), fmt(closed.latencyMs.p99), '1.00');
   for (const name of ['mesh-leaf', 'mesh-authorize', 'oidc-code-flow', 'mesh-roots']) {
     const scenario = LOAD_SCENARIOS.find((s) => s.name === name)!;
-    const prepared = await scenario.prepare(targets);
+    const prepared = await scenario.prepare(targets, made);
     const r = await runClosedModel(prepared, { connections: CONNECTIONS, durationMs: SECONDS * 1000, maxRequests: 10_000_000 });
     await prepared.close();
     row(name === 'oidc-code-flow' ? 'oidc authorize' : name === 'mesh-leaf' ? 'leaf fetch (cached)' : name === 'mesh-authorize' ? 'connect authorize' : 'CA roots', fmt(r.throughput), fmt(r.latencyMs.p99), fmt(r.throughput / bareRate));
@@ -141,7 +146,7 @@ try {
   // 3. Event fan-out: subscribers x events/s, delivery latency.
   row('subscribers', 'events/s', 'delivered/s', 'p50 ms', 'p99 ms', 'max ms', 'missed', 'p99 < 50 ms');
   for (const [subscribers, rate] of [[10, 200], [50, 200], [100, 500], [200, 1000]] as const) {
-    const f = await runEventFanout(targets.scheduler!, { subscribers, rate, durationMs: SECONDS * 1000 });
+    const f = await runEventFanout(targets.scheduler!, made.scheduler!, { subscribers, rate, durationMs: SECONDS * 1000, runPrefix });
     row(subscribers, rate, fmt(f.throughput), fmt(f.latencyMs.p50), fmt(f.latencyMs.p99), fmt(f.latencyMs.max), f.missed, f.latencyMs.p99 < 50 ? 'yes' : 'no');
   }
   print('Event-stream fan-out (delivery latency from event creation to receipt)');
@@ -156,7 +161,7 @@ try {
   const soakNames = ['mesh-leaf', 'mesh-authorize', 'mesh-roots', 'oidc-code-flow', 'scheduler-logs'];
   // File descriptors are counted with no load connection open, before and after.
   const fdsBefore = (await stats()).fds;
-  const prepared = await Promise.all(soakNames.map((n) => LOAD_SCENARIOS.find((s) => s.name === n)!.prepare(targets)));
+  const prepared = await Promise.all(soakNames.map((n) => LOAD_SCENARIOS.find((s) => s.name === n)!.prepare(targets, made)));
   await Promise.all(prepared.map((p) => runOpenModel({ scenario: p.name, rate: 100, durationMs: 2_000, maxRequests: 1_000, request: p.iterate })));
   const before = await stats();
   const soak = await Promise.all(prepared.map((p) => runOpenModel({ scenario: p.name, rate: 150, durationMs: SOAK_MS, maxRequests: 1_000_000, maxInFlight: 512, request: p.iterate })));
@@ -171,6 +176,7 @@ try {
   console.log(`  reference heap after forced GC: ${mb(before.heapUsed)} MB before, ${mb(after.heapUsed)} MB after (growth ${mb(after.heapUsed - before.heapUsed)} MB); rss ${mb(before.rss)} -> ${mb(after.rss)} MB`);
   console.log(`  reference open file descriptors with no load connection open: ${fdsBefore} before, ${fdsAfter} after`);
 } finally {
+  await provision?.teardown();
   bare.proc.kill('SIGTERM');
   reference.proc.kill('SIGTERM');
 }

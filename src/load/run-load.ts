@@ -9,10 +9,13 @@ import { UnreachableTargetError } from '../run/conform.ts';
 import { runClosedModel } from './autocannon-engine.ts';
 import { compareWithBaseline, type Regression } from './baseline.ts';
 import { runEventFanout } from './event-fanout.ts';
+import { newRunPrefix } from '../provision/run-prefix.ts';
+import { NomadSchedulerFixtures } from '../provision/nomad-scheduler-fixtures.ts';
+import { provisionScheduler, schedulerControlHttpFor, schedulerHttpFor, type SchedulerProvision } from '../provision/scheduler-provisioner.ts';
 import { isLoopback } from './loopback.ts';
 import { runOpenModel } from './open-model-runner.ts';
 import { LOAD_SCENARIOS, ScenarioUnavailable } from './scenarios/catalog.ts';
-import type { LoadScenario, PreparedScenario } from './scenarios/types.ts';
+import type { LoadFixtures, LoadScenario, PreparedScenario } from './scenarios/types.ts';
 import { findK6, K6Missing, K6_SCRIPT, k6Schedule, runK6 } from './k6-engine.ts';
 import { k6SummarySchema, k6SummaryToResult } from './k6-summary.ts';
 import { dialectFor } from '../config/dialects.ts';
@@ -142,6 +145,8 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
   const started = new Date();
   const external = Object.values(o.config.targets).some(Boolean);
   let reference: RunningReference | undefined;
+  let scheduler: SchedulerProvision | undefined;
+  const runPrefix = newRunPrefix();
   try {
     let targets: Targets;
     if (external) targets = o.config.targets;
@@ -158,10 +163,15 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
     if (down.length) throw new UnreachableTargetError(down.map((p) => `${p.system} target ${p.url} does not answer: ${p.problem}`).join('\n'));
     const results: LoadScenarioResult[] = [];
     const wanted = (name: string) => o.scenarios.length === 0 || o.scenarios.includes(name);
+    let made: LoadFixtures = { runPrefix };
+    if (targets.scheduler && (wanted('scheduler-logs') || wanted('scheduler-event-fanout'))) {
+      o.log(`run prefix: ${runPrefix} (what the load run makes is named under it and removed at the end; \`stackproof cleanup --prefix ${runPrefix}\` if a run is killed)`);
+      ({ made, provision: scheduler } = await provisionLoadFixtures(targets, external, runPrefix, o.log));
+    }
     for (const scenario of LOAD_SCENARIOS.filter((s) => wanted(s.name) && targets[s.system])) {
       let prepared;
       try {
-        prepared = await scenario.prepare(targets);
+        prepared = await scenario.prepare(targets, made);
       } catch (err) {
         if (err instanceof ScenarioUnavailable) {
           o.log(`  ${scenario.name}: skipped (${err.message})`);
@@ -190,13 +200,15 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
         await prepared.close();
       }
     }
-    if (wanted('scheduler-event-fanout') && targets.scheduler?.fixtures) {
-      o.log(`  scheduler-event-fanout: ${o.subscribers} subscribers, ${o.eventRate} events/s for ${o.durationMs / 1000} s`);
-      const f = await runEventFanout(targets.scheduler, { subscribers: o.subscribers, rate: o.eventRate, durationMs: o.durationMs });
+    if (wanted('scheduler-event-fanout') && targets.scheduler && !made.scheduler) o.log(`  scheduler-event-fanout: skipped (${made.schedulerMissing ?? 'no scheduler fixtures'})`);
+    if (wanted('scheduler-event-fanout') && targets.scheduler && made.scheduler) {
+      o.log(`  scheduler-event-fanout: ${o.subscribers} subscribers, ${o.eventRate} job registrations/s for ${o.durationMs / 1000} s`);
+      const f = await runEventFanout(targets.scheduler, made.scheduler, { subscribers: o.subscribers, rate: o.eventRate, durationMs: o.durationMs, runPrefix });
+      for (const p of f.problems) o.log(`    registration failed: ${p}`);
       const judged = applyThresholds(f, { p99Ms: o.thresholds.p99Ms, errorRate: o.thresholds.errorRate, droppedRate: 0 });
       judged.thresholds.push({ name: 'duplicated deliveries', limit: 0, actual: f.duplicates, ok: f.duplicates === 0 });
       results.push(judged);
-      o.log(`    ${f.published} events published, ${f.requests} delivered (${f.throughput}/s), missed ${f.missed}, duplicated ${f.duplicates}, delivery p50 ${f.latencyMs.p50} ms, p99 ${f.latencyMs.p99} ms, max ${f.latencyMs.max} ms`);
+      o.log(`    ${f.published} events published, ${f.requests} delivered (${f.throughput}/s; per subscriber ${summarise(f.deliveredPerSubscriber)}), missed ${f.missed}, duplicated ${f.duplicates}, delivery p50 ${f.latencyMs.p50} ms, p99 ${f.latencyMs.p99} ms, max ${f.latencyMs.max} ms`);
     }
     const regressions = o.baseline ? await compareWithBaseline(results, o.baseline, o.tolerance) : [];
     for (const r of regressions) o.log(`  REGRESSION ${r.scenario} (${r.engine}): ${r.metric} ${r.baseline} -> ${r.current} (${Math.round(r.change * 100)}% worse)`);
@@ -219,6 +231,39 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
     };
     return { results: res, exitCode, secrets, regressions };
   } finally {
+    if (scheduler) {
+      const report = await scheduler.teardown();
+      o.log(`cleanup (scheduler): removed ${report.removed.length} thing(s) made under ${runPrefix}${report.problems.length ? `; ${report.problems.length} could not be removed:` : ''}`);
+      for (const p of report.problems.slice(0, 20)) o.log(`  ${p}`);
+    }
     await reference?.stop();
   }
+}
+
+/**
+ * Provisions the scheduler fixtures the load scenarios act through, as conform does: the embedded
+ * reference's control listener, a real agent's own API otherwise. The provision's teardown removes
+ * what the run made.
+ */
+export async function provisionLoadFixtures(targets: Targets, external: boolean, runPrefix: string, log: (line: string) => void): Promise<{ made: LoadFixtures; provision?: SchedulerProvision }> {
+  if (!targets.scheduler) return { made: { runPrefix } };
+  const t = external ? targets.scheduler : { ...targets.scheduler, provisioner: targets.scheduler.provisioner ?? 'control' };
+  const provision = await provisionScheduler(t, runPrefix);
+  for (const line of provision.lines) log(line);
+  return { made: { runPrefix, scheduler: schedulerFixturesFor(provision, runPrefix), schedulerMissing: provision.provisioned.missing.schedulerFixtures }, provision };
+}
+
+/** The scheduler fixtures through whichever API the provisioner chose (none: the scheduler scenarios skip, saying why). */
+function schedulerFixturesFor(p: SchedulerProvision, runPrefix: string): NomadSchedulerFixtures | undefined {
+  const { provisioner, nodeId } = p.provisioned;
+  if (provisioner === 'none' || !nodeId) return undefined;
+  const http = provisioner === 'upstream' ? schedulerHttpFor(p.target) : schedulerControlHttpFor(p.target.fixtures!);
+  return new NomadSchedulerFixtures(http, { nodeId, runPrefix });
+}
+
+/** Per-subscriber counts in a line: "50 each" when they agree, else the lowest and highest. */
+function summarise(counts: number[]): string {
+  const min = Math.min(...counts);
+  const max = Math.max(...counts);
+  return min === max ? `${min} each` : `${min} to ${max}`;
 }

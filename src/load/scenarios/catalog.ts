@@ -7,7 +7,6 @@ import { IdentityFixtures } from '../../client/identity-fixtures.ts';
 import { MeshControlApi } from '../../client/mesh-api.ts';
 import { OidcApi } from '../../client/oidc-api.ts';
 import { Redactor } from '../../client/redact.ts';
-import { SchedulerControlApi } from '../../client/scheduler-api.ts';
 import { SecretsApi } from '../../client/secrets-api.ts';
 import type { LoadScenario, PreparedScenario } from './types.ts';
 
@@ -164,13 +163,22 @@ const schedulerLogs: LoadScenario = {
   name: 'scheduler-logs',
   system: 'scheduler',
   description: 'GET /v1/client/fs/logs/:alloc (plain, 200 KB of stdout)',
-  async prepare(targets) {
+  async prepare(targets, made) {
     const t = targets.scheduler;
     if (!t) throw new ScenarioUnavailable('no scheduler target');
-    if (!t.fixtures || !t.capabilities.schedulerFixtures) throw new ScenarioUnavailable('the scheduler target declares no fixtures for allocations');
-    const control = new SchedulerControlApi(client(t.fixtures.controlUrl, { authorization: `Bearer ${t.fixtures.controlToken}` }));
+    const fixtures = made?.scheduler;
+    if (!fixtures) throw new ScenarioUnavailable(made?.schedulerMissing ?? 'no scheduler fixtures for allocations');
     const stdout = Array.from({ length: 2000 }, (_, i) => `log line ${i} ${'x'.repeat(80)}\n`).join('');
-    const alloc = await control.allocation([{ name: 'load', stdout }]);
+    // A job that wrote its 200 KB and ended: the log no longer grows while it is read.
+    const jobId = `${made.runPrefix}-${tag()}`;
+    const purge = () => fixtures.purgeJob(jobId).catch(() => undefined);
+    let alloc: string;
+    try {
+      alloc = (await fixtures.allocation(jobId, [{ name: 'load', stdout }], 'complete')).id;
+    } catch (err) {
+      await purge();
+      throw err;
+    }
     const d = dialectFor(t.dialect);
     const p = pool(t.url);
     const req = { method: 'GET' as const, path: `/v1/client/fs/logs/${alloc}?task=load&type=stdout&plain=true`, headers: tokenHeaders(d.scheduler.token, t.token) };
@@ -183,7 +191,10 @@ const schedulerLogs: LoadScenario = {
       },
       fixed: [req],
       k6Env: { SCHEDULER_URL: t.url, SCHEDULER_TOKEN: t.token, ALLOC_ID: alloc },
-      close: () => p.close(),
+      close: async () => {
+        await p.close();
+        await purge();
+      },
     };
   },
 };

@@ -1,4 +1,5 @@
 import type { Targets } from '../../config/schema.ts';
+import type { NomadSchedulerFixtures } from '../../provision/nomad-scheduler-fixtures.ts';
 
 /** One request of a scenario, as the closed-model engine (autocannon) replays it. */
 export interface FixedRequest {
@@ -27,5 +28,13 @@ export interface LoadScenario {
   system: keyof Targets;
   description: string;
   /** Sets up what the iterations need (a client, a leaf, an intention) through the API and the fixtures. */
-  prepare: (targets: Targets) => Promise<PreparedScenario>;
+  prepare: (targets: Targets, made?: LoadFixtures) => Promise<PreparedScenario>;
+}
+
+/** What the load run provisioned before the scenarios: fixtures made through the product's own API, under the run prefix. */
+export interface LoadFixtures {
+  runPrefix: string;
+  /** The scheduler's fixtures (Nomad's API, or the control listener's copy of it); absent when none could be had, with the reason. */
+  scheduler?: NomadSchedulerFixtures;
+  schedulerMissing?: string;
 }
