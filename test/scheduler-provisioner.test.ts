@@ -1,0 +1,122 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SchedulerTarget } from '../src/config/schema.ts';
+import { NomadAdminApi } from '../src/provision/nomad-admin-api.ts';
+import { NomadSchedulerFixtures } from '../src/provision/nomad-scheduler-fixtures.ts';
+import { metadataKeyPrefix, schedulerHttpFor } from '../src/provision/scheduler-provisioner.ts';
+import { runResultsSchema } from '../src/report/results-model.ts';
+import { RULES } from '../src/rules/catalog.ts';
+import { runCli } from './support/run-cli.ts';
+import { serveInChild } from './support/serve-child.ts';
+
+/**
+ * Issue 17's "done means": a user of a real Nomad agent gives only its address, a management token
+ * and the dialect. The agent here is `stackproof serve --dialect hashicorp --no-control`: every job,
+ * event, ACL token and namespace must come from Nomad's own API.
+ */
+
+interface Served {
+  child: ChildProcess;
+  url: string;
+  token: string;
+}
+
+const envFor = (s: Served) => ({ STACKPROOF_SCHEDULER_URL: s.url, STACKPROOF_SCHEDULER_TOKEN: s.token, STACKPROOF_SCHEDULER_DIALECT: 'hashicorp' });
+
+/** What a run could leave behind on the agent, as Nomad's own listings show it. */
+async function inventory(api: NomadAdminApi, nodeId: string): Promise<Record<string, unknown>> {
+  const node = await api.node(nodeId);
+  const meta = await api.metadata(nodeId);
+  return {
+    jobs: (await api.jobs('', '*')).map((j) => `${j.Namespace}/${j.ID}`).sort(),
+    tokens: (await api.tokens()).map((t) => t.Name).sort(),
+    policies: (await api.policies()).map((p) => p.Name).sort(),
+    namespaces: (await api.namespaces()).map((n) => n.Name).sort(),
+    eligibility: node.SchedulingEligibility,
+    metadata: Object.entries(meta.Dynamic).filter(([, v]) => v !== null).map(([k]) => k).sort(),
+  };
+}
+
+describe('conform on a Nomad-like agent with nothing but its address and a management token', () => {
+  let served: Served;
+  let api: NomadAdminApi;
+  let nodeId: string;
+  beforeAll(async () => {
+    const { child, targets } = await serveInChild(['--dialect', 'hashicorp', '--no-control']);
+    served = { child, url: targets.scheduler!.url, token: targets.scheduler!.token };
+    api = new NomadAdminApi(schedulerHttpFor({ url: served.url, token: served.token, dialect: 'hashicorp' } as SchedulerTarget));
+    nodeId = (await api.agentNodeId()) ?? (await api.nodes())[0]!.ID;
+  }, 40_000);
+  afterAll(() => {
+    served?.child.kill('SIGINT');
+  });
+
+  it('gives a verdict on every scheduler MUST rule, all PASS, and leaves nothing behind', async () => {
+    const before = await inventory(api, nodeId);
+    const dir = mkdtempSync(join(tmpdir(), 'stackproof-reports-'));
+    const res = await runCli(['conform', '--systems', 'scheduler', '--reports-dir', dir, '--runs', '5', '--seed', '20261121'], { env: envFor(served), timeoutMs: 290_000 });
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/scheduler fixtures: through Nomad's API, under the run prefix sp-[0-9a-z]{10}/);
+    expect(res.stdout).toMatch(/cleanup \(scheduler\): removed \d+ thing\(s\) made under sp-[0-9a-z]{10}\n/);
+    const results = runResultsSchema.parse(JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')));
+    expect(results.run.provisioning?.join('\n')).toMatch(/scheduler fixtures: through Nomad's API[\s\S]*cleanup \(scheduler\): removed/);
+    const byId = new Map(results.rules.map((r) => [r.id, r]));
+    for (const rule of RULES.filter((r) => r.system === 'scheduler' && r.level === 'MUST')) {
+      const r = byId.get(rule.id)!;
+      expect(r.outcome, `${rule.id}: ${r.message ?? ''}`).toBe('PASS');
+    }
+    expect(await inventory(api, nodeId), 'the agent holds nothing the run made').toEqual(before);
+    for (const file of readdirSync(dir)) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      expect(text.includes(served.token), `${file} holds no management token`).toBe(false);
+      expect(text.match(/"SecretID"\s*:\s*"(?!<redacted>)[^"]+"/)?.[0], `${file} holds no ACL token the run made`).toBeUndefined();
+    }
+  }, 300_000);
+
+  it('`stackproof cleanup` lists a killed run\'s jobs, tokens, policies, namespaces and metadata keys, and removes them by prefix', async () => {
+    const before = await inventory(api, nodeId);
+    const prefix = 'sp-0000test17';
+    const fixtures = new NomadSchedulerFixtures(schedulerHttpFor({ url: served.url, token: served.token, dialect: 'hashicorp' } as SchedulerTarget), { nodeId, runPrefix: prefix });
+    await fixtures.namespace(`${prefix}-ns`);
+    await fixtures.registerJob(`${prefix}-event`, `${prefix}-ns`);
+    await fixtures.allocation(`${prefix}-alloc`, [{ name: 'app', stdout: 'hello\n', holdMs: 60_000 }], 'running');
+    const token = await fixtures.token(`${prefix}-reader`, { nodeRead: true });
+    expect(token.secret).toMatch(/\S/);
+    await fixtures.policy(`${prefix}-policy`, {});
+    const key = `${metadataKeyPrefix(prefix)}left`;
+    expect((await api.http.request({ method: 'POST', path: '/v1/client/metadata', query: { node_id: nodeId }, json: { Meta: { [key]: 'x' } } })).status).toBe(200);
+    // Names without a run prefix are refused: cleanup could never find them.
+    await expect(fixtures.registerJob('not-a-run-job')).rejects.toThrow(/not under the run prefix/);
+
+    const listed = await runCli(['cleanup'], { env: envFor(served), timeoutMs: 60_000 });
+    expect(listed.code, listed.stdout + listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/scheduler \S+: 7 thing\(s\) left behind by 1 run\(s\):/);
+    expect(listed.stdout).toContain(prefix);
+    expect(listed.stdout).toMatch(/nothing was removed/);
+    expect((await inventory(api, nodeId)).namespaces).toContain(`${prefix}-ns`);
+
+    const removed = await runCli(['cleanup', '--prefix', prefix], { env: envFor(served), timeoutMs: 60_000 });
+    expect(removed.code, removed.stdout + removed.stderr).toBe(0);
+    expect(removed.stdout).toMatch(/scheduler \S+: 7 thing\(s\) removed/);
+    expect(await inventory(api, nodeId)).toEqual(before);
+    expect(removed.stdout + listed.stdout).not.toContain(token.secret);
+  }, 120_000);
+
+  it('`load --scenario scheduler-event-fanout` runs on the same profile: every subscriber gets every registration once', async () => {
+    const before = await inventory(api, nodeId);
+    const dir = mkdtempSync(join(tmpdir(), 'stackproof-load-'));
+    const res = await runCli(['load', '--scenario', 'scheduler-event-fanout', '--duration', '2s', '--subscribers', '3', '--event-rate', '20', '--reports-dir', dir], { env: envFor(served), timeoutMs: 90_000 });
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    const m = /(\d+) events published, (\d+) delivered \([^;]*; per subscriber (\d+) each\), missed 0, duplicated 0/.exec(res.stdout);
+    expect(m, res.stdout).not.toBeNull();
+    const [published, delivered, each] = [Number(m![1]), Number(m![2]), Number(m![3])];
+    expect(published).toBeGreaterThanOrEqual(30);
+    expect(each).toBe(published);
+    expect(delivered).toBe(published * 3);
+    expect(res.stdout).toMatch(/cleanup \(scheduler\): removed \d+ thing\(s\)/);
+    expect(await inventory(api, nodeId), 'the fan-out purged its jobs').toEqual(before);
+  }, 100_000);
+});
