@@ -27,7 +27,11 @@ export function nodeRecord(id: string, meta: Record<string, string>, state: { dr
     StatusDescription: '',
     StatusUpdatedAt: Math.floor(Date.now() / 1000),
     Events: [{ Message: 'Node registered', Subsystem: 'Cluster', Details: null, Timestamp: new Date().toISOString(), CreateIndex: 1 }],
-    Drivers: { exec: { Attributes: { 'driver.exec': 'true' }, Detected: true, Healthy: true, HealthDescription: 'Healthy', UpdateTime: new Date().toISOString() } },
+    // raw_exec as `nomad agent -dev` enables it: the fixture jobs run with it, and the provisioner checks it.
+    Drivers: {
+      exec: { Attributes: { 'driver.exec': 'true' }, Detected: true, Healthy: true, HealthDescription: 'Healthy', UpdateTime: new Date().toISOString() },
+      raw_exec: { Attributes: { 'driver.raw_exec': 'true' }, Detected: true, Healthy: true, HealthDescription: 'Healthy', UpdateTime: new Date().toISOString() },
+    },
     CSIControllerPlugins: null,
     CSINodePlugins: null,
     HostVolumes: null,
