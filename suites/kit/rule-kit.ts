@@ -8,7 +8,10 @@ import { HttpClient } from '../../src/client/http-client.ts';
 import { MeshApi, MeshControlApi } from '../../src/client/mesh-api.ts';
 import { ConsulMeshFixtures, type MeshFixtures } from '../../src/provision/mesh-fixtures.ts';
 import { Redactor } from '../../src/client/redact.ts';
-import { SchedulerApi, SchedulerControlApi } from '../../src/client/scheduler-api.ts';
+import { SchedulerApi } from '../../src/client/scheduler-api.ts';
+import { NomadSchedulerFixtures } from '../../src/provision/nomad-scheduler-fixtures.ts';
+import type { SchedulerFixtures, TokenGrants } from '../../src/provision/scheduler-fixtures.ts';
+import { CONTROL_NOMAD_PREFIX } from '../../src/provision/scheduler-provisioner.ts';
 import { SecretsApi } from '../../src/client/secrets-api.ts';
 import { OidcApi } from '../../src/client/oidc-api.ts';
 import { IdentityFixtures, type EntitySpec } from '../../src/client/identity-fixtures.ts';
@@ -225,12 +228,42 @@ export class RuleKit {
     if (why) throw new SkipRule(why);
   }
 
-  /** The scheduler control interface (events, allocations, tokens); SKIP when the profile names none. */
-  get schedulerControl(): SchedulerControlApi {
+  /**
+   * Jobs, allocations with known files and logs, eligibility toggles, ACL policies and tokens and
+   * namespaces, made through Nomad's own API: on the target itself (the upstream provisioner) or on
+   * the reference's control listener, which serves the same API under its prefix; SKIP when nobody
+   * can make them.
+   */
+  get schedulerFixtures(): SchedulerFixtures {
     const target = this.ctx.targets.scheduler;
     if (!target) throw new SkipRule('no scheduler target is configured');
-    if (!target.capabilities.schedulerFixtures || !target.fixtures) throw new SkipRule('the scheduler target declares no fixtures (capabilities.schedulerFixtures)');
-    return new SchedulerControlApi(this.client('scheduler-control', target.fixtures.controlUrl, { authorization: `Bearer ${target.fixtures.controlToken}` }));
+    const provisioned = this.ctx.provisioned?.scheduler;
+    let http: HttpClient;
+    if (provisioned?.provisioner === 'upstream') {
+      http = this.client('scheduler-admin', target.url, tokenHeaders(dialectFor(target.dialect).scheduler.token, target.token));
+    } else if (provisioned?.provisioner === 'control' && target.fixtures) {
+      http = this.client('scheduler-control', `${target.fixtures.controlUrl.replace(/\/+$/, '')}${CONTROL_NOMAD_PREFIX}`, { authorization: `Bearer ${target.fixtures.controlToken}` });
+    } else {
+      throw new SkipRule(provisioned?.missing.schedulerFixtures ?? 'the scheduler target has no fixtures: no provisioner made any (provisioned.scheduler.missing.schedulerFixtures)');
+    }
+    const nodeId = provisioned.nodeId ?? target.nodeId;
+    if (!nodeId) throw new SkipRule('the node the fixture allocations run on is not known (no nodeId detected or in the profile)');
+    const fixtures = new NomadSchedulerFixtures(http, { nodeId, runPrefix: this.ctx.runPrefix });
+    const token = fixtures.token.bind(fixtures);
+    // Every token secret handed to a test is a secret of the evidence.
+    return Object.assign(Object.create(fixtures) as SchedulerFixtures, {
+      token: async (name: string, grants: TokenGrants) => {
+        const t = await token(name, grants);
+        this.secret(t.secret);
+        return t;
+      },
+    });
+  }
+
+  /** SKIP with the provisioner's reason when the scheduler target lacks what a rule relies on (`acl`, `management`, `namespaces`, `eligibility`). */
+  requireScheduler(capability: string): void {
+    const why = this.ctx.provisioned?.scheduler?.missing[capability];
+    if (why) throw new SkipRule(why);
   }
 
   get mesh(): MeshApi {

@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import type { StreamResult } from '../../src/client/http-client.ts';
 import { allocStatsSchema, clientStatsCpuSchema, clientStatsDevicesSchema, clientStatsSchema, fileInfoSchema, fileListSchema, streamFrameSchema } from '../../src/client/scheduler-api.ts';
+import type { FixtureTask } from '../../src/client/fixture-job.ts';
 import { expectShape } from '../kit/expect-shape.ts';
+import { uniqueName } from '../kit/run-names.ts';
 import type { RuleKit } from '../kit/rule-kit.ts';
 import { ruleTest } from '../kit/rule-test.ts';
 import { expectShapeOf } from './shape.ts';
@@ -22,21 +24,25 @@ interface Fixture {
   stderr: Buffer;
 }
 
-/** An allocation with known files and logs; stopped unless `running` (what GC may collect). */
+/** The file the running fixture's app task keeps appending "tick <n>" lines to (and to its stdout). */
+const GROWING = 'app/local/grow.txt';
+
+/**
+ * An allocation with known files and logs: a complete job (app writes its files and logs and exits;
+ * quiet has logging disabled), or with `running` a job whose app task then appends a tick line
+ * every 250 ms for five minutes while quiet stays alive as long (what GC must leave alone).
+ */
 async function allocation(kit: RuleKit, options: { running?: boolean; tag?: string } = {}): Promise<Fixture> {
   const tag = options.tag ?? 'data';
   const data = content(300, tag);
   const conf = '{"listen": ":8080"}\n';
   const stdout = content(500, `stdout ${tag}`);
   const stderr = content(20, `stderr ${tag}`);
-  const id = await kit.schedulerControl.allocation(
-    [
-      { name: 'app', stdout, stderr, files: { 'data.txt': data, 'conf/app.json': conf } },
-      { name: 'quiet', logsDisabled: true },
-    ],
-    !options.running,
-  );
-  return { id, files: { 'app/local/data.txt': Buffer.from(data), 'app/local/conf/app.json': Buffer.from(conf) }, stdout: Buffer.from(stdout), stderr: Buffer.from(stderr) };
+  const running = options.running === true;
+  const app: FixtureTask = { name: 'app', stdout, stderr, files: { 'data.txt': data, 'conf/app.json': conf }, ...(running ? { ticks: { count: 1200, everyMs: 250, file: 'grow.txt' } } : {}) };
+  const quiet: FixtureTask = { name: 'quiet', logsDisabled: true, ...(running ? { holdMs: 300_000 } : {}) };
+  const made = await kit.schedulerFixtures.allocation(uniqueName(running ? 'running' : 'done'), [app, quiet], running ? 'running' : 'complete');
+  return { id: made.id, files: { 'app/local/data.txt': Buffer.from(data), 'app/local/conf/app.json': Buffer.from(conf) }, stdout: Buffer.from(stdout), stderr: Buffer.from(stderr) };
 }
 
 /** The bytes carried by stream frames, decoded from base64, in order. */
@@ -215,23 +221,67 @@ ruleTest('scheduler.fs.stream', async (kit) => {
   );
 });
 
-ruleTest('scheduler.fs.stream-follow', async (kit) => {
-  const fx = await allocation(kit);
-  const path = 'app/local/data.txt';
-  const appended = `appended ${Date.now()} ✓\n`;
-  let sent = false;
-  const res = await kit.scheduler.fsStream('stream', fx.id, { path, offset: 0, origin: 'end' }, {
-    maxMs: 5_000,
-    until: (s) => {
-      if (!sent) {
-        sent = true;
-        void kit.schedulerControl.append(fx.id, { path }, appended);
-      }
-      return decodedQuiet(s.values).includes(appended);
-    },
+/** The frames that carry bytes: their Offset and decoded Data. */
+function dataFrames(res: StreamResult): { offset: number | undefined; data: Buffer }[] {
+  return res.values.flatMap((v) => {
+    const frame = streamFrameSchema.safeParse(v);
+    if (!frame.success || !frame.data.Data) return [];
+    return [{ offset: frame.data.Offset, data: Buffer.from(frame.data.Data, 'base64') }];
   });
-  expect(res.status).toBe(200);
-  expect(decoded(res).toString(), 'the followed stream delivers the appended bytes').toContain(appended);
+}
+
+/** The complete lines of a followed tick stream (a line cut by the end of the read is left out). */
+function completeLines(text: string): string[] {
+  return text.split('\n').slice(0, -1);
+}
+
+/**
+ * The followed bytes are the task's new tick lines, "tick <n>" with n counting up by one, and each
+ * frame's bytes are exactly what the file (or log) holds where the frame's Offset says. The spec
+ * says only "Offset into the stream": the frame's start (the spec dialect) and its end (Nomad, which
+ * sends the position after the bytes read) are both accepted, but one reading must hold for every
+ * frame, with frames following each other without gap or overlap.
+ */
+function expectFollowed(res: StreamResult, whole: Buffer, startedAt: number, what: string): void {
+  expect(res.status, `${what} answers 200`).toBe(200);
+  const text = decoded(res).toString('utf8');
+  const lines = completeLines(text);
+  expect(lines.length, `${what} delivers at least two new complete "tick <n>" lines (got ${JSON.stringify(text.slice(0, 120))})`).toBeGreaterThanOrEqual(2);
+  const numbers = lines.map((l) => /^tick (\d+)$/.exec(l)?.[1]);
+  expect(lines.filter((_, i) => numbers[i] === undefined), `${what} delivers only the "tick <n>" lines the task appends`).toEqual([]);
+  const n = numbers.map(Number);
+  expect(n, `${what} delivers the ticks in order, none left out`).toEqual(n.map((_, i) => n[0]! + i));
+  const frames = dataFrames(res);
+  expect(frames.filter((f) => f.offset === undefined).length, `${what}: every frame with data carries its Offset`).toBe(0);
+  const holds = (start: (f: { offset: number | undefined; data: Buffer }) => number) =>
+    frames.every((f, i) => {
+      const at = start(f);
+      const contiguous = i === 0 || at === start(frames[i - 1]!) + frames[i - 1]!.data.length;
+      return at >= 0 && contiguous && whole.subarray(at, at + f.data.length).equals(f.data);
+    });
+  const startReading = holds((f) => f.offset!);
+  const endReading = holds((f) => f.offset! - f.data.length);
+  expect(startReading || endReading, `${what}: each frame's bytes are the bytes at its Offset (read back afterwards), frame after frame without a gap`).toBe(true);
+  const first = startReading ? frames[0]!.offset! : frames[0]!.offset! - frames[0]!.data.length;
+  expect(first, `${what}: the followed bytes were appended after the stream started (from byte ${startedAt} on)`).toBeGreaterThanOrEqual(startedAt);
+}
+
+/** Whether `ticks` complete tick lines have been followed. */
+const followed = (values: unknown[], ticks: number) => completeLines(decodedQuiet(values)).length >= ticks;
+
+ruleTest('scheduler.fs.stream-follow', async (kit) => {
+  const fx = await allocation(kit, { running: true });
+  // The file appears with the task's first tick.
+  const size = async () => {
+    const res = await kit.scheduler.fs('stat', fx.id, { path: GROWING });
+    return res.status === 200 ? expectShape(res, fileInfoSchema, 'stat').Size : -1;
+  };
+  expect(await eventually(async () => (await size()) > 0, 10_000), `the running task creates ${GROWING}`).toBe(true);
+  const before = await size();
+  const res = await kit.scheduler.fsStream('stream', fx.id, { path: GROWING, offset: 0, origin: 'end' }, { maxMs: 8_000, until: (s) => followed(s.values, 3) });
+  const whole = await kit.scheduler.fs('readat', fx.id, { path: GROWING, offset: 0, limit: 16 * 1024 * 1024 });
+  expect(whole.status, `readat ${GROWING} afterwards answers 200`).toBe(200);
+  expectFollowed(res, whole.body, before, `a followed stream of ${GROWING}`);
 });
 
 function decodedQuiet(values: unknown[]): string {
@@ -260,20 +310,15 @@ ruleTest('scheduler.fs.logs', async (kit) => {
 });
 
 ruleTest('scheduler.fs.logs-follow', async (kit) => {
-  const fx = await allocation(kit);
-  const line = `late line ${Date.now()} ✓\n`;
-  let sent = false;
-  const res = await kit.scheduler.fsStream('logs', fx.id, { task: 'app', type: 'stdout', follow: true, origin: 'end', offset: 0 }, {
-    maxMs: 5_000,
-    until: (s) => {
-      if (!sent) {
-        sent = true;
-        void kit.schedulerControl.append(fx.id, { task: 'app', type: 'stdout' }, line);
-      }
-      return decodedQuiet(s.values).includes(line);
-    },
-  });
-  expect(decoded(res).toString(), 'the followed log stream delivers the line written after it started').toContain(line);
+  const fx = await allocation(kit, { running: true });
+  const plain = async () => {
+    const res = await kit.scheduler.fs('logs', fx.id, { task: 'app', type: 'stdout', origin: 'start', offset: 0, plain: true });
+    expect(res.status, 'plain stdout logs of the running task answer 200').toBe(200);
+    return res.body;
+  };
+  const before = (await plain()).length;
+  const res = await kit.scheduler.fsStream('logs', fx.id, { task: 'app', type: 'stdout', follow: true, origin: 'end', offset: 0 }, { maxMs: 8_000, until: (s) => followed(s.values, 3) });
+  expectFollowed(res, await plain(), before, 'a followed stdout log stream');
 });
 
 ruleTest('scheduler.fs.logs-disabled-404', async (kit) => {
@@ -329,11 +374,9 @@ ruleTest('scheduler.ids.full-only', async (kit) => {
     expect(res.status, `${res.exchange.url} with the short ID ${short} is refused`).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
   }
-  const nodeId = kit.ctx.targets.scheduler?.nodeId;
-  if (nodeId) {
-    const res = await kit.scheduler.readMetadata({ node_id: nodeId.slice(0, 8) });
-    expect(res.status, 'the short node ID is refused').toBeGreaterThanOrEqual(400);
-  }
+  const nodeId = kit.schedulerFixtures.nodeId;
+  const res = await kit.scheduler.readMetadata({ node_id: nodeId.slice(0, 8) });
+  expect(res.status, 'the short node ID is refused').toBeGreaterThanOrEqual(400);
 });
 
 ruleTest('scheduler.upstream.fs-params-400', async (kit) => {

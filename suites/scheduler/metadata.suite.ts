@@ -3,10 +3,14 @@ import { expect } from 'vitest';
 import { nodeMetadataSchema, type NodeMetadataResponse } from '../../src/client/schemas/scheduler.ts';
 import { expectShape } from '../kit/expect-shape.ts';
 import { ruleTest } from '../kit/rule-test.ts';
-import { SkipRule } from '../kit/rule-kit.ts';
+import { SkipRule, type RuleKit } from '../kit/rule-kit.ts';
+import { metadataKeyPrefix } from '../../src/provision/scheduler-provisioner.ts';
 
-/** Keys this run creates: a per-run prefix, so the tests touch nothing else on a shared node. */
-const RUN = `stackproof.r${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+/**
+ * A key this run creates: `stackproof.<run prefix with '_' for '-'>.<rest>`, so the tests touch
+ * nothing else on a shared node and the end-of-run sweep removes any a test could not.
+ */
+const runKey = (kit: RuleKit, rest: string) => `${metadataKeyPrefix(kit.ctx.runPrefix)}${rest}`;
 
 /**
  * Dynamic with keys set to null left out: a key unset through the API may be kept as null or
@@ -27,7 +31,16 @@ function expectedMeta(view: NodeMetadataResponse): Record<string, string> {
 }
 
 ruleTest('scheduler.metadata.null-unsets', async (kit) => {
-  const key = `${RUN}.unset`;
+  const key = runKey(kit, 'unset');
+  try {
+    await nullUnsets(kit, key);
+  } finally {
+    // Leave no stray value behind on a shared target.
+    await kit.scheduler.updateMetadata({ [key]: null, [`${key}_empty`]: null });
+  }
+});
+
+async function nullUnsets(kit: RuleKit, key: string): Promise<void> {
   const set = await kit.scheduler.updateMetadata({ [key]: 'v1', [`${key}_empty`]: '' });
   expect(set.status, 'POST /v1/client/metadata answers 200').toBe(200);
   const afterSet = expectShape(set, nodeMetadataSchema, 'POST /v1/client/metadata response');
@@ -42,16 +55,23 @@ ruleTest('scheduler.metadata.null-unsets', async (kit) => {
   expect(Object.hasOwn(view.Meta, key), `${key} set to null is absent from Meta`).toBe(false);
   expect(view.Dynamic[key] ?? null, `${key} set to null is absent or null in Dynamic`).toBeNull();
   expect(view.Meta, 'Meta is the merge of Static and Dynamic').toEqual(expectedMeta(view));
-  // Leave no stray value behind on a shared target.
-  await kit.scheduler.updateMetadata({ [`${key}_empty`]: null });
-});
+}
 
 const segment = fc.stringMatching(/^[a-z_][a-z0-9_-]{0,6}$/);
 const dottedKey = fc.array(segment, { minLength: 1, maxLength: 3 }).map((s) => s.join('.'));
 
 ruleTest('scheduler.metadata.merge', async (kit) => {
-  const run = `${RUN}.merge`;
+  const run = runKey(kit, 'merge');
   const touched = new Set<string>();
+  try {
+    await merge(kit, run, touched);
+  } finally {
+    // Leave no stray value behind on a shared target.
+    if (touched.size) await kit.scheduler.updateMetadata(Object.fromEntries([...touched].map((k) => [k, null])));
+  }
+});
+
+async function merge(kit: RuleKit, run: string, touched: Set<string>): Promise<void> {
   await kit.property(
     fc.dictionary(dottedKey.map((k) => `${run}.${k}`), fc.option(fc.string({ maxLength: 12 }), { nil: null }), { minKeys: 1, maxKeys: 5 }),
     async (update) => {
@@ -66,16 +86,24 @@ ruleTest('scheduler.metadata.merge', async (kit) => {
     },
     { numRuns: Math.min(kit.ctx.runs, 15) },
   );
-  // Leave no stray value behind on a shared target.
-  if (touched.size) await kit.scheduler.updateMetadata(Object.fromEntries([...touched].map((k) => [k, null])));
-});
+}
 
 ruleTest('scheduler.metadata.invalid-keys', async (kit) => {
+  const valid = runKey(kit, 'valid');
+  try {
+    await invalidKeys(kit, valid);
+  } finally {
+    // Set only if the target wrongly took the update.
+    await kit.scheduler.updateMetadata({ [valid]: null });
+  }
+});
+
+async function invalidKeys(kit: RuleKit, valid: string): Promise<void> {
   await kit.property(
     fc.constantFrom('a/b', 'rack/zone', '', '.lead', 'trail.', 'a..b', 'has space', 'semi;colon', '1starts-with-digit', 'a.b/c'),
     async (key) => {
       const before = (await kit.scheduler.readMetadata()).parse(nodeMetadataSchema);
-      const res = await kit.scheduler.updateMetadata({ [key]: 'x', [`${RUN}.valid`]: 'y' });
+      const res = await kit.scheduler.updateMetadata({ [key]: 'x', [valid]: 'y' });
       expect(res.status, `a key ${JSON.stringify(key)} is refused`).toBeGreaterThanOrEqual(400);
       expect(res.status).toBeLessThan(500);
       const after = (await kit.scheduler.readMetadata()).parse(nodeMetadataSchema);
@@ -83,16 +111,20 @@ ruleTest('scheduler.metadata.invalid-keys', async (kit) => {
     },
     { numRuns: 10 },
   );
-});
+}
 
 ruleTest('scheduler.metadata.static', async (kit) => {
   // Only keys this run made: setting a static key to null to "clean up" would leave a tombstone
   // hiding it on a real node (see the rule's notes).
   const before = (await kit.scheduler.readMetadata()).parse(nodeMetadataSchema);
-  const key = `${RUN}.static`;
-  expect((await kit.scheduler.updateMetadata({ [key]: 'dynamic' })).status).toBe(200);
-  const after = (await kit.scheduler.readMetadata()).parse(nodeMetadataSchema);
-  await kit.scheduler.updateMetadata({ [key]: null });
+  const key = runKey(kit, 'static');
+  let after: NodeMetadataResponse;
+  try {
+    expect((await kit.scheduler.updateMetadata({ [key]: 'dynamic' })).status).toBe(200);
+    after = (await kit.scheduler.readMetadata()).parse(nodeMetadataSchema);
+  } finally {
+    await kit.scheduler.updateMetadata({ [key]: null });
+  }
   expect(after.Static, 'Static does not change through the API').toEqual(before.Static);
   for (const [k, v] of Object.entries(before.Static)) {
     if (!Object.hasOwn(after.Dynamic, k)) expect(after.Meta[k], `static ${k} is reported in Meta`).toBe(v);
@@ -100,8 +132,8 @@ ruleTest('scheduler.metadata.static', async (kit) => {
 });
 
 ruleTest('scheduler.metadata.node-id', async (kit) => {
-  const nodeId = kit.ctx.targets.scheduler?.nodeId;
-  if (!nodeId) throw new SkipRule('the scheduler profile names no nodeId');
+  const nodeId = kit.ctx.provisioned?.scheduler?.nodeId ?? kit.ctx.targets.scheduler?.nodeId;
+  if (!nodeId) throw new SkipRule('the node ID is not known: none was detected and the scheduler profile names none');
   expect((await kit.scheduler.readMetadata({ node_id: nodeId })).status, "node_id with this node's full ID answers 200").toBe(200);
   const other = await kit.scheduler.readMetadata({ node_id: '0e6c7f7a-1111-4222-8333-944445555666' });
   expect(other.status, 'node_id of no node is refused').toBeGreaterThanOrEqual(400);

@@ -11,20 +11,27 @@ const rule = (r: Omit<Rule, 'system' | 'level'> & { level?: Rule['level'] }): Ru
 const FRAMES_BACK_TO_BACK =
   'Nomad writes fs stream and log frames back to back with no newline between them: hashicorp/nomad client/fs_endpoint.go FileSystem.stream and FileSystem.logs encode each frame with structs.JsonHandle (nomad/structs/handlers.go, no TermWhitespace), and api/fs.go AllocFS.Stream reads them with a streaming json.Decoder. The suites read any stream as a sequence of JSON values however delimited (src/client/json-value-stream.ts).';
 
+const WITNESS =
+  "Events come from real actions made through the fixtures (Nomad's job, node and ACL API): a job registered or stopped, the node's eligibility toggled, ACL policies and tokens made and deleted. Each action returns the index of its frame, and its event is the one with that Index and the action's Key. The judged subscription is compared with a witness opened at the same time: a management subscription listing every topic (Job, Evaluation, Allocation, Deployment, Node, ACLToken, ACLPolicy) with namespace=*, over the same window of indexes; it must receive exactly the witness's events the spec's filter selects, so the rule holds whatever else the scheduler publishes meanwhile (evaluations, plan results, other tests' allocations).";
+
 /** Spec 002: the event stream. */
 export const schedulerEventRules: Rule[] = [
   rule({
     id: 'scheduler.events.frame-shape',
-    title: 'The stream sends frames {Index, Events} whose events have Topic, Type, Key, Namespace, FilterKeys, Index and Payload',
+    title: 'The stream sends frames {Index, Events} whose events have Topic, Type, Key, Namespace, FilterKeys, Index and Payload; a job registration arrives as the frame of its index with the Job event of the job',
+    capability: FIX,
+    notes: ['The job is registered through the fixtures (an unplaceable batch job); Nomad: the register response\'s JobModifyIndex is the raft index of the frame with the Job and Evaluation events (hashicorp/nomad nomad/state/events.go eventFromChange, table jobs and evals).'],
     sources: [
       { file, section: 'Resources and their fields > Event frame', quote: 'Event: Topic (string), Type (string), Key (string), Namespace (string), FilterKeys (null or list), Index (integer), Payload (object keyed by the object kind, e.g. Node).' },
     ],
   }),
   rule({
     id: 'scheduler.events.matching',
-    title: 'For generated events and subscriptions (topics, filter keys, namespace, start index), the frames received carry exactly the matching events, in index order, without duplicate frames or gaps',
+    title: 'For generated sequences of real actions and subscriptions (topics, filter keys, namespace, start index), a subscription receives exactly the events its filter selects, in index order, without duplicate frames or gaps',
     capability: FIX,
     notes: [
+      WITNESS,
+      "Up to 7 actions a case (job registrations and deregistrations in default and a namespace of the run, eligibility toggles, policy upserts), then one whose event the subscription selects, so the reader knows when the window is complete. Filter model: a topic's keys match the event's Key or any of its FilterKeys ('*' any); namespace filters namespaced topics only (Node and the ACL topics pass).",
       "Nomad appends an event once per subscribed key it matches, so an event whose Key and FilterKeys match two topic parameters appears twice in its frame (hashicorp/nomad nomad/stream/subscription.go filter, unchanged since 1.1). The spec says nothing about repeats within a frame: the test compares each frame's distinct events, and the hashicorp-dialect reference repeats them like Nomad.",
       "A topic given both bare (or with '*') and with a filter key is left out of the generated subscriptions: that case is scheduler.events.topic-union, where Nomad deviates.",
     ],
@@ -37,12 +44,14 @@ export const schedulerEventRules: Rule[] = [
     id: 'scheduler.events.backlog-then-live',
     title: 'A subscription from an earlier index gets the backlog first, then new events as they happen, on the same connection',
     capability: FIX,
+    notes: ['The job is registered again (with a changed meta: Nomad ignores an identical registration, nomad/job_endpoint.go Job.Register keeps the old JobModifyIndex when the spec did not change) only once the backlog frame has arrived on the open stream.'],
     sources: [{ file, section: 'What the service does', quote: "The event stream sends a server's backlog of events and then new events as they occur, until the connection closes." }],
   }),
   rule({
     id: 'scheduler.events.topic-star-equivalence',
-    title: "'Topic' and 'Topic:*' subscribe to the same events",
+    title: "'Topic' and 'Topic:*' subscribe to the same events: every Job event of the window, as a subscription to every topic sees them",
     capability: FIX,
+    notes: [WITNESS],
     sources: [{ file, section: ESP, quote: "'Node' and 'Node:*' are both valid." }],
   }),
   rule({
@@ -51,19 +60,22 @@ export const schedulerEventRules: Rule[] = [
     capability: FIX,
     sources: [{ file, section: ESP, quote: 'Subscribes to a topic with optional filter key after a colon. Several topic parameters may be given.' }],
     notes: [
+      WITNESS,
       "Nomad deviates (expectations/nomad.json): its filter treats '*' as any key only when it is the topic's only key; beside another key it is compared as a literal key, so 'Job' with 'Job:k' receives only k (hashicorp/nomad nomad/stream/subscription.go filter and eventMatchesKey; command/agent/event_endpoint.go parseTopic turns a bare 'Job' into the key '*').",
     ],
   }),
   rule({
     id: 'scheduler.events.no-topic-all',
-    title: 'Without a topic parameter the stream carries events of every topic',
+    title: 'Without a topic parameter the stream carries events of every topic (Job, Evaluation, Node and the ACL topics of real actions among them)',
     capability: FIX,
+    notes: [WITNESS, "The events of topics the witness does not list (Nomad also has NodePool, Service and others) are left out of the comparison. '*' needs a management token: the profile's token must be one (SKIP otherwise)."],
     sources: [{ file, section: ESP, quote: 'Omitting topic subscribes to all topics' }],
   }),
   rule({
     id: 'scheduler.events.namespace',
     title: "Namespaced events are filtered to 'default' unless namespace is given; '*' carries every namespace",
     capability: FIX,
+    notes: [WITNESS, 'The same job ID is registered in default and in a namespace the run makes (Nomad Enterprise, or the reference); SKIP where the target has no namespaces.'],
     sources: [{ file, section: ESP, quote: "namespace | string | 'default' | Namespace filter; '*' means all namespaces for event types that support them" }],
   }),
   rule({
@@ -71,7 +83,7 @@ export const schedulerEventRules: Rule[] = [
     title: 'An index no longer in the buffer (never published, or published and evicted) starts the stream at the next available index',
     capability: FIX,
     notes: [
-      'The test makes the requested frame leave the buffer (the control interface publishes newer frames until it is evicted) and checks that the stream starts with the oldest frames still buffered, not with live ones. Nomad: nomad/stream/event_broker.go EventBroker.Subscribe starts at eventBuffer.StartAtClosest, the buffer head when the index is older (nomad/stream/event_buffer.go).',
+      "The test registers a job, then registers it again (20 at a time, at most 3000) until a subscription from the first registration's index no longer starts there, and checks that the stream starts with the oldest Job events of that job still buffered (as a witness opened at the same time sees them), oldest first without a gap, not with live ones. Nomad: nomad/stream/event_broker.go EventBroker.Subscribe starts at eventBuffer.StartAtClosest, the buffer head when the index is older (nomad/stream/event_buffer.go); event_buffer_size defaults to 100 frames.",
     ],
     sources: [{ file, section: ESP, quote: 'If no longer in the buffer, streaming starts at the next available index' }],
   }),
@@ -80,10 +92,53 @@ export const schedulerEventRules: Rule[] = [
     title: 'A token without the permission a topic needs does not receive it (node:read for Node, namespace:read-job for Job and Allocation, management for all topics and ACL topics)',
     capability: FIX,
     notes: [
-      'ACLToken and ACLPolicy events are published, and a management token must receive them, so the ACL-topic checks can fail. A refusal is a 4xx or a stream without the events: Nomad 2.x hijacks the connection and writes 200 before the ACL check, so a denied subscription ends with no frames (hashicorp/nomad command/agent/event_endpoint.go EventStream; nomad/event_endpoint.go validateNsOp).',
+      "Tokens are made through the fixtures (an ACL policy with node { policy = \"read\" }, or namespace \"default\" with capabilities [\"read-job\"], and a client token with it); the management token is the profile's. Each refused subscription must show no event at all of the window; each allowed one exactly the witness's events of its topic. SKIP without ACLs, a management token or eligibility toggles (the Node events).",
+      'ACLToken and ACLPolicy events come from real policy and token upserts, and a management token must receive them, so the ACL-topic checks can fail. A refusal is a 4xx or a stream without the events: Nomad 2.x hijacks the connection and writes 200 before the ACL check, so a denied subscription ends with no frames (hashicorp/nomad command/agent/event_endpoint.go EventStream; nomad/event_endpoint.go validateNsOp).',
     ],
     sources: [
       { file, section: 'Authentication', quote: "Event stream permissions per topic: '*' (all topics, which is the default when no topic is given): management; ACLToken, ACLPolicy: management; Job, Allocation, Deployment, Evaluation: namespace:read-job; Node: node:read." },
+    ],
+  }),
+  rule({
+    id: 'scheduler.events.node-payload',
+    title: "The Node event of an eligibility change carries the node with the spec's Node fields and their types, as it is after the change",
+    capability: FIX,
+    notes: [
+      "The node is made ineligible through Nomad's API (POST /v1/node/:id/eligibility) and eligible again in any case. Nomad publishes the change as a Node event with Type NodeDrain whose Payload.Node is the whole node, sanitized (hashicorp/nomad nomad/state/events.go eventFromChange, table nodes, and MsgTypeEvents: NodeUpdateEligibilityRequestType → TypeNodeDrain; nomad/structs/structs.go Node). Fields whose type the spec leaves open must be there, with any value; Nomad sends null for an empty map or list, which passes where the spec gives no type. SKIP where eligibility may not be changed.",
+    ],
+    sources: [
+      { file, section: 'Resources and their fields > Node (payload of node topics)', quote: 'Top-level fields: ID, Datacenter, Name, HTTPAddr (strings); TLSEnabled (boolean); Attributes (map string to string);' },
+      { file, section: 'Events', quote: 'Node | Node' },
+    ],
+  }),
+  rule({
+    id: 'scheduler.events.types',
+    title: "Every event of the run's real actions (job register and deregister with their evaluations, eligibility changes, ACL policy and token upserts and deletes) has one of the documented event types",
+    capability: FIX,
+    notes: [
+      "The events of the actions' frames and those whose Key or FilterKeys name the run's job. Nomad's types for them are all listed: JobRegistered, JobDeregistered and EvaluationUpdated for jobs and their evaluations, NodeDrain for an eligibility change, ACLTokenUpserted, ACLTokenDeleted, ACLPolicyUpserted, ACLPolicyDeleted (hashicorp/nomad nomad/state/events.go MsgTypeEvents; nomad/structs/event.go Type constants). A node status change would be NodeStreamEvent, which the spec does not list, but no action of the run makes one.",
+    ],
+    sources: [{ file, section: 'Events', quote: 'Event types: ACLTokenUpserted, ACLTokenDeleted, ACLPolicyUpserted, ACLPolicyDeleted, AllocationCreated, AllocationUpdated, AllocationUpdateDesiredStatus, DeploymentStatusUpdate, DeploymentPromotion, DeploymentAllocHealth, EvaluationUpdated, JobRegistered, JobDeregistered, JobBatchDeregistered, NodeRegistration, NodeDeregistration, NodeEligibility, NodeDrain, NodeEvent, PlanResult.' }],
+  }),
+  rule({
+    id: 'scheduler.events.allocation-no-job',
+    title: 'The Allocation events of a placed job carry the allocation without its job (Payload.Allocation.Job absent or null)',
+    capability: FIX,
+    notes: [
+      "A fixture job is placed and runs to completion; every Allocation event with its ID among the FilterKeys, from before its registration to its completion, is checked. Nomad copies the allocation and sets Job to nil (\"remove job info to help keep size of alloc event down\"), so the JSON has Job: null (hashicorp/nomad nomad/state/events.go eventFromChange, table allocs).",
+    ],
+    sources: [{ file, section: 'Events', quote: 'Allocation | Allocation (no job information)' }],
+  }),
+  rule({
+    id: 'scheduler.events.topic-payload',
+    title: "Each event's Payload is keyed by the object its topic outputs: Job → Payload.Job, Evaluation → Payload.Evaluation, Allocation → Payload.Allocation, Node → Payload.Node, ACLToken → Payload.ACLToken, ACLPolicy → Payload.ACLPolicy",
+    capability: FIX,
+    notes: [
+      "Checked on every event of the run's real actions (a placed job's allocation among them), each of those topics at least once where the target allows the action. Nomad: JobEvent{Job}, EvaluationEvent{Evaluation}, AllocationEvent{Allocation}, NodeStreamEvent{Node}, ACLTokenEvent{ACLToken} (the secret left out), ACLPolicyEvent{ACLPolicy} (hashicorp/nomad nomad/structs/event.go; nomad/state/events.go eventFromChange).",
+    ],
+    sources: [
+      { file, section: 'Resources and their fields > Event frame', quote: 'Payload (object keyed by the object kind, e.g. Node)' },
+      { file, section: 'Events', quote: 'Topics and the object they output:' },
     ],
   }),
 ];
@@ -212,9 +267,12 @@ export const schedulerClientRules: Rule[] = [
   }),
   rule({
     id: 'scheduler.fs.stream-follow',
-    title: 'A followed stream delivers bytes appended to the file after it started',
+    title: 'A followed stream delivers the complete "tick <n>" lines a running task appends to its file after the stream started, in order, each frame\'s bytes being the file\'s bytes at its Offset',
     capability: FIX,
-    notes: [FRAMES_BACK_TO_BACK],
+    notes: [
+      FRAMES_BACK_TO_BACK,
+      'The running fixture task appends "tick <n>" to local/grow.txt every 250 ms. The file is read back with readat afterwards. The spec says only "Offset into the stream": both readings are accepted, the frame\'s start or its end (Nomad sends the position after the bytes read: client/fs_endpoint.go streamFile passes the offset after each read to the framer), but one must hold for every frame, frames following without gap or overlap.',
+    ],
     sources: [{ file, section: EP, quote: 'follow (bool, default true, tail the file)' }],
   }),
   rule({
@@ -226,9 +284,12 @@ export const schedulerClientRules: Rule[] = [
   }),
   rule({
     id: 'scheduler.fs.logs-follow',
-    title: 'A followed log stream delivers lines the task writes after it started',
+    title: 'A followed log stream delivers the complete "tick <n>" lines a running task writes to stdout after it started, in order, each frame\'s bytes being the log\'s bytes at its Offset',
     capability: FIX,
-    notes: [FRAMES_BACK_TO_BACK],
+    notes: [
+      FRAMES_BACK_TO_BACK,
+      'The running fixture task echoes "tick <n>" to stdout every 250 ms; the log is read back as plain text afterwards (one log file: the fixture\'s logs rotate at 10 MB). Offsets are read as in scheduler.fs.stream-follow.',
+    ],
     sources: [{ file, section: EP, quote: 'Stream logs. Parameters: alloc_id; task (string, required); follow (bool, default false)' }],
   }),
   rule({
