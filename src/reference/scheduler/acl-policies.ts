@@ -135,6 +135,11 @@ export class AclStore {
   constructor(
     private readonly broker: EventBroker,
     private readonly managementSecret: string,
+    /**
+     * Nomad's events carry the token with SecretID "" (structs.NewACLTokenEvent: token.Sanitize());
+     * the spec dialect leaves the field out.
+     */
+    private readonly secretBlanked = false,
   ) {
     // The bootstrap token: what /v1/acl/token/self answers for the management token.
     this.tokens.set(managementSecret, { AccessorID: randomUUID(), SecretID: managementSecret, Name: 'Bootstrap Token', Type: 'management', Policies: [], Global: true, CreateTime: new Date().toISOString(), CreateIndex: 1, ModifyIndex: 1 });
@@ -220,9 +225,13 @@ export class AclStore {
     this.broker.publishWith((index) => {
       token = { AccessorID: randomUUID(), SecretID: randomUUID(), Name: name, Type: type, Policies: [...policies], Global: body.Global === true, CreateTime: new Date().toISOString(), CreateIndex: index, ModifyIndex: index };
       this.tokens.set(token.SecretID, token);
-      return [{ Topic: 'ACLToken', Type: 'ACLTokenUpserted', Key: token.AccessorID, Namespace: '', FilterKeys: null, Payload: { ACLToken: withoutSecret(token) } }];
+      return [{ Topic: 'ACLToken', Type: 'ACLTokenUpserted', Key: token.AccessorID, Namespace: '', FilterKeys: null, Payload: { ACLToken: this.eventToken(token) } }];
     });
     return token;
+  }
+
+  private eventToken(t: AclToken): Record<string, unknown> {
+    return this.secretBlanked ? { ...t, SecretID: '' } : withoutSecret(t);
   }
 
   tokenByAccessor(accessor: string): AclToken | undefined {
@@ -235,7 +244,7 @@ export class AclStore {
     if (token.Name === 'Bootstrap Token' && token.CreateIndex === 1) throw new AclRequestError(400, 'the reference keeps its management token');
     return this.broker.publishWith(() => {
       this.tokens.delete(token.SecretID);
-      return [{ Topic: 'ACLToken', Type: 'ACLTokenDeleted', Key: token.AccessorID, Namespace: '', FilterKeys: null, Payload: { ACLToken: withoutSecret(token) } }];
+      return [{ Topic: 'ACLToken', Type: 'ACLTokenDeleted', Key: token.AccessorID, Namespace: '', FilterKeys: null, Payload: { ACLToken: this.eventToken(token) } }];
     }).Index;
   }
 }

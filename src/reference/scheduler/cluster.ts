@@ -223,9 +223,10 @@ export class Cluster {
       const evaluation = this.newEval(record.spec, 'job-deregister', index);
       evalId = evaluation.ID;
       if (purge) {
-        // A deleted job produces no Job event (nomad/state/events.go: the jobs table's delete is skipped).
+        // A deleted job's Job event carries the job as it was, marked Deleted (nomad/state/events.go
+        // eventFromChange, deleted "jobs" row; structs.JobEvent.Deleted).
         this.jobs.delete(key);
-        return [this.evalEvent(evaluation, 'JobDeregistered')];
+        return [this.jobEvent(record.job, 'JobDeregistered', true), this.evalEvent(evaluation, 'JobDeregistered')];
       }
       const live = this.liveAllocs(namespace, id).length > 0;
       record.job = { ...record.job, Stop: true, Status: live ? record.job.Status : 'dead', ModifyIndex: index, JobModifyIndex: index, Version: (record.job.Version as number) + 1, SubmitTime: nowNanos() };
@@ -390,8 +391,8 @@ export class Cluster {
 
   // --- event and response shapes ----------------------------------------------------------
 
-  private jobEvent(job: Record<string, unknown>, type: string): EventDraft {
-    const payload = this.o.faults.has('scheduler.events-payload-unkeyed') ? { ...job } : { Job: job };
+  private jobEvent(job: Record<string, unknown>, type: string, deleted = false): EventDraft {
+    const payload = this.o.faults.has('scheduler.events-payload-unkeyed') ? { ...job } : { Job: job, ...(deleted ? { Deleted: true } : {}) };
     return { Topic: 'Job', Type: type, Key: job.ID as string, Namespace: job.Namespace as string, FilterKeys: null, Payload: payload };
   }
 

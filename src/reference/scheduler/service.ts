@@ -94,7 +94,7 @@ export class SchedulerService {
     this.broker = new EventBroker(this.upstream ? EVENT_BUFFER_FRAMES.upstream : EVENT_BUFFER_FRAMES.otherwise, options.nextIndex);
     this.fs = new AllocationFs(options.allocRoot, options.faults.has('scheduler.fs-path-escape'));
     this.acl.add({ management: true, nodeRead: true, nodeWrite: true, readJob: ['*'] }, options.managementToken);
-    this.acls = new AclStore(this.broker, options.managementToken);
+    this.acls = new AclStore(this.broker, options.managementToken, this.nomad);
     this.acl.resolve = (secret) => this.acls.grantsOf(secret);
     this.cluster = new Cluster({ broker: this.broker, fs: this.fs, faults: f, nodeId: options.nodeId, nextIndex: options.nextIndex, nodeEligible: () => this.nodeState.eligibility === 'eligible' });
     this.nomadApi = new NomadApi({ cluster: this.cluster, acls: this.acls, broker: this.broker, node: this, nomad: this.nomad });
@@ -135,12 +135,12 @@ export class SchedulerService {
 
   /**
    * Returns the Node event's frame index. Nomad publishes an eligibility change as a Node event of
-   * type NodeDrain (nomad/state/events.go: NodeUpdateEligibilityRequestType maps to TypeNodeDrain);
-   * the spec dialect uses the spec's NodeEligibility.
+   * type NodeEligibility (nomad/state/events.go MsgTypeEvents: NodeUpdateEligibilityRequestType maps
+   * to TypeNodeEligibilityUpdate, "NodeEligibility"; only drain requests map to NodeDrain).
    */
   setEligibility(eligible: boolean): number {
     this.nodeState.eligibility = eligible ? 'eligible' : 'ineligible';
-    return this.publishNode(this.nomad ? 'NodeDrain' : 'NodeEligibility').Index;
+    return this.publishNode('NodeEligibility').Index;
   }
 
   /** Stops every running fixture task (the reference shuts down). */
