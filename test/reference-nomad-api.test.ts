@@ -291,3 +291,31 @@ describe('the event faults that real actions show', () => {
     expect(Object.hasOwn(node, 'SchedulingEligibility')).toBe(false);
   });
 });
+
+describe('placement on an ineligible node', () => {
+  let ref: ReferenceWithControl;
+  beforeAll(async () => {
+    ref = await startReference({ dialect: 'hashicorp' });
+  });
+  afterAll(async () => ref.stop());
+
+  it('blocks the evaluation while the node is ineligible, and places the job once it is eligible again', async () => {
+    const headers = { 'x-nomad-token': ref.scheduler.token };
+    const call = async (method: 'GET' | 'PUT' | 'POST', path: string, body?: unknown) => {
+      const res = await request(`${ref.scheduler.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      return (await res.body.json()) as unknown;
+    };
+    const eligibility = (e: string) => call('POST', `/v1/node/${ref.scheduler.nodeId}/eligibility`, { Eligibility: e });
+    await eligibility('ineligible');
+    await call('PUT', '/v1/jobs', { Job: buildFixtureJob({ id: 'sp-wait', namespace: 'default', kind: 'allocation', tasks: [{ name: 'main' }] }) });
+    await sleep(100);
+    expect(await call('GET', '/v1/job/sp-wait/allocations')).toEqual([]);
+    await eligibility('eligible');
+    let allocs: { ClientStatus: string }[] = [];
+    for (let i = 0; i < 100 && allocs.length === 0; i++) {
+      await sleep(20);
+      allocs = (await call('GET', '/v1/job/sp-wait/allocations')) as { ClientStatus: string }[];
+    }
+    expect(allocs).toHaveLength(1);
+  });
+});

@@ -217,7 +217,8 @@ export class Cluster {
   deregister(namespace: string, id: string, purge: boolean): { EvalID: string; EvalCreateIndex: number; JobModifyIndex: number; Index: number } {
     const key = jobKey(namespace, id);
     const record = this.jobs.get(key);
-    if (!record) throw new ClusterError(404, 'job not found');
+    // Nomad's Job.Deregister answers an unknown job with an empty reply and changes nothing.
+    if (!record) return { EvalID: '', EvalCreateIndex: 0, JobModifyIndex: 0, Index: 0 };
     let evalId = '';
     const frame = this.o.broker.publishWith((index) => {
       const evaluation = this.newEval(record.spec, 'job-deregister', index);
@@ -249,6 +250,19 @@ export class Cluster {
   // --- scheduling -------------------------------------------------------------------------
 
   /**
+   * The node became eligible: blocked evaluations of placeable jobs are processed again, as
+   * Nomad's blocked-evals tracker unblocks them when a node's class gains capacity.
+   */
+  nodeBecameEligible(): void {
+    for (const e of this.evals.values()) {
+      if (e.Status !== 'blocked') continue;
+      const record = this.jobs.get(jobKey(e.Namespace, e.JobID));
+      if (record?.spec.kind !== 'allocation' || record.job.Stop === true) continue;
+      setImmediate(() => void this.evaluate(e.ID, true).catch((err) => console.error(`[reference] evaluating ${e.JobID}: ${(err as Error).message}`)));
+    }
+  }
+
+  /**
    * The scheduler's work for one evaluation: stop what should no longer run, place what should
    * (when `place`), and complete the evaluation; an unplaceable job leaves a blocked evaluation.
    */
@@ -259,7 +273,9 @@ export class Cluster {
     const wanted = record && record.job.Stop !== true;
     const stale = this.liveAllocs(evaluation.Namespace, evaluation.JobID).filter((a) => !wanted || (place && a.JobVersion !== record!.job.Version));
     if (stale.length) await this.stopAllocs(stale, wanted ? 'alloc is being updated due to job update' : 'alloc not needed due to job update');
-    if (!wanted || !place) return this.completeEval(evaluation, null);
+    // Already placed (a blocked evaluation processed again after its job was placed): nothing to do.
+    const placed = wanted && this.liveAllocs(evaluation.Namespace, evaluation.JobID).some((a) => a.JobVersion === record.job.Version);
+    if (!wanted || !place || placed) return this.completeEval(evaluation, null);
     const spec = record.spec;
     if (spec.kind === 'event' || !this.o.nodeEligible()) return this.blockEval(evaluation, spec);
     const onDisk = await this.o.fs.create({ namespace: spec.namespace, jobId: spec.id, tasks: spec.tasks, stopped: false });

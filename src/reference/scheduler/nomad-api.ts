@@ -239,7 +239,7 @@ export class NomadApi {
       if (body.NodeID !== undefined && body.NodeID !== c.params.id) throw new ApiError(400, 'NodeID in the body does not match the request path');
       if (body.Eligibility !== 'eligible' && body.Eligibility !== 'ineligible') throw new ApiError(400, 'invalid scheduling eligibility');
       const index = this.o.node.setEligibility(body.Eligibility === 'eligible');
-      this.written(c, index, { EvalIDs: null, EvalCreateIndex: 0, NodeModifyIndex: index, Index: index, LastContact: 0, KnownLeader: true });
+      this.written(c, index, { NodeModifyIndex: index, EvalIDs: null, EvalCreateIndex: 0, Index: index });
     });
   }
 

@@ -140,7 +140,9 @@ export class SchedulerService {
    */
   setEligibility(eligible: boolean): number {
     this.nodeState.eligibility = eligible ? 'eligible' : 'ineligible';
-    return this.publishNode('NodeEligibility').Index;
+    const index = this.publishNode('NodeEligibility').Index;
+    if (eligible) this.cluster.nodeBecameEligible();
+    return index;
   }
 
   /** Stops every running fixture task (the reference shuts down). */
