@@ -1,4 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerTarget } from '../src/config/schema.ts';
 import { NomadAdminApi } from '../src/provision/nomad-admin-api.ts';
 import { NomadSchedulerFixtures } from '../src/provision/nomad-scheduler-fixtures.ts';
-import { metadataKeyPrefix, schedulerHttpFor } from '../src/provision/scheduler-provisioner.ts';
+import { metadataKeyPrefix, provisionScheduler, schedulerHttpFor } from '../src/provision/scheduler-provisioner.ts';
 import { runResultsSchema } from '../src/report/results-model.ts';
 import { RULES } from '../src/rules/catalog.ts';
 import { runCli } from './support/run-cli.ts';
@@ -119,4 +121,74 @@ describe('conform on a Nomad-like agent with nothing but its address and a manag
     expect(res.stdout).toMatch(/cleanup \(scheduler\): removed \d+ thing\(s\)/);
     expect(await inventory(api, nodeId), 'the fan-out purged its jobs').toEqual(before);
   }, 100_000);
+});
+
+/** A stand-in for the few answers detection reads, shaped like Nomad's, with what varies between agents as parameters. */
+async function fakeAgent(answers: { tokenSelf: [number, string]; rawExec?: { Detected: boolean; Healthy: boolean }; clientNodeId?: string; nodes?: string[] }): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const json = (v: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(v));
+    if (path === '/v1/acl/token/self') return void res.writeHead(answers.tokenSelf[0]).end(answers.tokenSelf[1]);
+    if (path === '/v1/agent/self') return json({ config: {}, member: {}, stats: answers.clientNodeId ? { client: { node_id: answers.clientNodeId } } : {} });
+    if (path === '/v1/nodes') return json((answers.nodes ?? []).map((ID) => ({ ID })));
+    if (path.startsWith('/v1/node/')) return json({ ID: path.split('/')[3], SchedulingEligibility: 'eligible', Drivers: answers.rawExec ? { raw_exec: answers.rawExec } : { exec: { Detected: true, Healthy: true } } });
+    if (path === '/v1/namespaces') return json([{ Name: 'default' }]);
+    res.writeHead(404).end('not found');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+describe('what the scheduler provisioner finds out about an agent, and says', () => {
+  const target = (url: string) => ({ url, token: 'mgmt', dialect: 'hashicorp', capabilities: { schedulerFixtures: false } }) as SchedulerTarget;
+  const healthy = { Detected: true, Healthy: true };
+
+  it('ACLs disabled: fixtures through Nomad\'s API, the ACL rules without limited tokens', async () => {
+    const { url, server } = await fakeAgent({ tokenSelf: [400, 'ACL support disabled'], rawExec: healthy, clientNodeId: 'n-1' });
+    try {
+      const p = await provisionScheduler(target(url), 'sp-0000detect1');
+      expect(p.provisioned.provisioner).toBe('upstream');
+      expect(p.provisioned.nodeId).toBe('n-1');
+      expect(p.provisioned.missing.acl).toMatch(/ACLs are disabled .*-acl-enabled/);
+      expect(p.target.capabilities.schedulerFixtures).toBe(true);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('a client token: no fixtures, saying a management token is needed', async () => {
+    const { url, server } = await fakeAgent({ tokenSelf: [200, JSON.stringify({ AccessorID: 'a', Type: 'client', Policies: ['x'] })], rawExec: healthy, clientNodeId: 'n-1' });
+    try {
+      const p = await provisionScheduler(target(url), 'sp-0000detect2');
+      expect(p.provisioned.provisioner).toBe('none');
+      expect(p.provisioned.missing.management).toMatch(/client token/);
+      expect(p.provisioned.missing.schedulerFixtures).toMatch(/management token/);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('no raw_exec on the node: no fixtures, saying how to enable it; a server-only agent with one node uses that node', async () => {
+    const { url, server } = await fakeAgent({ tokenSelf: [200, JSON.stringify({ Type: 'management' })], nodes: ['only-node'] });
+    try {
+      const p = await provisionScheduler(target(url), 'sp-0000detect3');
+      expect(p.provisioned.provisioner).toBe('none');
+      expect(p.provisioned.missing.schedulerFixtures).toMatch(/raw_exec driver is not listed on node only-node.*plugin "raw_exec"/);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('several nodes and no local client: asks for nodeId; changeEligibility false: the eligibility rules SKIP', async () => {
+    const { url, server } = await fakeAgent({ tokenSelf: [200, JSON.stringify({ Type: 'management' })], rawExec: healthy, nodes: ['a', 'b'] });
+    try {
+      const p = await provisionScheduler({ ...target(url), changeEligibility: false }, 'sp-0000detect4');
+      expect(p.provisioned.missing.schedulerFixtures).toMatch(/2 nodes: name the node .*STACKPROOF_SCHEDULER_NODE_ID/);
+      expect(p.provisioned.missing.eligibility).toMatch(/changeEligibility: false/);
+      const named = await provisionScheduler({ ...target(url), nodeId: 'b' }, 'sp-0000detect4');
+      expect(named.provisioned).toMatchObject({ provisioner: 'upstream', nodeId: 'b' });
+    } finally {
+      server.close();
+    }
+  });
 });
