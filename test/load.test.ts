@@ -88,6 +88,9 @@ describe('stackproof load', () => {
     const fanout = results.load.find((l) => l.scenario === 'scheduler-event-fanout')!;
     expect(fanout.requests, 'events were delivered to the subscribers').toBeGreaterThan(0);
     expect(fanout.dropped, 'no subscriber missed an event').toBe(0);
+    // The events come from real job registrations: each of the 50 is delivered once to each of the 5 subscribers.
+    expect(res.stdout).toMatch(/50 events published, 250 delivered \([^;]*; per subscriber 50 each\), missed 0, duplicated 0/);
+    expect(res.stdout).toMatch(/cleanup \(scheduler\): removed \d+ thing\(s\) made under sp-[0-9a-z]{10}/);
     for (const l of results.load) {
       expect(l.requests, `${l.scenario}/${l.engine} ran`).toBeGreaterThan(0);
       expect(l.errors, `${l.scenario}/${l.engine} had no errors`).toBe(0);
