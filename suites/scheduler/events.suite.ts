@@ -170,10 +170,13 @@ ruleTest('scheduler.events.matching', async (kit) => {
       const jobs = [uniqueName('m'), uniqueName('m'), uniqueName('m')];
       const policies = [uniqueName('mp'), uniqueName('mp')];
       const keyOf = (k: number) => (k < 3 ? jobs[k]! : k === 3 ? fx.nodeId : k < 6 ? policies[k - 4]! : k === 6 ? '*' : null);
-      // A topic given bare (or '*') and with a key is scheduler.events.topic-union's case (Nomad
-      // deviates there): keep only the bare one, so this rule's verdict never depends on it.
-      const every = new Set(subTopics.filter((t) => t.key >= 6).map((t) => t.topic));
-      const params = [...new Set(subTopics.filter((t) => t.key >= 6 || !every.has(t.topic)).map((t) => (keyOf(t.key) === null ? t.topic : `${t.topic}:${keyOf(t.key)}`)))];
+      // A topic given bare (or '*') beside another parameter of the same topic is
+      // scheduler.events.topic-union's case (Nomad deviates there): keep only the first bare or '*'
+      // one, so this rule's verdict never depends on it.
+      const every = new Map<string, number>();
+      for (const t of subTopics) if (t.key >= 6 && !every.has(t.topic)) every.set(t.topic, t.key);
+      const kept = subTopics.filter((t) => !every.has(t.topic) || every.get(t.topic) === t.key);
+      const params = kept.map((t) => (keyOf(t.key) === null ? t.topic : `${t.topic}:${keyOf(t.key)}`));
       const subNs = namespace === undefined || namespace === '*' ? 'default' : namespace;
       // The last action is one whose event the subscription selects, so the reader knows when it has
       // everything; a subscription no action can reach gets a Job key it can.

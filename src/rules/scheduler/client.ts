@@ -105,6 +105,7 @@ export const schedulerEventRules: Rule[] = [
     capability: FIX,
     notes: [
       "The node is made ineligible through Nomad's API (POST /v1/node/:id/eligibility) and eligible again in any case. Nomad publishes the change as a Node event with Type NodeDrain whose Payload.Node is the whole node, sanitized (hashicorp/nomad nomad/state/events.go eventFromChange, table nodes, and MsgTypeEvents: NodeUpdateEligibilityRequestType → TypeNodeDrain; nomad/structs/structs.go Node). Fields whose type the spec leaves open must be there, with any value; Nomad sends null for an empty map or list, which passes where the spec gives no type. SKIP where eligibility may not be changed.",
+      'Nomad deviates (expectations/nomad.json): its Node has no Resources and no Reserved since 1.11.0 (PR 26951; nomad/structs/structs.go type Node; nomad/structs/extensions.go nodeExt adds back only Drain), and sent Resources as null before. Drain is there through nodeExt.',
     ],
     sources: [
       { file, section: 'Resources and their fields > Node (payload of node topics)', quote: 'Top-level fields: ID, Datacenter, Name, HTTPAddr (strings); TLSEnabled (boolean); Attributes (map string to string);' },
