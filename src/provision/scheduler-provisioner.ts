@@ -168,8 +168,11 @@ export interface SchedulerSweepOptions {
   metadataApi?: NomadAdminApi;
 }
 
-/** How long a namespace may still count its purged jobs before its deletion is given up. */
-const NAMESPACE_RETRY_MS = 10_000;
+/**
+ * How long a namespace may still count its purged jobs, or their allocations while the client stops
+ * them (a task's kill timeout is 5 s by default), before its deletion is given up.
+ */
+const NAMESPACE_RETRY_MS = 20_000;
 
 /**
  * Removes what a run (or, with 'all', any stackproof run) made on a Nomad agent: its jobs in every
@@ -199,12 +202,15 @@ export async function sweepScheduler(api: NomadAdminApi, prefix: string | 'all',
   return sweeper.report;
 }
 
-/** Nomad refuses to delete a namespace while its purged jobs are still counted: retry briefly. */
+/**
+ * Nomad refuses to delete a namespace while it has non-terminal jobs or allocations
+ * (nomad/namespace_endpoint.go DeleteNamespaces): retry briefly while it says so.
+ */
 async function deleteNamespaceWhenEmpty(api: NomadAdminApi, name: string) {
   const deadline = Date.now() + NAMESPACE_RETRY_MS;
   for (;;) {
     const res = await api.deleteNamespace(name);
-    if (res.status < 300 || res.status === 404 || Date.now() > deadline || !/job/i.test(res.text)) return res;
+    if (res.status < 300 || res.status === 404 || Date.now() > deadline || !/non-terminal|jobs|allocations/i.test(res.text)) return res;
     await new Promise((r) => setTimeout(r, 250));
   }
 }
