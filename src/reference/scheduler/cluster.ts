@@ -100,8 +100,11 @@ export interface ClusterOptions {
 export class Cluster {
   private readonly namespaces = new Map<string, Namespace>([['default', { Name: 'default', Description: 'Default shared namespace', Quota: '', Meta: null, CreateIndex: 1, ModifyIndex: 1 }]]);
   private readonly jobs = new Map<string, JobRecord>();
+  /** Evaluations not yet terminal: no endpoint reads a finished one, so a load of registrations does not pile them up. */
   private readonly evals = new Map<string, Evaluation>();
   private readonly allocs = new Map<string, AllocRecord>();
+  /** Each job's blocked evaluation, so a load of re-registrations does not scan every evaluation. */
+  private readonly blockedByJob = new Map<string, Evaluation>();
 
   constructor(private readonly o: ClusterOptions) {}
 
@@ -227,6 +230,7 @@ export class Cluster {
         // A deleted job's Job event carries the job as it was, marked Deleted (nomad/state/events.go
         // eventFromChange, deleted "jobs" row; structs.JobEvent.Deleted).
         this.jobs.delete(key);
+        this.forgetBlocked(namespace, id);
         return [this.jobEvent(record.job, 'JobDeregistered', true), this.evalEvent(evaluation, 'JobDeregistered')];
       }
       const live = this.liveAllocs(namespace, id).length > 0;
@@ -254,7 +258,7 @@ export class Cluster {
    * Nomad's blocked-evals tracker unblocks them when a node's class gains capacity.
    */
   nodeBecameEligible(): void {
-    for (const e of this.evals.values()) {
+    for (const e of this.blockedByJob.values()) {
       if (e.Status !== 'blocked') continue;
       const record = this.jobs.get(jobKey(e.Namespace, e.JobID));
       if (record?.spec.kind !== 'allocation' || record.job.Stop === true) continue;
@@ -319,6 +323,7 @@ export class Cluster {
   private completeEval(evaluation: Evaluation, queued: Record<string, number> | null): void {
     this.o.broker.publishWith((index) => {
       Object.assign(evaluation, { Status: 'complete', QueuedAllocations: queued ?? { [TASK_GROUP]: 0 }, ModifyIndex: index, ModifyTime: nowNanos() });
+      this.evals.delete(evaluation.ID);
       return [this.evalEvent(evaluation, 'EvaluationUpdated')];
     });
   }
@@ -327,15 +332,18 @@ export class Cluster {
   private blockEval(evaluation: Evaluation, spec: FixtureJobSpec): void {
     this.o.broker.publishWith((index) => {
       const events: EventDraft[] = [];
-      for (const old of this.evals.values()) {
-        if (old.Status === 'blocked' && old.Namespace === spec.namespace && old.JobID === spec.id) {
-          Object.assign(old, { Status: 'cancelled', StatusDescription: 'evaluation is superseded by a newer blocked evaluation', ModifyIndex: index, ModifyTime: nowNanos() });
-          events.push(this.evalEvent(old, 'EvaluationUpdated'));
-        }
+      const key = jobKey(spec.namespace, spec.id);
+      const old = this.blockedByJob.get(key);
+      if (old && old.Status === 'blocked' && old.ID !== evaluation.ID) {
+        Object.assign(old, { Status: 'cancelled', StatusDescription: 'evaluation is superseded by a newer blocked evaluation', ModifyIndex: index, ModifyTime: nowNanos() });
+        this.evals.delete(old.ID);
+        events.push(this.evalEvent(old, 'EvaluationUpdated'));
       }
       const blocked = this.newEval(spec, 'queued-allocs', index);
+      this.blockedByJob.set(key, blocked);
       Object.assign(blocked, { Status: 'blocked', StatusDescription: 'created to place remaining allocations', PreviousEval: evaluation.ID });
       const failed = { [TASK_GROUP]: { NodesEvaluated: 1, NodesFiltered: 1, NodesAvailable: { dc1: 1 }, ConstraintFiltered: spec.kind === 'event' ? { [`\${meta.stackproof_unplaceable} = never`]: 1 } : null, NodesExhausted: 0, CoalescedFailures: 0 } };
+      this.evals.delete(evaluation.ID);
       Object.assign(evaluation, { Status: 'complete', BlockedEval: blocked.ID, FailedTGAllocs: failed, QueuedAllocations: { [TASK_GROUP]: 1 }, ModifyIndex: index, ModifyTime: nowNanos() });
       return [...events, this.evalEvent(blocked, 'EvaluationUpdated'), this.evalEvent(evaluation, 'EvaluationUpdated')];
     });
@@ -373,6 +381,16 @@ export class Cluster {
       }
       return events;
     });
+  }
+
+  /** A purged job's blocked evaluation waits for nothing any more. */
+  private forgetBlocked(namespace: string, jobId: string): void {
+    const blocked = this.blockedByJob.get(jobKey(namespace, jobId));
+    if (blocked) {
+      Object.assign(blocked, { Status: 'cancelled', StatusDescription: 'job purged' });
+      this.evals.delete(blocked.ID);
+    }
+    this.blockedByJob.delete(jobKey(namespace, jobId));
   }
 
   private liveAllocs(namespace: string, jobId: string): AllocRecord[] {
