@@ -241,12 +241,13 @@ export class RuleKit {
     let http: HttpClient;
     if (provisioned?.provisioner === 'upstream') {
       http = this.client('scheduler-admin', target.url, tokenHeaders(dialectFor(target.dialect).scheduler.token, target.token));
-    } else if (provisioned?.provisioner === 'control' && target.fixtures) {
+    } else if ((provisioned?.provisioner === 'control' || (!provisioned && target.capabilities.schedulerFixtures)) && target.fixtures) {
+      // No provisioner ran (the fault matrix): the control listener the profile declares serves the API.
       http = this.client('scheduler-control', `${target.fixtures.controlUrl.replace(/\/+$/, '')}${CONTROL_NOMAD_PREFIX}`, { authorization: `Bearer ${target.fixtures.controlToken}` });
     } else {
       throw new SkipRule(provisioned?.missing.schedulerFixtures ?? 'the scheduler target has no fixtures: no provisioner made any (provisioned.scheduler.missing.schedulerFixtures)');
     }
-    const nodeId = provisioned.nodeId ?? target.nodeId;
+    const nodeId = provisioned?.nodeId ?? target.nodeId;
     if (!nodeId) throw new SkipRule('the node the fixture allocations run on is not known (no nodeId detected or in the profile)');
     const fixtures = new NomadSchedulerFixtures(http, { nodeId, runPrefix: this.ctx.runPrefix });
     const token = fixtures.token.bind(fixtures);
