@@ -115,7 +115,10 @@ export class SchedulerService {
 
   /** The node's record as the node topics carry it. */
   node(): Record<string, unknown> {
-    return nodeRecord(this.options.nodeId, this.metadata.view().Meta, this.nodeState);
+    const node = nodeRecord(this.options.nodeId, this.metadata.view().Meta, this.nodeState);
+    // Nomad 1.11 on no longer has the deprecated Resources and Reserved (expectations/nomad.json).
+    if (this.upstream) for (const k of ['Resources', 'Reserved']) delete node[k];
+    return node;
   }
 
   publishNode(type: string, topic = 'Node'): Frame {
