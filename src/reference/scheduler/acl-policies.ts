@@ -240,7 +240,7 @@ export class AclStore {
 
   deleteToken(accessor: string): number {
     const token = this.tokenByAccessor(accessor);
-    if (!token) throw new AclRequestError(404, `Cannot delete nonexistent tokens: ${accessor}`);
+    if (!token) throw new AclRequestError(400, `Cannot delete nonexistent tokens: ${accessor}`);
     if (token.Name === 'Bootstrap Token' && token.CreateIndex === 1) throw new AclRequestError(400, 'the reference keeps its management token');
     return this.broker.publishWith(() => {
       this.tokens.delete(token.SecretID);

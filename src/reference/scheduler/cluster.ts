@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { parseFixtureJob, type FixtureJobSpec } from '../../client/fixture-job.ts';
 import type { FaultSet } from '../faults/types.ts';
 import type { AllocationFs } from './alloc-fs.ts';
@@ -132,7 +133,7 @@ export class Cluster {
 
   /** Nomad refuses to delete `default`, and a namespace that still has non-terminal jobs. */
   deleteNamespace(name: string, nonTerminalStatus: number): number {
-    if (name === 'default') throw new ClusterError(400, 'default namespace can not be deleted');
+    if (name === 'default') throw new ClusterError(400, 'can not delete default namespace');
     if (!this.namespaces.has(name)) throw new ClusterError(404, `namespace ${JSON.stringify(name)} not found`);
     const busy = [...this.jobs.values()].some((j) => j.spec.namespace === name && j.job.Status !== 'dead');
     if (busy) throw new ClusterError(nonTerminalStatus, `namespace "${name}" has non-terminal jobs in regions: [global]`);
@@ -451,11 +452,11 @@ export class Cluster {
 
   private allocPayload(a: AllocRecord): Record<string, unknown> {
     const { runners: _r, jobAtPlacement: _j, ...fields } = a;
-    return { ...fields, DeploymentID: '', TaskStates: this.taskStates(a) };
+    return { ...fields, NodeName: hostname(), JobType: 'batch', DeploymentID: '', TaskStates: this.taskStates(a) };
   }
 
   private allocStub(a: AllocRecord): Record<string, unknown> {
-    return pick(this.allocPayload(a), ['ID', 'EvalID', 'Name', 'Namespace', 'NodeID', 'JobID', 'JobVersion', 'TaskGroup', 'DesiredStatus', 'DesiredDescription', 'ClientStatus', 'ClientDescription', 'TaskStates', 'DeploymentID', 'CreateIndex', 'ModifyIndex', 'CreateTime', 'ModifyTime']);
+    return pick(this.allocPayload(a), ['ID', 'EvalID', 'Name', 'Namespace', 'NodeID', 'NodeName', 'JobID', 'JobType', 'JobVersion', 'TaskGroup', 'DesiredStatus', 'DesiredDescription', 'ClientStatus', 'ClientDescription', 'TaskStates', 'DeploymentID', 'CreateIndex', 'ModifyIndex', 'CreateTime', 'ModifyTime']);
   }
 }
 
