@@ -137,6 +137,9 @@ export class Cluster {
     if (!this.namespaces.has(name)) throw new ClusterError(404, `namespace ${JSON.stringify(name)} not found`);
     const busy = [...this.jobs.values()].some((j) => j.spec.namespace === name && j.job.Status !== 'dead');
     if (busy) throw new ClusterError(nonTerminalStatus, `namespace "${name}" has non-terminal jobs in regions: [global]`);
+    // Nomad also waits for the allocations: a purged job's are stopped a moment after the purge.
+    const running = [...this.allocs.values()].some((a) => a.Namespace === name && a.ClientStatus !== 'complete' && a.ClientStatus !== 'failed');
+    if (running) throw new ClusterError(nonTerminalStatus, `namespace "${name}" has non-terminal allocations in regions: [global]`);
     this.namespaces.delete(name);
     return this.o.nextIndex();
   }
