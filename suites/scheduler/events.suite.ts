@@ -249,10 +249,10 @@ ruleTest('scheduler.events.backlog-then-live', async (kit) => {
     },
   );
   expect(live, 'the backlog event arrived, so the job was registered again').toBeDefined();
-  const again2 = await live!;
+  const liveIndex = await live!;
   const frames = framesOf(res);
   expect(frames[0]?.Index, 'the backlog event comes first').toBe(first);
-  expectActionEvent(frames.flatMap((f) => f.Events), again2, 'Job', job, 'then the event of the registration made while the stream was open');
+  expectActionEvent(frames.flatMap((f) => f.Events), liveIndex, 'Job', job, 'then the event of the registration made while the stream was open');
 });
 
 ruleTest('scheduler.events.topic-star-equivalence', async (kit) => {
