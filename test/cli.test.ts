@@ -152,6 +152,16 @@ describe('stackproof rules and faults', () => {
     const refused = await runCli(['faults', '--fixtures', 'upstream', '--dialect', 'spec']);
     expect(refused.code, 'the spec dialect has no admin API').toBe(2);
   }, 600_000);
+
+  it("catches every scheduler fault when the fixtures come through the reference's Nomad API on the scheduler listener, as on a real Nomad", async () => {
+    const res = await runCli(['faults', '--json', '--dialect', 'hashicorp', '--fixtures', 'upstream', '--systems', 'scheduler', '--runs', '10', '--seed', '20261122', '--jobs', '2'], { timeoutMs: 590_000 });
+    expect(res.code, res.stderr).toBe(0);
+    const report = JSON.parse(res.stdout) as { allCaught: boolean; baseline: { allPass: boolean }; faults: { fault: string; caught: boolean }[] };
+    expect(report.baseline.allPass).toBe(true);
+    expect(report.faults.length).toBeGreaterThan(45);
+    for (const f of report.faults) expect(f.caught, f.fault).toBe(true);
+    expect(report.allCaught).toBe(true);
+  }, 600_000);
 });
 
 describe('stackproof serve', () => {

@@ -11,6 +11,7 @@ import { ConformanceRunner } from './conformance-runner.ts';
 import { newRunPrefix } from '../provision/run-prefix.ts';
 import { provisionMesh } from '../provision/mesh-provisioner.ts';
 import { provisionSecrets } from '../provision/secrets-provisioner.ts';
+import { provisionScheduler } from '../provision/scheduler-provisioner.ts';
 import type { SuiteContext } from './suite-context.ts';
 
 export interface FaultVerdict {
@@ -46,9 +47,9 @@ export interface FaultMatrixOptions {
   /** Run the no-fault baseline (a shard of a parallel matrix leaves it to the parent). */
   baseline?: boolean;
   /**
-   * Who makes the secrets and mesh fixtures: the control listener (default), or the upstream
-   * provisioners through the reference's Vault and Consul admin APIs (hashicorp dialect), as on a
-   * real product: then a fault must be caught through the fixtures a real Vault or Consul gives.
+   * Who makes the fixtures: the control listener (default), or the upstream provisioners through
+   * the reference's Vault, Consul and Nomad APIs (hashicorp dialect), as on a real product: then a
+   * fault must be caught through the fixtures a real Vault, Consul or Nomad gives.
    */
   fixtures?: 'control' | 'upstream';
 }
@@ -69,14 +70,16 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
       let targets = referenceTargets(ref);
       const provisioned: NonNullable<SuiteContext['provisioned']> = {};
       if (options.fixtures === 'upstream') {
-        // As a real Vault and Consul are seen: no control fixtures, nothing declared that the admin APIs can make.
+        // As a real Vault, Consul and Nomad are seen: no control fixtures, nothing declared that the admin APIs can make.
         const { fixtures: _f, oidcAltKey: _k, ...secrets } = targets.secrets!;
         const s = await provisionSecrets({ ...secrets, provisioner: 'upstream', capabilities: { ...secrets.capabilities, identityFixtures: false, kvV2: false } }, runPrefix);
         const { fixtures: _m, ...mesh } = targets.mesh!;
         const m = await provisionMesh({ ...mesh, provisioner: 'upstream', capabilities: { ...mesh.capabilities, meshFixtures: false } }, runPrefix);
-        teardowns.push(s.teardown, m.teardown);
-        targets = { ...targets, secrets: s.target, mesh: m.target };
-        Object.assign(provisioned, { secrets: s.provisioned, mesh: m.provisioned });
+        const { fixtures: _s, ...scheduler } = targets.scheduler!;
+        const sc = await provisionScheduler({ ...scheduler, provisioner: 'upstream', capabilities: { ...scheduler.capabilities, schedulerFixtures: false } }, runPrefix);
+        teardowns.push(s.teardown, m.teardown, sc.teardown);
+        targets = { ...targets, secrets: s.target, mesh: m.target, scheduler: sc.target };
+        Object.assign(provisioned, { secrets: s.provisioned, mesh: m.provisioned, scheduler: sc.provisioned });
       }
       const context: SuiteContext = {
         targets,
