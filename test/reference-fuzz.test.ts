@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { placeAllocation } from './support/fixture-allocation.ts';
 import { startReference, type ReferenceWithControl } from '../src/reference/reference.ts';
 
 /**
@@ -77,8 +78,7 @@ describe('the reference under generated bad requests', () => {
   beforeAll(async () => {
     ref = await startReference();
     agent = new Agent({ connections: 32, headersTimeout: 3_000, bodyTimeout: 3_000 });
-    const res = await request(`${ref.control.url}/v1/control/scheduler/allocations`, { method: 'POST', headers: { authorization: `Bearer ${ref.control.token}` }, body: JSON.stringify({ tasks: [{ name: 'app', stdout: 'hello\n', files: { 'a.txt': 'a' } }] }) });
-    alloc = ((await res.body.json()) as { id: string }).id;
+    alloc = await placeAllocation(ref, [{ name: 'app', stdout: 'hello\n', files: { 'a.txt': 'a' } }]);
   });
   afterAll(async () => {
     await agent.close();

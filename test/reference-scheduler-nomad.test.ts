@@ -1,6 +1,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJsonValues } from '../src/client/json-value-stream.ts';
+import { placeAllocation } from './support/fixture-allocation.ts';
 import { startReference, type ReferenceWithControl } from '../src/reference/reference.ts';
 
 /**
@@ -15,10 +16,6 @@ describe.each(['hashicorp', 'spec'] as const)('scheduler reference, %s dialect',
     const res = await request(`${ref.scheduler.url}${path}`, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body), headersTimeout: 5_000, bodyTimeout: 5_000 });
     return { status: res.statusCode, text: await res.body.text() };
   };
-  const control = async (path: string, body: unknown) => {
-    const res = await request(`${ref.control.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${ref.control.token}` }, body: JSON.stringify(body) });
-    return (await res.body.json()) as Record<string, unknown>;
-  };
   /** Opens a stream, reads its first chunk, and closes it. */
   const firstChunk = async (path: string) => {
     const abort = new AbortController();
@@ -28,7 +25,7 @@ describe.each(['hashicorp', 'spec'] as const)('scheduler reference, %s dialect',
     abort.abort();
     return { status: res.statusCode, first };
   };
-  const allocation = async (stopped: boolean) => (await control('/v1/control/scheduler/allocations', { stopped, tasks: [{ name: 'app', stdout: 'one ✓\n'.repeat(50), files: { 'a.txt': 'a'.repeat(100) } }] })).id as string;
+  const allocation = async (stopped: boolean) => placeAllocation(ref, [{ name: 'app', stdout: 'one ✓\n'.repeat(50), files: { 'a.txt': 'a'.repeat(100) }, holdMs: stopped ? 0 : 60_000 }], stopped ? 'complete' : 'running');
 
   beforeAll(async () => {
     ref = await startReference({ dialect });

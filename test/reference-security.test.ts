@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { parseJsonValues } from '../src/client/json-value-stream.ts';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { placeAllocation } from './support/fixture-allocation.ts';
 import { startReference, type ReferenceWithControl } from '../src/reference/reference.ts';
 
 /** Security properties of the reference, each checked over generated inputs. */
@@ -120,7 +121,7 @@ describe('the reference keeps its secrets', () => {
   });
 
   it('never reads outside an allocation directory, whatever the path', async () => {
-    const alloc = JSON.parse((await control('/v1/control/scheduler/allocations', { tasks: [{ name: 'app', files: { 'in.txt': 'inside' } }] })).text) as { id: string };
+    const alloc = { id: await placeAllocation(ref, [{ name: 'app', files: { 'in.txt': 'inside' } }]) };
     // A sentinel next to the allocation directories, and one in the system's temporary folder.
     const probe = JSON.parse((await call(`${ref.scheduler.url}/v1/client/fs/ls/${alloc.id}?path=/`, { headers: { authorization: `Bearer ${ref.scheduler.token}` } })).text) as unknown[];
     expect(probe.length).toBeGreaterThan(0);

@@ -73,45 +73,6 @@ export class SchedulerApi {
   }
 }
 
-/** The reference control interface's scheduler routes. */
-export class SchedulerControlApi {
-  constructor(private readonly http: HttpClient) {}
-
-  private async json<S extends z.ZodType>(res: HttpResponse, schema: S, what: string): Promise<z.infer<S>> {
-    if (res.status !== 200) throw new Error(`the scheduler control interface refused to ${what}: ${res.status} ${res.text.slice(0, 200)}`);
-    return res.parse(schema);
-  }
-
-  async token(t: { management?: boolean; node_read?: boolean; node_write?: boolean; read_job?: string[] }): Promise<string> {
-    return (await this.json(await this.http.post('/v1/control/scheduler/tokens', t), z.object({ token: z.string() }), 'make a token')).token;
-  }
-
-  async publish(events: Record<string, unknown>[]): Promise<number> {
-    return (await this.json(await this.http.post('/v1/control/scheduler/events', { events }), z.object({ index: z.number() }), 'publish events')).index;
-  }
-
-  async allocation(tasks: { name: string; logsDisabled?: boolean; stdout?: string; stderr?: string; files?: Record<string, string> }[], stopped = true): Promise<string> {
-    return (await this.json(await this.http.post('/v1/control/scheduler/allocations', { tasks, stopped }), z.object({ id: z.string() }), 'make an allocation')).id;
-  }
-
-  async append(alloc: string, target: { path: string } | { task: string; type: 'stdout' | 'stderr' }, data: string): Promise<void> {
-    await this.json(await this.http.post(`/v1/control/scheduler/allocations/${alloc}/append`, { ...target, data }), z.object({ appended: z.number() }), 'append to a file');
-  }
-
-  /** Publishes copies of `event` until frame `through` has left the event buffer; the copies' indexes. */
-  async fillUntilEvicted(through: number, event: Record<string, unknown>): Promise<number[]> {
-    return (await this.json(await this.http.post('/v1/control/scheduler/events/fill', { through, event }), z.object({ indexes: z.array(z.number()) }), 'fill the event buffer')).indexes;
-  }
-
-  async node(change: { drain?: boolean; eligible?: boolean }): Promise<number> {
-    return (await this.json(await this.http.post('/v1/control/scheduler/node', change), z.object({ index: z.number() }), 'change the node')).index;
-  }
-
-  async eventRate(perSecond: number, durationMs: number): Promise<void> {
-    await this.json(await this.http.post('/v1/control/scheduler/event-rate', { per_second: perSecond, duration_ms: durationMs }), z.object({ until: z.number() }), 'drive an event rate');
-  }
-}
-
 const fileInfo = z.object({ Name: z.string(), IsDir: z.boolean(), Size: z.number().int(), FileMode: z.string(), ModTime: z.string() });
 export const fileInfoSchema = fileInfo;
 export const fileListSchema = z.array(fileInfo);

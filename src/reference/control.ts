@@ -5,9 +5,7 @@ import { Router, type RouteContext, type RouteHandler } from './http/router.ts';
 import type { SecretsService } from './secrets/service.ts';
 import type { MeshService } from './mesh/service.ts';
 import type { SchedulerService } from './scheduler/service.ts';
-import type { TaskSpec } from './scheduler/alloc-fs.ts';
 import type { SchedulerToken } from './scheduler/acl.ts';
-import { fillUntilEvictedRoute } from './scheduler/control-routes.ts';
 
 /** Where the control listener serves the scheduler's Nomad API. */
 export const NOMAD_API_PREFIX = '/v1/control/scheduler/nomad';
@@ -40,13 +38,6 @@ export class ControlService {
     });
     this.router.add('POST', '/v1/control/mesh/leaf-lifetime', (ctx) => this.leafLifetime(ctx));
     this.router.add('POST', '/v1/control/mesh/namespaces', (ctx) => this.meshNamespace(ctx));
-    this.router.add('POST', '/v1/control/scheduler/tokens', (ctx) => this.schedulerToken(ctx));
-    this.router.add('POST', '/v1/control/scheduler/events', (ctx) => this.schedulerEvents(ctx));
-    this.router.add('POST', '/v1/control/scheduler/allocations', (ctx) => this.schedulerAllocation(ctx));
-    this.router.add('POST', '/v1/control/scheduler/allocations/:id/append', (ctx) => this.schedulerAppend(ctx));
-    this.router.add('POST', '/v1/control/scheduler/node', (ctx) => this.schedulerNode(ctx));
-    this.router.add('POST', '/v1/control/scheduler/event-rate', (ctx) => this.schedulerRate(ctx));
-    this.router.add('POST', '/v1/control/scheduler/events/fill', fillUntilEvictedRoute(options.scheduler));
     // Nomad's job, node, ACL and namespace API, acting as management, in every dialect: how the
     // spec dialect gets the same fixtures a real Nomad gives (src/provision/nomad-scheduler-fixtures.ts).
     this.router.add(['GET', 'PUT', 'POST', 'DELETE'], `${NOMAD_API_PREFIX}/*rest`, ({ req, res, url, params }) =>
@@ -128,67 +119,6 @@ export class ControlService {
     if (!Number.isInteger(seconds) || seconds < 2) return sendPlainError(ctx.res, 400, 'control interface: seconds must be an integer >= 2');
     this.options.mesh.leafLifetimeMs = seconds * 1000;
     sendJsonBody(ctx.res, 200, { seconds });
-  }
-
-  private async schedulerToken(ctx: RouteContext): Promise<void> {
-    const b = await this.body(ctx);
-    if (!b) return;
-    const readJob = Array.isArray(b.read_job) ? b.read_job.filter((s): s is string => typeof s === 'string') : [];
-    const token = this.options.scheduler.acl.add({ management: b.management === true, nodeRead: b.node_read === true, nodeWrite: b.node_write === true, readJob });
-    sendJsonBody(ctx.res, 200, { token });
-  }
-
-  /** Publishes one frame of the given events (the harness's generated event sequences). */
-  private async schedulerEvents(ctx: RouteContext): Promise<void> {
-    const b = await this.body(ctx);
-    if (!b) return;
-    if (!Array.isArray(b.events) || b.events.length === 0) return sendPlainError(ctx.res, 400, 'control interface: events must be a non-empty list');
-    const events = (b.events as Record<string, unknown>[]).map((e) => ({
-      Topic: String(e.Topic ?? ''),
-      Type: String(e.Type ?? ''),
-      Key: String(e.Key ?? ''),
-      Namespace: String(e.Namespace ?? ''),
-      FilterKeys: Array.isArray(e.FilterKeys) ? e.FilterKeys.map(String) : null,
-      Payload: typeof e.Payload === 'object' && e.Payload !== null ? (e.Payload as Record<string, unknown>) : {},
-    }));
-    const frame = this.options.scheduler.broker.publish(events);
-    sendJsonBody(ctx.res, 200, { index: frame.Index });
-  }
-
-  private async schedulerAllocation(ctx: RouteContext): Promise<void> {
-    const b = await this.body(ctx);
-    if (!b) return;
-    const tasks = Array.isArray(b.tasks) ? (b.tasks as TaskSpec[]) : [{ name: 'main' }];
-    const alloc = await this.options.scheduler.fs.create({ namespace: typeof b.namespace === 'string' ? b.namespace : undefined, tasks, stopped: b.stopped !== false });
-    sendJsonBody(ctx.res, 200, { id: alloc.id, tasks: alloc.tasks.map((t) => t.name) });
-  }
-
-  private async schedulerAppend(ctx: RouteContext): Promise<void> {
-    const b = await this.body(ctx);
-    if (!b) return;
-    const id = ctx.params.id!;
-    if (!this.options.scheduler.fs.exists(id)) return sendPlainError(ctx.res, 404, 'control interface: unknown allocation');
-    const data = String(b.data ?? '');
-    if (typeof b.task === 'string') await this.options.scheduler.fs.appendLog(id, b.task, b.type === 'stderr' ? 'stderr' : 'stdout', data);
-    else await this.options.scheduler.fs.append(id, String(b.path ?? ''), data);
-    sendJsonBody(ctx.res, 200, { appended: Buffer.byteLength(data) });
-  }
-
-  private async schedulerNode(ctx: RouteContext): Promise<void> {
-    const b = await this.body(ctx);
-    if (!b) return;
-    if (typeof b.drain === 'boolean') this.options.scheduler.setDrain(b.drain);
-    if (typeof b.eligible === 'boolean') this.options.scheduler.setEligibility(b.eligible);
-    sendJsonBody(ctx.res, 200, { index: this.options.scheduler.broker.latestIndex });
-  }
-
-  private async schedulerRate(ctx: RouteContext): Promise<void> {
-    const b = await this.body(ctx);
-    if (!b) return;
-    const perSecond = Number(b.per_second);
-    const durationMs = Number(b.duration_ms);
-    if (!(perSecond > 0 && perSecond <= 100_000) || !(durationMs > 0 && durationMs <= 600_000)) return sendPlainError(ctx.res, 400, 'control interface: per_second in (0, 100000] and duration_ms in (0, 600000] are required');
-    sendJsonBody(ctx.res, 200, this.options.scheduler.startEventRate(perSecond, durationMs));
   }
 
   /** Creates an entity (and its groups, by name) with a client token bound to it. */

@@ -73,7 +73,6 @@ export class SchedulerService {
   /** Nomad's job, node, ACL and namespace API (hashicorp dialect listener; the control prefix in every dialect). */
   readonly nomadApi: NomadApi;
   private nodeState = { drain: false, eligibility: 'eligible', index: 1 };
-  private rateTimer?: NodeJS.Timeout;
   /** Nomad's choices where the spec leaves one (hashicorp dialect). */
   private readonly nomad: boolean;
   /** Nomad's spec deviations (behaviour upstream). */
@@ -130,12 +129,6 @@ export class SchedulerService {
     });
   }
 
-  setDrain(drain: boolean): void {
-    this.nodeState.drain = drain;
-    this.nodeState.eligibility = drain ? 'ineligible' : 'eligible';
-    this.publishNode('NodeDrain', 'NodeDrain');
-  }
-
   /**
    * Returns the Node event's frame index. Nomad publishes an eligibility change as a Node event of
    * type NodeEligibility (nomad/state/events.go MsgTypeEvents: NodeUpdateEligibilityRequestType maps
@@ -150,47 +143,7 @@ export class SchedulerService {
 
   /** Stops every running fixture task (the reference shuts down). */
   async stop(): Promise<void> {
-    this.stopEventRate();
     await this.cluster.stopAll();
-  }
-
-  /**
-   * Reference setup for load: publishes Job events at a steady rate for a bounded time. Each payload
-   * carries its creation time (epoch microseconds), so subscribers can measure delivery latency.
-   */
-  startEventRate(perSecond: number, durationMs: number): { until: number } {
-    this.stopEventRate();
-    const until = Date.now() + durationMs;
-    const interval = 1000 / perSecond;
-    const started = performance.now();
-    let sent = 0;
-    const tick = () => {
-      const due = Math.floor((performance.now() - started) / interval) + 1;
-      while (sent < due && Date.now() < until) {
-        sent += 1;
-        const createdUs = Math.round((performance.timeOrigin + performance.now()) * 1000);
-        this.broker.publish([{ Topic: 'Job', Type: 'JobRegistered', Key: `load-${sent}`, Namespace: 'default', FilterKeys: null, Payload: { Job: { ID: `load-${sent}`, CreatedAtMicros: createdUs } } }]);
-      }
-      if (Date.now() >= until) this.stopEventRate();
-    };
-    this.rateTimer = setInterval(tick, Math.max(1, Math.min(20, interval)));
-    return { until };
-  }
-
-  stopEventRate(): void {
-    if (this.rateTimer) clearInterval(this.rateTimer);
-    this.rateTimer = undefined;
-  }
-
-  /**
-   * Reference setup for scheduler.events.index-evicted: publishes copies of `event` until the frame
-   * `through` has left the buffer, and returns their indexes. A real Nomad evicts the same way once
-   * event_buffer_size newer frames were published.
-   */
-  fillUntilEvicted(through: number, event: Omit<Frame['Events'][number], 'Index'>): number[] {
-    const indexes: number[] = [];
-    while (!this.broker.wasEvicted(through) && indexes.length <= this.broker.capacity) indexes.push(this.broker.publish([event]).Index);
-    return indexes;
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
