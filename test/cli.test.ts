@@ -120,6 +120,17 @@ describe('stackproof conform against configured targets', () => {
   });
 });
 
+/** Runs the fault matrix (10 runs per property, 2 jobs) and expects a clean baseline and every fault caught. */
+async function expectEveryFaultCaught(args: string[], atLeast: number): Promise<void> {
+  const res = await runCli(['faults', '--json', '--runs', '10', '--jobs', '2', ...args], { timeoutMs: 590_000 });
+  expect(res.code, res.stderr).toBe(0);
+  const report = JSON.parse(res.stdout) as { allCaught: boolean; baseline: { allPass: boolean }; faults: { fault: string; caught: boolean }[] };
+  expect(report.baseline.allPass).toBe(true);
+  expect(report.faults.length).toBeGreaterThan(atLeast);
+  for (const f of report.faults) expect(f.caught, f.fault).toBe(true);
+  expect(report.allCaught).toBe(true);
+}
+
 describe('stackproof rules and faults', () => {
   it('lists the catalog with citations and faults', async () => {
     const res = await runCli(['rules', '--json']);
@@ -133,34 +144,17 @@ describe('stackproof rules and faults', () => {
   });
 
   it.each(['spec', 'hashicorp'])('runs the fault matrix in the %s dialect and every fault is caught', async (dialect) => {
-    const res = await runCli(['faults', '--json', '--dialect', dialect, '--runs', '10', '--seed', '20261121', '--jobs', '2'], { timeoutMs: 590_000 });
-    expect(res.code, res.stderr).toBe(0);
-    const report = JSON.parse(res.stdout) as { allCaught: boolean; baseline: { allPass: boolean }; faults: { fault: string; caught: boolean }[] };
-    expect(report.baseline.allPass).toBe(true);
-    for (const f of report.faults) expect(f.caught, f.fault).toBe(true);
-    expect(report.allCaught).toBe(true);
+    await expectEveryFaultCaught(['--dialect', dialect, '--seed', '20261121'], 200);
   }, 600_000);
 
   it('catches every secrets and mesh fault when the fixtures come through the reference\'s Vault and Consul admin APIs, as on the real products', async () => {
-    const res = await runCli(['faults', '--json', '--dialect', 'hashicorp', '--fixtures', 'upstream', '--systems', 'secrets,mesh', '--runs', '10', '--seed', '20261121', '--jobs', '2'], { timeoutMs: 590_000 });
-    expect(res.code, res.stderr).toBe(0);
-    const report = JSON.parse(res.stdout) as { allCaught: boolean; baseline: { allPass: boolean }; faults: { fault: string; caught: boolean }[] };
-    expect(report.baseline.allPass).toBe(true);
-    expect(report.faults.length).toBeGreaterThan(150);
-    for (const f of report.faults) expect(f.caught, f.fault).toBe(true);
-    expect(report.allCaught).toBe(true);
+    await expectEveryFaultCaught(['--dialect', 'hashicorp', '--fixtures', 'upstream', '--systems', 'secrets,mesh', '--seed', '20261121'], 150);
     const refused = await runCli(['faults', '--fixtures', 'upstream', '--dialect', 'spec']);
     expect(refused.code, 'the spec dialect has no admin API').toBe(2);
   }, 600_000);
 
   it("catches every scheduler fault when the fixtures come through the reference's Nomad API on the scheduler listener, as on a real Nomad", async () => {
-    const res = await runCli(['faults', '--json', '--dialect', 'hashicorp', '--fixtures', 'upstream', '--systems', 'scheduler', '--runs', '10', '--seed', '20261122', '--jobs', '2'], { timeoutMs: 590_000 });
-    expect(res.code, res.stderr).toBe(0);
-    const report = JSON.parse(res.stdout) as { allCaught: boolean; baseline: { allPass: boolean }; faults: { fault: string; caught: boolean }[] };
-    expect(report.baseline.allPass).toBe(true);
-    expect(report.faults.length).toBeGreaterThan(45);
-    for (const f of report.faults) expect(f.caught, f.fault).toBe(true);
-    expect(report.allCaught).toBe(true);
+    await expectEveryFaultCaught(['--dialect', 'hashicorp', '--fixtures', 'upstream', '--systems', 'scheduler', '--seed', '20261122'], 45);
   }, 600_000);
 });
 

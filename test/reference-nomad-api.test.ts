@@ -1,17 +1,11 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFixtureJob, type FixtureTask } from '../src/client/fixture-job.ts';
+import type { SchedulerEvent } from '../src/reference/scheduler/event-broker.ts';
 import { startReference, type ReferenceWithControl } from '../src/reference/reference.ts';
 
-interface Event {
-  Topic: string;
-  Type: string;
-  Key: string;
-  Namespace: string;
-  FilterKeys: string[] | null;
-  Index: number;
-  Payload: Record<string, Record<string, unknown>>;
-}
+/** The events as the tests read them: payloads are objects keyed by kind. */
+type Event = Omit<SchedulerEvent, 'Payload'> & { Payload: Record<string, Record<string, unknown>> };
 interface Frame {
   Index: number;
   Events: Event[];
