@@ -179,12 +179,13 @@ describe('what the scheduler provisioner finds out about an agent, and says', ()
     }
   });
 
-  it('several nodes and no local client: asks for nodeId; changeEligibility false: the eligibility rules SKIP', async () => {
+  it('several nodes and no local client: asks for nodeId; changeEligibility and gcAll false: those rules SKIP', async () => {
     const { url, server } = await fakeAgent({ tokenSelf: [200, JSON.stringify({ Type: 'management' })], rawExec: healthy, nodes: ['a', 'b'] });
     try {
-      const p = await provisionScheduler({ ...target(url), changeEligibility: false }, 'sp-0000detect4');
+      const p = await provisionScheduler({ ...target(url), changeEligibility: false, gcAll: false }, 'sp-0000detect4');
       expect(p.provisioned.missing.schedulerFixtures).toMatch(/2 nodes: name the node .*STACKPROOF_SCHEDULER_NODE_ID/);
       expect(p.provisioned.missing.eligibility).toMatch(/changeEligibility: false/);
+      expect(p.provisioned.missing.gcAll).toMatch(/gcAll: false/);
       const named = await provisionScheduler({ ...target(url), nodeId: 'b' }, 'sp-0000detect4');
       expect(named.provisioned).toMatchObject({ provisioner: 'upstream', nodeId: 'b' });
     } finally {

@@ -174,6 +174,11 @@ const schedulerTarget = z
      * makes those rules SKIP, for a node whose eligibility must never change.
      */
     changeEligibility: z.boolean().optional(),
+    /**
+     * scheduler.gc.all asks the node to collect every stopped allocation, also ones the run did not
+     * make. false makes that rule SKIP, for a node shared with allocations whose files must stay.
+     */
+    gcAll: z.boolean().optional(),
     capabilities: z
       .object({
         /** Events, allocations with known files and ACL tokens can be had through `fixtures` (the spec does not show how). */

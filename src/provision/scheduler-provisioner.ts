@@ -61,6 +61,7 @@ export async function provisionScheduler(target: SchedulerTarget, prefix: string
   const upstream = choice === 'upstream' || (choice === 'auto' && target.dialect === 'hashicorp');
   const missing: Record<string, string> = {};
   if (target.changeEligibility === false) missing.eligibility = "the profile forbids changing the node's scheduling eligibility (changeEligibility: false)";
+  if (target.gcAll === false) missing.gcAll = "the profile forbids collecting every stopped allocation on the node, others' too (gcAll: false)";
   if (upstream && target.dialect === 'hashicorp') {
     const api = new NomadAdminApi(schedulerHttpFor(target));
     const found = await detect(api, target, missing, 'upstream').catch((err: Error) => {
