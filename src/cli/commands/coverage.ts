@@ -1,25 +1,50 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { specCoverage } from '../../rules/coverage.ts';
+import { statementCoverage, statementMapProblems, type StatementCoverage } from '../../rules/statement-coverage.ts';
+import { STATEMENT_MAPS } from '../../rules/statements/index.ts';
 import { escapeMarkup as h } from '../../report/xml-escape.ts';
 
-/** `stackproof coverage`: every rule-bearing unit of the specs and the rules that cover it. */
+const pct = (covered: number, testable: number) => (testable === 0 ? '100%' : `${Math.floor((covered / testable) * 1000) / 10}%`);
+
+/** The statement map as a page: per section the counts, then every statement with its rules or its reason. */
+function coverageHtml(c: StatementCoverage): string {
+  const sectionRows = c.sections
+    .map((s) => `<tr class="${s.covered < s.testable ? 'gap' : ''}"><td>${h(s.file)}</td><td>${h(s.section)}</td><td>${s.covered} / ${s.testable}</td><td>${s.statements - s.testable}</td></tr>`)
+    .join('');
+  const statementRows = STATEMENT_MAPS.flatMap((m) =>
+    m.statements.map((s) => {
+      const state = s.untestable ? 'reasoned' : c.uncovered.some((u) => u.id === s.id) ? 'gap' : 'covered';
+      const how = s.untestable ? `<em>not testable from outside:</em> ${h(s.untestable)}` : s.rules?.length ? s.rules.map(h).join('<br>') : '<strong>no rule</strong>';
+      return `<tr class="${state}"><td>${h(s.id)}</td><td>${h(s.section)}</td><td>${h(s.quote)}${s.claim ? `<br><small>${h(s.claim)}</small>` : ''}</td><td>${how}</td></tr>`;
+    }),
+  ).join('');
+  const unaccounted = c.unaccounted.map((u) => `<li>${h(u.file)}:${u.line} [${h(u.section)}] ${h(u.text)}</li>`).join('');
+  return `<!doctype html><meta charset="utf-8"><title>stackproof spec coverage</title><style>body{font:13px system-ui;margin:20px}td{border-bottom:1px solid #ddd;padding:3px 6px;vertical-align:top}.gap{background:#fff4e0}.reasoned{color:#666}</style>
+<h1>Spec coverage: ${c.totals.covered} of ${c.totals.testable} testable statements asserted (${pct(c.totals.covered, c.totals.testable)})</h1>
+<p>${c.totals.statements} statements in the three specs; ${c.totals.statements - c.totals.testable} cannot be observed from outside (each says why).</p>
+<table><tr><th>spec</th><th>section</th><th>asserted / testable</th><th>not testable</th></tr>${sectionRows}</table>
+${unaccounted ? `<h2>Spec text the map does not account for</h2><ul>${unaccounted}</ul>` : ''}
+<h2>Statements</h2><table><tr><th>statement</th><th>section</th><th>spec text</th><th>asserted by</th></tr>${statementRows}</table>`;
+}
+
+/** `stackproof coverage`: the statement map of the specs, statements asserted per section. */
 export async function runCoverageCommand(flags: { json?: boolean; reportsDir?: string }): Promise<number> {
-  const { units, covered, total } = specCoverage();
+  const problems = statementMapProblems();
+  const c = statementCoverage();
   const dir = flags.reportsDir ?? 'reports';
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'coverage.json'), `${JSON.stringify({ covered, total, units }, null, 2)}\n`);
-  const rows = units
-    .map((u) => `<tr class="${u.rules.length ? 'covered' : 'uncovered'}"><td>${h(u.file)}:${u.line}</td><td>${h(u.section)}</td><td>${h(u.text)}</td><td>${u.rules.map(h).join('<br>') || '<strong>not covered</strong>'}</td></tr>`)
-    .join('');
-  await writeFile(
-    join(dir, 'coverage.html'),
-    `<!doctype html><meta charset="utf-8"><title>stackproof spec coverage</title><style>body{font:13px system-ui;margin:20px}td{border-bottom:1px solid #ddd;padding:3px 6px;vertical-align:top}.uncovered{background:#fff4e0}</style><h1>Spec coverage: ${covered} of ${total} rule-bearing units</h1><table>${rows}</table>`,
-  );
-  if (flags.json) process.stdout.write(`${JSON.stringify({ covered, total, units }, null, 2)}\n`);
-  else {
-    for (const u of units.filter((x) => x.rules.length === 0)) process.stdout.write(`not covered  ${u.file}:${u.line}  [${u.section}]  ${u.text.slice(0, 140)}\n`);
-    process.stdout.write(`\n${covered} of ${total} rule-bearing units of the specs are covered by a rule; ${join(dir, 'coverage.html')} lists them all\n`);
+  const json = { totals: c.totals, sections: c.sections, uncovered: c.uncovered, reasoned: c.reasoned, unaccounted: c.unaccounted, problems };
+  await writeFile(join(dir, 'coverage.json'), `${JSON.stringify(json, null, 2)}\n`);
+  await writeFile(join(dir, 'coverage.html'), coverageHtml(c));
+  if (flags.json) {
+    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    return problems.length ? 1 : 0;
   }
-  return 0;
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  for (const s of c.sections) out(`${pct(s.covered, s.testable).padStart(6)}  ${String(s.covered).padStart(3)}/${String(s.testable).padEnd(3)} ${s.file.slice(0, 3)} ${s.section}${s.statements > s.testable ? `  (${s.statements - s.testable} not testable from outside)` : ''}`);
+  for (const u of c.uncovered) out(`not asserted  ${u.id}  [${u.section}]  ${(u.claim ?? u.quote).slice(0, 120)}`);
+  for (const u of c.unaccounted) out(`not in the map  ${u.file}:${u.line}  [${u.section}]  ${u.text.slice(0, 120)}`);
+  for (const p of problems) out(`map problem  ${p}`);
+  out(`\n${c.totals.covered} of ${c.totals.testable} testable statements asserted by a rule's test (${pct(c.totals.covered, c.totals.testable)}); ${c.totals.statements - c.totals.testable} statements cannot be observed from outside; ${join(dir, 'coverage.html')} lists them all`);
+  return problems.length ? 1 : 0;
 }

@@ -1,0 +1,40 @@
+import type { SystemName } from '../../config/schema.ts';
+
+/**
+ * One testable statement of a spec: something a black-box HTTP client can observe an implementation
+ * get wrong. Either rules whose tests assert it, or the reason nothing outside can observe it.
+ */
+export interface Statement {
+  /** Stable and unique: `<system>.<area>.<short-name>`. */
+  id: string;
+  /** The spec's heading path, as rules cite it (`Endpoints > Core`). */
+  section: string;
+  /** Verbatim from that section (whitespace and table pipes normalised, as rule quotes are). */
+  quote: string;
+  /** The observable claim in plain words, when the quote alone does not say it (a table row, a list). */
+  claim?: string;
+  /** The rules whose tests assert it (MUST, SHOULD or MAY: what the default profile runs). */
+  rules?: string[];
+  /** Why a client cannot observe it; set instead of `rules`. */
+  untestable?: string;
+  /** Only targets with this capability can show it (e.g. Enterprise `namespaces`). */
+  capability?: string;
+}
+
+/**
+ * A text of the spec that bears no statement (a description of the document, a heading-like line):
+ * listed so that the map accounts for every rule-bearing unit of the spec.
+ */
+export interface NonStatement {
+  section: string;
+  quote: string;
+  why: string;
+}
+
+export interface StatementMap {
+  system: SystemName;
+  /** The part of the spec this map covers, for the report. */
+  part: string;
+  statements: Statement[];
+  nonStatements?: NonStatement[];
+}

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { RULES } from '../src/rules/catalog.ts';
+import { statementCoverage, statementMapProblems } from '../src/rules/statement-coverage.ts';
+import { STATEMENT_MAPS } from '../src/rules/statements/index.ts';
+
+describe('the statement map of the specs', () => {
+  it('quotes each statement from its section, names only existing rules, and gives each statement rules or a reason', () => {
+    expect(statementMapProblems()).toEqual([]);
+  });
+
+  it('accounts for every rule-bearing unit of the three specs', () => {
+    expect(statementCoverage().unaccounted.map((u) => `${u.file}:${u.line} [${u.section}] ${u.text}`)).toEqual([]);
+  });
+
+  it('has every testable statement asserted by a rule that runs in the default profile', () => {
+    expect(statementCoverage().uncovered.map((s) => `${s.id}: ${s.claim ?? s.quote}`)).toEqual([]);
+  });
+
+  it('traces every rule of the default profile to a statement it asserts', () => {
+    const asserted = new Set(STATEMENT_MAPS.flatMap((m) => m.statements.flatMap((s) => s.rules ?? [])));
+    expect(RULES.filter((r) => r.level !== 'UPSTREAM' && !asserted.has(r.id)).map((r) => r.id)).toEqual([]);
+  });
+});
