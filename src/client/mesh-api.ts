@@ -67,6 +67,13 @@ export class MeshControlApi {
     await this.json(await this.http.post('/v1/control/mesh/namespaces', { name }), z.object({ name: z.string() }), `make the namespace ${name}`);
   }
 
+  /** The leaves' lifetime (LeafCertTTL) from now on; resolves to what puts the earlier one back. */
+  async leafCertTtl(seconds: number): Promise<() => Promise<void>> {
+    const set = (s: number) => this.http.post('/v1/control/mesh/leaf-lifetime', { seconds: s });
+    const { previous_seconds } = await this.json(await set(seconds), z.object({ previous_seconds: z.number().int() }), 'set the leaf lifetime');
+    return async () => void (await this.json(await set(previous_seconds), z.object({ seconds: z.number() }), 'restore the leaf lifetime'));
+  }
+
   async deleteIntention(id: string): Promise<void> {
     await this.http.request({ method: 'DELETE', path: `/v1/control/mesh/intentions/${id}` });
   }

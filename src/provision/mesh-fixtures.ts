@@ -25,6 +25,8 @@ export interface MeshFixtures {
   namespace(name: string): Promise<void>;
   /** Rotates the CA; resolves once the roots endpoint shows the new active root, with its ID. */
   rotate(): Promise<string>;
+  /** Sets the CA configuration's LeafCertTTL for leaves signed from now on; resolves to what puts the earlier value back. */
+  leafCertTtl(seconds: number): Promise<() => Promise<void>>;
 }
 
 /**
@@ -88,6 +90,17 @@ export class ConsulMeshFixtures implements MeshFixtures {
       if (Date.now() > deadline) throw new Error(`the CA configuration was updated but ActiveRootID is still ${before} after 15 s`);
       await new Promise((r) => setTimeout(r, 100));
     }
+  }
+
+  /**
+   * LeafCertTTL through PUT /v1/connect/ca/configuration with SkipValidate (Consul refuses less than
+   * 1 h otherwise: structs.ConsulCAProviderConfig validation). Without a new PrivateKey or RootCert
+   * the provider keeps its root: only the configuration changes.
+   */
+  async leafCertTtl(seconds: number): Promise<() => Promise<void>> {
+    const current = await this.api.caConfiguration();
+    await this.api.putCaConfiguration({ Provider: current.Provider, Config: { ...current.Config, LeafCertTTL: `${seconds}s`, SkipValidate: true } });
+    return () => this.api.putCaConfiguration({ Provider: current.Provider, Config: current.Config });
   }
 
   private async activeRootId(): Promise<string> {

@@ -117,8 +117,9 @@ export class ControlService {
     if (!body) return;
     const seconds = Number(body.seconds);
     if (!Number.isInteger(seconds) || seconds < 2) return sendPlainError(ctx.res, 400, 'control interface: seconds must be an integer >= 2');
+    const previous_seconds = Math.round(this.options.mesh.leafLifetimeMs / 1000);
     this.options.mesh.leafLifetimeMs = seconds * 1000;
-    sendJsonBody(ctx.res, 200, { seconds });
+    sendJsonBody(ctx.res, 200, { seconds, previous_seconds });
   }
 
   /** Creates an entity (and its groups, by name) with a client token bound to it. */
