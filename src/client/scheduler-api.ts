@@ -30,28 +30,28 @@ export class SchedulerApi {
     return this.http.request({ method: 'GET', path: '/v1/client/metadata', query: { ...this.nodeQuery(), ...query }, ...this.auth(options) });
   }
 
-  updateMetadata(meta: Record<string, string | null>, query: Query = {}): Promise<HttpResponse> {
-    return this.http.post('/v1/client/metadata', { Meta: meta }, { query: { ...this.nodeQuery(), ...query } });
+  updateMetadata(meta: Record<string, string | null>, query: Query = {}, options: SchedulerCallOptions = {}): Promise<HttpResponse> {
+    return this.http.post('/v1/client/metadata', { Meta: meta }, { query: { ...this.nodeQuery(), ...query }, ...this.auth(options) });
   }
 
-  stats(query: Query = {}): Promise<HttpResponse> {
-    return this.http.get('/v1/client/stats', { ...this.nodeQuery(), ...query });
+  stats(query: Query = {}, options: SchedulerCallOptions = {}): Promise<HttpResponse> {
+    return this.http.get('/v1/client/stats', { ...this.nodeQuery(), ...query }, this.auth(options));
   }
 
-  allocStats(alloc: string): Promise<HttpResponse> {
-    return this.http.get(`/v1/client/allocation/${alloc}/stats`);
+  allocStats(alloc: string, options: SchedulerCallOptions = {}): Promise<HttpResponse> {
+    return this.http.get(`/v1/client/allocation/${alloc}/stats`, undefined, this.auth(options));
   }
 
-  gcAlloc(alloc: string): Promise<HttpResponse> {
-    return this.http.get(`/v1/client/allocation/${alloc}/gc`);
+  gcAlloc(alloc: string, options: SchedulerCallOptions = {}): Promise<HttpResponse> {
+    return this.http.get(`/v1/client/allocation/${alloc}/gc`, undefined, this.auth(options));
   }
 
-  gcAll(): Promise<HttpResponse> {
-    return this.http.get('/v1/client/gc', this.nodeQuery());
+  gcAll(query: Query = {}, options: SchedulerCallOptions = {}): Promise<HttpResponse> {
+    return this.http.get('/v1/client/gc', { ...this.nodeQuery(), ...query }, this.auth(options));
   }
 
-  fs(op: 'cat' | 'readat' | 'ls' | 'stat' | 'logs' | 'stream', alloc: string, query: Query = {}): Promise<HttpResponse> {
-    return this.http.get(`/v1/client/fs/${op}/${alloc}`, query);
+  fs(op: 'cat' | 'readat' | 'ls' | 'stat' | 'logs' | 'stream', alloc: string, query: Query = {}, options: SchedulerCallOptions = {}): Promise<HttpResponse> {
+    return this.http.get(`/v1/client/fs/${op}/${alloc}`, query, this.auth(options));
   }
 
   /**
@@ -59,13 +59,13 @@ export class SchedulerApi {
    * reach the target as they are instead of being encoded again. Read as a stream, so that a
    * stream or logs answer that should not have succeeded still ends.
    */
-  fsRaw(op: 'cat' | 'readat' | 'ls' | 'stat' | 'logs' | 'stream', alloc: string, rawQuery: string, options: { maxMs: number }): Promise<StreamResult> {
-    return this.http.stream({ method: 'GET', path: `/v1/client/fs/${op}/${alloc}?${rawQuery}` }, { ...options, maxBytes: 4 * 1024 * 1024 });
+  fsRaw(op: 'cat' | 'readat' | 'ls' | 'stat' | 'logs' | 'stream', alloc: string, rawQuery: string, options: { maxMs: number } & SchedulerCallOptions): Promise<StreamResult> {
+    return this.http.stream({ method: 'GET', path: `/v1/client/fs/${op}/${alloc}?${rawQuery}`, ...this.auth(options) }, { maxMs: options.maxMs, maxBytes: 4 * 1024 * 1024 });
   }
 
   /** A streaming fs answer (stream, or logs with follow). */
-  fsStream(op: 'stream' | 'logs', alloc: string, query: Query, options: { maxMs: number; until?: (s: StreamState) => boolean }): Promise<StreamResult> {
-    return this.http.stream({ method: 'GET', path: `/v1/client/fs/${op}/${alloc}`, query }, options);
+  fsStream(op: 'stream' | 'logs', alloc: string, query: Query, options: { maxMs: number; until?: (s: StreamState) => boolean } & SchedulerCallOptions): Promise<StreamResult> {
+    return this.http.stream({ method: 'GET', path: `/v1/client/fs/${op}/${alloc}`, query, ...this.auth(options) }, { maxMs: options.maxMs, until: options.until });
   }
 
   events(query: Query, options: { maxMs: number; until?: (s: StreamState) => boolean } & SchedulerCallOptions): Promise<StreamResult> {

@@ -7,6 +7,7 @@ import { expectShape } from '../kit/expect-shape.ts';
 import { uniqueName } from '../kit/run-names.ts';
 import type { RuleKit } from '../kit/rule-kit.ts';
 import { ruleTest } from '../kit/rule-test.ts';
+import { accepted, expectVerdict, gcAllNeed, gcAllocNeed, holders, makeTokens, readEndpoints } from './client-acl.ts';
 import { expectShapeOf } from './shape.ts';
 
 // All tests that touch allocations are in this one file: GC of all would remove another file's
@@ -387,4 +388,39 @@ ruleTest('scheduler.upstream.fs-params-400', async (kit) => {
     expect((await kit.scheduler.fs('logs', fx.id, query)).status, `logs ${JSON.stringify(query)} answers 400`).toBe(400);
   }
   expect((await kit.scheduler.fs('stream', fx.id, { path: 'app/local/data.txt', offset: 0, origin: 'middle', follow: false })).status, 'origin=middle answers 400').toBe(400);
+});
+
+ruleTest('scheduler.acl.client-endpoints', async (kit) => {
+  kit.requireScheduler('acl');
+  const fx = await allocation(kit);
+  const made = await kit.schedulerFixtures.allocation(uniqueName('acl'), [{ name: 'app', stdout: 'acl\n', files: { 'data.txt': 'acl\n' } }], 'complete');
+  const tokens = await makeTokens(kit, holders(made.namespace, uniqueName('other')));
+  // Every holder on every read endpoint: accepted where the column lists its grant, refused elsewhere.
+  for (const endpoint of readEndpoints(kit, fx.id, 'app', 'app/local/data.txt')) {
+    for (const t of tokens) {
+      const want = accepted(t, endpoint.need);
+      if (want !== undefined) expectVerdict(await endpoint.call(t.secret), want, `${endpoint.name} with ${t.who}`);
+    }
+  }
+  // GC of one allocation: every holder without submit-job first (the files must stay), then submit-job collects it.
+  for (const t of tokens.filter((t) => accepted(t, gcAllocNeed) === false)) {
+    expectVerdict((await kit.scheduler.gcAlloc(made.id, { token: t.secret })).status, false, `GET /v1/client/allocation/:alloc_id/gc with ${t.who}`);
+  }
+  expect((await kit.scheduler.fs('ls', made.id)).status, 'a refused GC leaves the allocation on the node').toBe(200);
+  const collector = tokens.find((t) => accepted(t, gcAllocNeed) === true)!;
+  expectVerdict((await kit.scheduler.gcAlloc(made.id, { token: collector.secret })).status, true, `GET /v1/client/allocation/:alloc_id/gc with ${collector.who}`);
+  // GC of all: refusals only, unless the profile lets the run collect the node's stopped allocations.
+  for (const t of tokens.filter((t) => accepted(t, gcAllNeed) === false)) {
+    expectVerdict((await kit.scheduler.gcAll({}, { token: t.secret })).status, false, `GET /v1/client/gc with ${t.who}`);
+  }
+  let gcAllAllowed = true;
+  try {
+    kit.requireScheduler('gcAll');
+  } catch {
+    gcAllAllowed = false;
+  }
+  if (gcAllAllowed) {
+    const writer = tokens.find((t) => accepted(t, gcAllNeed) === true)!;
+    expectVerdict((await kit.scheduler.gcAll({}, { token: writer.secret })).status, true, `GET /v1/client/gc with ${writer.who}`);
+  }
 });

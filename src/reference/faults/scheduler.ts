@@ -40,6 +40,12 @@ export const schedulerFaults: Fault[] = [
   { id: 'scheduler.logs-disabled-empty', system: 'scheduler', breaks: ['scheduler.fs.logs-disabled-404'], description: 'Logs of a task with logging disabled answer 200 and nothing' },
   { id: 'scheduler.gc-keeps-files', system: 'scheduler', breaks: ['scheduler.gc.alloc'], description: 'GC of an allocation leaves its files on the node' },
   { id: 'scheduler.gc-all-noop', system: 'scheduler', breaks: ['scheduler.gc.all'], description: 'GC of all collects nothing' },
+  // Issue 18: the ACL column of the client endpoints.
+  { id: 'scheduler.client-acl-unchecked', system: 'scheduler', breaks: ['scheduler.acl.client-endpoints'], description: 'The client endpoints accept any known token, whatever it may do' },
+  { id: 'scheduler.client-acl-read-job-reads-fs', system: 'scheduler', breaks: ['scheduler.acl.client-endpoints'], description: 'namespace:read-job is taken for read-fs: a job reader can read the allocation files' },
+  { id: 'scheduler.client-acl-namespace-ignored', system: 'scheduler', breaks: ['scheduler.acl.client-endpoints'], description: "A namespace capability held in any namespace is accepted, not only in the allocation's" },
+  { id: 'scheduler.client-acl-node-read-writes', system: 'scheduler', breaks: ['scheduler.acl.client-endpoints'], description: 'node:read is enough to update metadata and to GC all' },
+  { id: 'scheduler.client-acl-logs-needs-read-fs', system: 'scheduler', breaks: ['scheduler.acl.client-endpoints'], description: 'Logs refuse a read-logs token: only read-fs is accepted' },
   { id: 'scheduler.short-ids-accepted', system: 'scheduler', breaks: ['scheduler.ids.full-only'], description: 'Short 8-character IDs are accepted' },
   { id: 'scheduler.events-no-initial-heartbeat', system: 'scheduler', breaks: ['scheduler.upstream.stream-heartbeat'], description: 'No {} heartbeat is sent when the stream opens' },
   { id: 'scheduler.events-bad-index-accepted', system: 'scheduler', breaks: ['scheduler.upstream.bad-stream-params-400'], description: 'A non-numeric index is read as 0' },

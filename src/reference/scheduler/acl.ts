@@ -49,6 +49,13 @@ export class SchedulerAcl {
     return t.readJob.includes('*') || (namespace !== '*' && t.readJob.includes(namespace));
   }
 
+  /** Whether a token holds a capability in some namespace (the fault that checks no namespace). */
+  static canAnywhere(t: SchedulerToken, capability: NamespaceCapability): boolean {
+    if (t.management) return true;
+    if (t.capabilities) return Object.values(t.capabilities).some((caps) => caps.includes(capability));
+    return t.readJob.length > 0;
+  }
+
   static canReadJob(t: SchedulerToken, namespace: string): boolean {
     return SchedulerAcl.can(t, namespace, 'read-job');
   }

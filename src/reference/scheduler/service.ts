@@ -6,7 +6,7 @@ import type { FaultSet } from '../faults/types.ts';
 import { BodyError, closeAfterResponse, parseJsonObject, readBody } from '../http/body.ts';
 import { sendJsonBody, sendPlainError } from '../http/plain-errors.ts';
 import { Router, type RouteContext, type RouteHandler } from '../http/router.ts';
-import { SchedulerAcl, type SchedulerToken } from './acl.ts';
+import { SchedulerAcl, type NamespaceCapability, type SchedulerToken } from './acl.ts';
 import { AclStore } from './acl-policies.ts';
 import { AllocationFs, PathEscapeError } from './alloc-fs.ts';
 import { Cluster } from './cluster.ts';
@@ -198,6 +198,34 @@ export class SchedulerService {
     return this.token(req)!;
   }
 
+  /**
+   * Spec 002's "ACL required" column for the node's endpoints (node:read, node:write). Nomad's
+   * node policy "write" includes read (nomad/acl/acl.go AllowNodeRead); the spec leaves that open.
+   */
+  private requireNode(req: IncomingMessage, level: 'read' | 'write'): void {
+    const f = this.options.faults;
+    if (f.has('scheduler.client-acl-unchecked')) return;
+    const t = this.tokenOf(req);
+    const ok = level === 'read' || f.has('scheduler.client-acl-node-read-writes') ? t.nodeRead || t.nodeWrite : t.nodeWrite;
+    if (!ok && !t.management) throw new ClientError(403, 'Permission denied');
+  }
+
+  /**
+   * The column's namespace capabilities, in the allocation's namespace; any one of `caps` suffices
+   * (logs: read-logs or read-fs). Nomad checks them on the client after looking the allocation up
+   * (client/fs_endpoint.go, client/alloc_endpoint.go: AllowNsOp(alloc.Namespace, ...)).
+   */
+  private requireNamespace(req: IncomingMessage, namespace: string, caps: NamespaceCapability[]): void {
+    const f = this.options.faults;
+    if (f.has('scheduler.client-acl-unchecked')) return;
+    const t = this.tokenOf(req);
+    let wanted = caps;
+    if (f.has('scheduler.client-acl-read-job-reads-fs') && caps.includes('read-fs')) wanted = [...caps, 'read-job'];
+    if (f.has('scheduler.client-acl-logs-needs-read-fs') && caps.includes('read-logs')) wanted = caps.filter((c) => c !== 'read-logs');
+    const holds = (c: NamespaceCapability) => SchedulerAcl.can(t, namespace, c) || (f.has('scheduler.client-acl-namespace-ignored') && SchedulerAcl.canAnywhere(t, c));
+    if (!wanted.some(holds)) throw new ClientError(403, 'Permission denied');
+  }
+
   /** node_id may be omitted (this node answers) or must be this node's full ID. */
   private checkNode(nodeId: string | null | undefined): void {
     if (nodeId === null || nodeId === undefined || nodeId === '') return;
@@ -297,8 +325,9 @@ export class SchedulerService {
 
   // --- metadata, stats --------------------------------------------------------------------
 
-  private readMetadata({ res, url }: RouteContext): void {
+  private readMetadata({ req, res, url }: RouteContext): void {
     this.checkNode(url.searchParams.get('node_id'));
+    this.requireNode(req, 'read');
     sendJsonBody(res, 200, this.metadata.view());
   }
 
@@ -315,6 +344,7 @@ export class SchedulerService {
     }
     const nodeId = typeof body.NodeID === 'string' ? body.NodeID : url.searchParams.get('node_id');
     this.checkNode(nodeId);
+    this.requireNode(req, 'write');
     try {
       this.metadata.update(body.Meta);
     } catch (err) {
@@ -325,8 +355,9 @@ export class SchedulerService {
     sendJsonBody(res, 200, this.metadata.view());
   }
 
-  private async stats({ res, url }: RouteContext): Promise<void> {
+  private async stats({ req, res, url }: RouteContext): Promise<void> {
     this.checkNode(url.searchParams.get('node_id'));
+    this.requireNode(req, 'read');
     const f = this.options.faults;
     const stats = await hostStats(this.fs.root, {
       cpuTotalSplit: this.upstream || f.has('scheduler.stats-cpu-total-missing'),
@@ -336,9 +367,10 @@ export class SchedulerService {
     sendJsonBody(res, 200, stats);
   }
 
-  private allocStats({ res, params }: RouteContext): void {
+  private allocStats({ req, res, params }: RouteContext): void {
     const id = this.allocId(params.alloc);
     const alloc = this.fs.allocations.get(id)!;
+    this.requireNamespace(req, alloc.namespace, ['read-job']);
     // Nomad lists usage only for tasks with a usage sample and sums only running ones: a stopped
     // allocation may report none (its tasks ended before they were sampled). The reference shows that.
     const body = allocationStats(alloc.tasks.map((t) => t.name), !(this.nomad && alloc.stopped));
@@ -349,9 +381,10 @@ export class SchedulerService {
   // --- garbage collection -----------------------------------------------------------------
 
   /** Only a stopped allocation is collected (spec 002: "one stopped allocation"). */
-  private async gcAlloc({ res, params }: RouteContext): Promise<void> {
+  private async gcAlloc({ req, res, params }: RouteContext): Promise<void> {
     const f = this.options.faults;
     const id = this.allocId(params.alloc);
+    this.requireNamespace(req, this.fs.allocations.get(id)!.namespace, ['submit-job']);
     if (!this.fs.allocations.get(id)!.stopped && !f.has('scheduler.gc-alloc-collects-running')) {
       // Nomad: AllocGarbageCollector.Collect finds only terminal allocations; the plain error is a 500.
       if (this.nomad) throw new ClientError(500, 'No such allocation on client, or allocation not eligible for GC');
@@ -365,9 +398,10 @@ export class SchedulerService {
    * Collects every stopped allocation. Nomad's CollectAll starts each destruction in a goroutine and
    * answers at once: the hashicorp dialect, too, answers before the files are gone.
    */
-  private async gcAll({ res, url }: RouteContext): Promise<void> {
+  private async gcAll({ req, res, url }: RouteContext): Promise<void> {
     const f = this.options.faults;
     this.checkNode(url.searchParams.get('node_id'));
+    this.requireNode(req, 'write');
     const collected = f.has('scheduler.gc-keeps-files') || f.has('scheduler.gc-all-noop') ? [] : [...this.fs.allocations.values()].filter((a) => a.stopped || f.has('scheduler.gc-all-collects-running'));
     if (this.nomad) {
       const later = setTimeout(() => void Promise.all(collected.map((a) => this.fs.collect(a.id))).catch(() => undefined), GC_ALL_DELAY_MS);
@@ -435,6 +469,7 @@ export class SchedulerService {
     const { req, res, url, params } = ctx;
     const f = this.options.faults;
     const id = this.allocId(params.alloc);
+    this.requireNamespace(req, this.fs.allocations.get(id)!.namespace, params.op === 'logs' ? ['read-logs', 'read-fs'] : ['read-fs']);
     const given = url.searchParams.get('path');
     if (f.has('scheduler.fs-path-required') && !given) throw new ClientError(400, 'must provide a file name');
     // Spec 002 gives stat the default path '/'; Nomad's FileStatRequest refuses a missing path.

@@ -321,6 +321,20 @@ export const schedulerClientRules: Rule[] = [
     sources: [{ file, section: EP, quote: 'GC all. Parameter node_id (string, optional; required through a server). Collects all stopped allocations on the node.' }],
   }),
   rule({
+    id: 'scheduler.acl.client-endpoints',
+    title: "Each client endpoint accepts a token holding the grant its \"ACL required\" entry lists, in the allocation's namespace, and refuses tokens holding only another (node:read, node:write, read-job, read-fs, read-logs, submit-job, or every capability in another namespace)",
+    capability: FIX,
+    sources: [
+      { file, section: 'Authentication', quote: 'Access control uses ACLs; required permissions are in the endpoint table.' },
+      { file, section: EP, quote: 'GET | /v1/client/fs/logs/:alloc_id | text/plain | namespace:read-logs or namespace:read-fs' },
+    ],
+    notes: [
+      'Every token is made through the fixtures with exactly one grant (a policy with node { policy = "read" | "write" }, or namespace "<ns>" { capabilities = [<one>] }); each is tried on every endpoint of the table. The spec states no status for a refusal: any answer that is not a success passes (Nomad: 403 Permission denied).',
+      "Nomad checks the same grants on the client (hashicorp/nomad client/meta_endpoint.go NodeMeta.Read AllowNodeRead and Apply AllowNodeWrite; client/client_stats_endpoint.go AllowNodeRead; client/alloc_endpoint.go Stats read-job, GarbageCollect submit-job (or gc-allocation, which no token here holds), GarbageCollectAll AllowNodeWrite; client/fs_endpoint.go List, Stat and stream read-fs, logs read-fs or read-logs; AllowNsOp in the allocation's namespace). A node policy \"write\" includes read in Nomad (nomad/acl/acl.go AllowNodeRead): the spec does not say, so a node:write token is not judged on node:read endpoints.",
+      'GC of all is tried with the node:write token only where the profile allows collecting the node (gcAll); refusals are tried everywhere.',
+    ],
+  }),
+  rule({
     id: 'scheduler.ids.full-only',
     title: 'The short 8-character form of an allocation or node ID is refused where the full ID works',
     capability: FIX,
