@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { environmentName, isKnownEnvironmentName, NEUTRAL_ENVIRONMENTS, type NeutralEnvironment } from '../../src/client/cloud-environments.ts';
@@ -144,6 +145,82 @@ ruleTest('secrets.cloudauth.config-delete', async (kit) => {
   expect([data.tenant_id ?? '', data.resource ?? '', data.client_id ?? '', data.client_secret ?? ''], 'no config or credentials remain').toEqual(['', '', '', '']);
   expectRefused(await login(kit, m, r, resource), 'after the config is deleted');
   await configure(kit);
+});
+
+ruleTest('secrets.cloudauth.config-optional-fields', async (kit) => {
+  const { auth, tenantId } = kit.cloudAuth;
+  // A write updates the config in place: delete it first, so no earlier credentials remain.
+  expectWritten(await auth.deleteConfig(), 'delete the config');
+  expectWritten(await auth.writeConfig({ tenant_id: tenantId, resource: 'https://r.example.com/' }), 'a config of tenant_id and resource alone');
+  const read = await auth.readConfig();
+  expect(read.status, 'the config reads back').toBe(200);
+  const data = read.parse(readResultSchema).data;
+  expect(data.client_id, "client_id defaults to ''").toBe('');
+  expect(data.client_secret, "client_secret defaults to ''").toBe('');
+  await configure(kit);
+});
+
+/** Call options that send exactly these credentials (or none), with the request header the examples set. */
+function credentials(kit: RuleKit, token: string | undefined) {
+  const d = kit.secrets.dialect.secrets;
+  if (token !== undefined) kit.secret(token);
+  return { bare: true, headers: { [d.requestHeader]: 'true', ...(token === undefined ? {} : { [d.tokenHeader]: token }) } };
+}
+
+/**
+ * Every config and role operation of the method, with the given call options: reads first, then
+ * writes that would change what exists, then deletes. `roleName` is a role that exists.
+ */
+async function managementAttempts(kit: RuleKit, options: ReturnType<typeof credentials>, roleName: string): Promise<[string, HttpResponse][]> {
+  const s = kit.secrets;
+  const base = `auth/${kit.cloudAuth.mount}`;
+  return [
+    ['config read', await s.read(`${base}/config`, options)],
+    ['role read', await s.read(`${base}/role/${roleName}`, options)],
+    ['role list', await s.list(`${base}/role`, 'verb', options)],
+    ['config write', await s.write(`${base}/config`, { resource: 'https://intruder.example.com/' }, 'POST', options)],
+    ['role write', await s.write(`${base}/role/${roleName}`, { ...SOME_BOUND, token_ttl: 7, token_policies: ['intruder'] }, 'POST', options)],
+    ['role delete', await s.delete(`${base}/role/${roleName}`, options)],
+    ['config delete', await s.delete(`${base}/config`, options)],
+  ];
+}
+
+/** Refused: 403, or 404 ("a path the caller may not see can answer 404"), with the error body and none of the config's credentials. */
+function expectDenied(what: string, res: HttpResponse, secrets: string[]): void {
+  expect([403, 404], `${what} is refused with 403 (or 404), answered ${res.status}: ${res.text.slice(0, 200)}`).toContain(res.status);
+  let body: unknown;
+  try {
+    body = JSON.parse(res.text);
+  } catch {
+    body = undefined;
+  }
+  expect(errorBodySchema.safeParse(body).success, `${what}: the refusal carries the error body {errors:[...]}`).toBe(true);
+  for (const value of secrets) expect(res.text.includes(value), `${what}: the answer shows none of the config's credentials`).toBe(false);
+}
+
+/** The config and the role are as the admin token left them: nothing the refused calls sent took effect. */
+async function expectUntouched(kit: RuleKit, resource: string, roleName: string): Promise<void> {
+  const config = await kit.cloudAuth.auth.readConfig();
+  expect(config.status, 'the config is still there').toBe(200);
+  expect(config.parse(readResultSchema).data.resource, 'the config keeps its resource').toBe(resource);
+  const r = await kit.cloudAuth.auth.readRole(roleName);
+  expect(r.status, `role ${roleName} is still there`).toBe(200);
+  const data = r.parse(readResultSchema).data;
+  expect([data.token_ttl, data.token_policies], `role ${roleName} keeps its token_ttl and token_policies`).toEqual([60, ['kept']]);
+}
+
+ruleTest('secrets.cloudauth.token-required', async (kit) => {
+  const resource = await configure(kit);
+  const roleName = await role(kit, { ...SOME_BOUND, token_ttl: 60, token_policies: ['kept'] });
+  const forged = `sp-forged-${randomBytes(12).toString('hex')}`;
+  for (const [kind, token] of [
+    ['without a token', undefined],
+    ['with a token the service never issued', forged],
+  ] as const) {
+    for (const [what, res] of await managementAttempts(kit, credentials(kit, token), roleName)) expectDenied(`${what} ${kind}`, res, ['stackproof-cloud-secret']);
+    await expectUntouched(kit, resource, roleName);
+  }
+  await kit.cloudAuth.auth.deleteRole(roleName);
 });
 
 const FULL_ROLE = {
@@ -470,6 +547,49 @@ ruleTest('secrets.cloudauth.login-lease-duration', async (kit) => {
   }
 });
 
+/** A TTL a role may leave unset (0) or set within an hour or two. */
+const ttlOrUnset = fc.oneof(fc.constant(0), fc.integer({ min: 60, max: 7200 }));
+
+ruleTest('secrets.cloudauth.login-ttl-caps', async (kit) => {
+  const resource = await configure(kit);
+  const m = await machine(kit);
+  // token_ttl never above a set token_max_ttl: Vault refuses such a role.
+  const arb = fc.record({ ttl: ttlOrUnset, max: ttlOrUnset, explicit: ttlOrUnset }).map((t) => (t.max > 0 && t.ttl > t.max ? { ...t, ttl: t.max, max: t.ttl } : t));
+  const examples = [
+    { ttl: 0, max: 600, explicit: 0 },
+    { ttl: 3600, max: 0, explicit: 900 },
+    { ttl: 0, max: 0, explicit: 500 },
+    { ttl: 300, max: 600, explicit: 0 },
+  ];
+  await kit.property(
+    arb,
+    async ({ ttl, max, explicit }) => {
+      const body = { ...admits(m), token_ttl: ttl, token_max_ttl: max, token_explicit_max_ttl: explicit };
+      const auth = expectLoggedIn(await login(kit, m, await role(kit, body), resource), `login through ${JSON.stringify(body)}`);
+      const caps = [max, explicit].filter((c) => c > 0);
+      const what = `token_ttl ${ttl}, token_max_ttl ${max}, token_explicit_max_ttl ${explicit}`;
+      if (ttl > 0) expect(auth.lease_duration, `${what}: lease_duration is token_ttl, capped by each set cap`).toBe(Math.min(ttl, ...caps));
+      else {
+        expect(auth.lease_duration, `${what}: a lifetime`).toBeGreaterThan(0);
+        if (caps.length > 0) expect(auth.lease_duration, `${what}: lease_duration within each set cap`).toBeLessThanOrEqual(Math.min(...caps));
+      }
+    },
+    { numRuns: examples.length + Math.min(kit.ctx.runs, 8), examples },
+  );
+});
+
+ruleTest('secrets.cloudauth.policy-required', async (kit) => {
+  const resource = await configure(kit);
+  const m = await machine(kit);
+  // One policy the run never writes, and no 'default': the token's policies grant nothing.
+  const r = await role(kit, { ...admits(m), token_policies: [uniqueName('no-such-policy')], token_no_default_policy: true });
+  const auth = expectLoggedIn(await login(kit, m, r, resource), 'login of the token whose policies grant nothing');
+  const target = await role(kit, { ...SOME_BOUND, token_ttl: 60, token_policies: ['kept'] });
+  for (const [what, res] of await managementAttempts(kit, credentials(kit, auth.client_token), target)) expectDenied(`${what} with a token whose policies grant nothing`, res, ['stackproof-cloud-secret']);
+  await expectUntouched(kit, resource, target);
+  await kit.cloudAuth.auth.deleteRole(target);
+});
+
 /** A secret the root token wrote, for a login token to read. */
 async function probeSecret(kit: RuleKit): Promise<string> {
   const path = `${kit.secretsTarget.kv.v1Mount}${uniqueName('cloud-probe')}`;
@@ -487,9 +607,17 @@ ruleTest('secrets.cloudauth.login-num-uses', async (kit) => {
   const resource = await configure(kit);
   const path = await probeSecret(kit);
   const m = await machine(kit);
-  const auth = expectLoggedIn(await login(kit, m, await role(kit, { ...admits(m), token_num_uses: 3 }), resource), 'login');
-  for (let i = 1; i <= 3; i++) expect((await kit.secrets.read(path, withToken(kit, auth.client_token))).status, `use ${i} of 3 works`).toBe(200);
-  expect((await kit.secrets.read(path, withToken(kit, auth.client_token))).status, 'the fourth use is refused').toBe(403);
+  await kit.property(
+    fc.integer({ min: 0, max: 4 }),
+    async (uses) => {
+      const auth = expectLoggedIn(await login(kit, m, await role(kit, { ...admits(m), token_num_uses: uses }), resource), `login, token_num_uses ${uses}`);
+      // Unlimited (0) is tried more times than any generated limit.
+      const works = uses === 0 ? 8 : uses;
+      for (let i = 1; i <= works; i++) expect((await kit.secrets.read(path, withToken(kit, auth.client_token))).status, `token_num_uses ${uses}: use ${i} works`).toBe(200);
+      if (uses > 0) expect((await kit.secrets.read(path, withToken(kit, auth.client_token))).status, `token_num_uses ${uses}: use ${uses + 1} is refused`).toBe(403);
+    },
+    { numRuns: Math.max(4, Math.min(kit.ctx.runs, 6)), examples: [0, 1] },
+  );
 });
 
 function addresses(kit: RuleKit): [string, string] {

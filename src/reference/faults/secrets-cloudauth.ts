@@ -1,4 +1,14 @@
 import type { Fault } from './types.ts';
 
+const f = (id: string, breaks: string[], description: string): Fault => ({ id: `secrets.${id}`, system: 'secrets', breaks, description });
+
 /** Faults of the cloudauth area added with the statement map (issue 18); the older ones are in secrets.ts. */
-export const secretsCloudauthFaults: Fault[] = [];
+export const secretsCloudauthFaults: Fault[] = [
+  f('cloudauth-config-open', ['secrets.cloudauth.token-required'], "The method's open-path pattern takes config as well as login: the config, credentials included, is read and changed without a token"),
+  f('cloudauth-roles-open', ['secrets.cloudauth.token-required'], 'Every path under role/ is open: roles are read, listed, written and deleted without a token'),
+  f('cloudauth-policies-unchecked', ['secrets.cloudauth.policy-required'], "Any valid token manages the method: a token whose policies grant nothing reads the config's credentials and changes roles"),
+  f('cloudauth-max-ttl-ignored', ['secrets.cloudauth.login-ttl-caps'], "token_max_ttl does not cap the login token's lifetime"),
+  f('cloudauth-explicit-max-ttl-ignored', ['secrets.cloudauth.login-ttl-caps'], "token_explicit_max_ttl does not cap the login token's lifetime"),
+  f('cloudauth-num-uses-zero-single', ['secrets.cloudauth.login-num-uses'], 'token_num_uses 0 gives a token of one use instead of unlimited uses'),
+  f('cloudauth-config-credentials-required', ['secrets.cloudauth.config-optional-fields'], 'A config without client_id is refused'),
+];

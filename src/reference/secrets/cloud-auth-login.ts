@@ -1,13 +1,13 @@
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { inCidrs } from './cidr.ts';
 import { bound, BOUND_FIELDS, LoginRefused, RESOURCE_BOUNDS, type CloudAuthContext, type CloudConfig, type Role } from './cloud-auth-model.ts';
+import { loginTokenTtl } from './cloud-auth-ttl.ts';
 import { identityBoundError, isWildcard, machineFieldError, sanitizePolicies, verifierMessage } from './cloud-auth-upstream.ts';
+import type { FaultSet } from '../faults/types.ts';
 import type { EngineRequest } from './engine.ts';
 import { optionalString } from './named-collection.ts';
 import { badRequest, type EngineResult } from './respond.ts';
 
-/** The lifetime a token gets when the role sets no token_ttl (the upstream system default, 768h). */
-const SYSTEM_DEFAULT_TTL = 2_764_800;
 
 const lower = (xs: string[]) => xs.map((x) => x.toLowerCase());
 const containsFold = (list: string[], value: string) => lower(list).includes(value.toLowerCase());
@@ -262,12 +262,12 @@ export class CloudAuthLogin {
       policies = [...role.token_policies];
       if (addDefault && !policies.includes('default')) policies.push('default');
     }
-    const ttl = f.has('secrets.cloudauth-lease-ignores-ttl') ? SYSTEM_DEFAULT_TTL : role.token_ttl || SYSTEM_DEFAULT_TTL;
+    const ttl = loginTokenTtl(role, f);
     const token = this.ctx.tokens.create({
       prefix: role.token_type === 'batch' ? 'hvb.' : 'hvs.',
       policies,
       namespace: f.has('secrets.cloudauth-token-unusable') ? 'nowhere/' : this.ctx.namespace,
-      usesLeft: role.token_num_uses > 0 && !f.has('secrets.cloudauth-num-uses-ignored') ? role.token_num_uses : undefined,
+      usesLeft: usesOf(role, f),
       expiresAt: Date.now() + ttl * 1000,
       boundCidrs: role.token_bound_cidrs.length && !f.has('secrets.cloudauth-token-cidr-unchecked') ? role.token_bound_cidrs : undefined,
     });
@@ -302,6 +302,12 @@ export class CloudAuthLogin {
       },
     };
   }
+}
+
+/** How many uses the token gets: token_num_uses, where 0 is unlimited (undefined). */
+function usesOf(role: Role, f: FaultSet): number | undefined {
+  if (role.token_num_uses === 0) return f.has('secrets.cloudauth-num-uses-zero-single') ? 1 : undefined;
+  return f.has('secrets.cloudauth-num-uses-ignored') ? undefined : role.token_num_uses;
 }
 
 /** The role the fault 'cloudauth-unknown-role-admits' logs an unknown role name in with: no bound, the default policy. */

@@ -2,6 +2,7 @@ import { parseCidr, upstreamCidrText, upstreamTakesAsSocketPath } from './cidr.t
 import { CloudAuthLogin } from './cloud-auth-login.ts';
 import { BOUND_FIELDS, LoginRefused, type CloudAuthContext, type CloudConfig, type Role } from './cloud-auth-model.ts';
 import { RETIRED_UPSTREAM_ENVIRONMENT, SPEC_ENVIRONMENTS, UPSTREAM_ENVIRONMENTS, upstreamRoleError, wrappedPlainError } from './cloud-auth-upstream.ts';
+import { mayManage } from './cloud-auth-access.ts';
 import { DurationError, parseDuration } from './durations.ts';
 import type { EngineRequest, HelpDocument, SecretsEngine } from './engine.ts';
 import { helpDocument } from './help.ts';
@@ -36,7 +37,10 @@ export class CloudAuthEngine implements SecretsEngine {
 
   /** The login needs no token, wherever the method is mounted (the built-in mount and those enabled through sys/auth). */
   isUnauthenticated(path: string): boolean {
-    return path === 'login' && !this.ctx.faults.has('secrets.cloudauth-login-needs-token');
+    const f = this.ctx.faults;
+    if (path === 'login') return !f.has('secrets.cloudauth-login-needs-token');
+    // The faults: an open-path pattern that also takes the config, or everything under role/.
+    return (path === 'config' && f.has('secrets.cloudauth-config-open')) || (/^role(\/|$)/.test(path) && f.has('secrets.cloudauth-roles-open'));
   }
 
   private get upstreamDialect(): boolean {
@@ -50,6 +54,7 @@ export class CloudAuthEngine implements SecretsEngine {
 
   async handle(req: EngineRequest): Promise<EngineResult> {
     try {
+      if (req.path !== 'login' && !this.isUnauthenticated(req.path) && !mayManage(req.token, this.ctx.faults)) return { kind: 'error', status: 403, errors: ['permission denied'] };
       if (req.path === 'config') return this.configOp(req);
       if (req.path === 'login') {
         if (req.operation !== 'create-or-update') return { kind: 'error', status: 405, errors: ['unsupported operation'] };
@@ -130,6 +135,7 @@ export class CloudAuthEngine implements SecretsEngine {
       if (!tenant) return this.configRefused('tenant_id is required');
       if (!resource) return this.configRefused('resource is required');
     }
+    if (f.has('secrets.cloudauth-config-credentials-required') && !(d.client_id ?? this.config?.client_id)) return this.configRefused('client_id is required');
     const environment = optionalString(d.environment, 'environment') ?? this.config?.environment ?? (this.upstreamDialect ? '' : 'CloudPublic');
     if (!this.environmentAccepted(environment) && !f.has('secrets.cloudauth-any-environment')) {
       return this.configRefused(

@@ -12,7 +12,7 @@ const CAP = 'cloudIdentity';
  * provisioner enables on a real Vault): the suite's kit decides, so they carry no capability.
  * Every other rule logs in, which needs machine tokens from a simulator the method trusts.
  */
-const MOUNT_ONLY = /^secrets\.cloudauth\.(config-(roundtrip|required-fields|environment)|role-)/;
+const MOUNT_ONLY = /^secrets\.cloudauth\.(config-(roundtrip|required-fields|environment|optional-fields)|role-|token-required$)/;
 const rule = (r: Omit<Rule, 'system' | 'level' | 'capability'> & { level?: Rule['level'] }): Rule => ({ system: 'secrets', level: 'MUST', ...(MOUNT_ONLY.test(r.id) ? {} : { capability: CAP }), ...r });
 const verifies = { file, section: ENDPOINTS, quote: 'Login verifies the JWT signature to authenticate the entity, then authorizes it against the role.' };
 
@@ -51,6 +51,42 @@ export const secretsCloudAuthRules: Rule[] = [
     notes: [
       ENVIRONMENT_NAMES,
       `Vault has no German cloud any more: cloudConfigFromName knows no AzureGermanCloud since plugin v0.13.0 (${PLUGIN} azure.go, commit c3d37bb4 "Remove go-autorest dependency"), and an unknown name is a plain error, 500 (azure.go getAzureSettings): both listed in expectations/vault.json. Generated bad names exclude every dialect's names case-insensitively, as the plugin compares upper-cased.`,
+    ],
+  }),
+  rule({
+    id: 'secrets.cloudauth.config-optional-fields',
+    title: "A config of tenant_id and resource alone is accepted, and reads back client_id and client_secret as ''",
+    sources: [
+      { file, section: CONFIG, quote: "client_id | string | no | Default ''." },
+      { file, section: CONFIG, quote: "client_secret | string | no | Default '' |" },
+    ],
+    notes: [`Vault reads back client_id '' but never returns client_secret (${PLUGIN} path_config.go pathConfigRead): listed in expectations/vault.json. The config written leaves out environment too (optional); which cloud a login then reaches is not asserted (see the statement map).`],
+  }),
+  rule({
+    id: 'secrets.cloudauth.token-required',
+    title: 'Every config and role operation of the method (config read, write, delete; role read, write, list, delete) is refused without a token and with a token the service never issued: no credentials shown, nothing changed',
+    sources: [
+      { file, section: 'What the service does', quote: 'Once the service is unsealed, nearly every operation requires a client token (see Authentication).' },
+      { file, section: ENDPOINTS, quote: 'GET | auth/cloudauth/config | none | {data:{tenant_id, resource, client_id, client_secret}} (credentials are included)' },
+      { file, section: 'Errors', quote: '403 | Forbidden: wrong authentication' },
+    ],
+    notes: [
+      'A refusal is 403 or 404 with the error body: "a path the caller may not see can answer 404" (Authentication). Vault answers 403 "permission denied" to each (hashicorp/vault vault/request_handling.go CheckToken).',
+      'Every operation is tried with each kind of missing credential, so the whole (small) domain is enumerated, not sampled; the forged token is random per run.',
+      'Only login is exempt: "Login needs no token."',
+    ],
+  }),
+  rule({
+    id: 'secrets.cloudauth.policy-required',
+    title: "A token whose policies grant nothing on the method (a login token with one made-up policy and no 'default') cannot read the config's credentials, nor read, list, write or delete roles",
+    sources: [
+      { file, section: 'Authentication', quote: 'Permission policies decide access per path; a path the caller may not see can answer 404.' },
+      { file, section: ENDPOINTS, quote: 'GET | auth/cloudauth/config | none | {data:{tenant_id, resource, client_id, client_secret}} (credentials are included)' },
+    ],
+    notes: [
+      IDENTITY_BOUND,
+      "The token is the method's own login token from a role with token_policies [a name the run never writes] and token_no_default_policy: the spec's policy language is not shown, but a policy that does not exist grants nothing, and without 'default' the token carries nothing else. Vault refuses such a token with 403 \"permission denied\" (hashicorp/vault vault/acl.go AllowOperation finds no rule).",
+      'A refusal is 403 or 404 with the error body ("a path the caller may not see can answer 404").',
     ],
   }),
   rule({
@@ -219,9 +255,28 @@ export const secretsCloudAuthRules: Rule[] = [
   }),
   rule({
     id: 'secrets.cloudauth.login-num-uses',
-    title: 'A token from a role with token_num_uses N works N times, then is refused',
-    sources: [{ file, section: ROLE, quote: 'Max uses of a token; 0 is unlimited' }],
-    notes: [IDENTITY_BOUND],
+    title: 'A token from a role with token_num_uses N works N times, then is refused; with 0 (the default) it is not used up',
+    sources: [
+      { file, section: ROLE, quote: 'Max uses of a token; 0 is unlimited' },
+      { file, section: 'Limits', quote: 'Default role token_num_uses | 0 (unlimited)' },
+    ],
+    notes: [IDENTITY_BOUND, 'N is generated (0 to 4), with 0 and 1 among the explicit examples; a token of unlimited uses is used N + 4 times.'],
+  }),
+  rule({
+    id: 'secrets.cloudauth.login-ttl-caps',
+    title: "For generated token_ttl, token_max_ttl and token_explicit_max_ttl, lease_duration is token_ttl capped by each cap that is set, and never above a set cap when token_ttl is unset",
+    sources: [
+      { file, section: ROLE, quote: 'token_max_ttl | integer or string | 0 or \'\' | Maximum lifetime' },
+      { file, section: ROLE, quote: 'token_explicit_max_ttl | integer or string | 0 or \'\' | Hard cap on lifetime even if renewal would otherwise be allowed' },
+      { file, section: LOGIN, quote: 'lease_duration (integer seconds)' },
+    ],
+    notes: [
+      IDENTITY_BOUND,
+      TTL_NOT_OVER_MAX,
+      'Without token_ttl the lifetime is the target\'s default, which the spec does not give: only "at most each cap, and more than 0" is asserted then. token_period stays 0: the spec says only that it is "set on the token", not what it does to the lifetime.',
+      'Vault: handleLoginRequest (hashicorp/vault vault/request_handling.go) runs sdk/framework/lease.go CalculateTTL, which caps the TTL by the least of the mount maximum, token_max_ttl and token_explicit_max_ttl.',
+      'The caps the faults need (a token_max_ttl under the default lifetime, a token_explicit_max_ttl under token_ttl) are explicit examples.',
+    ],
   }),
   rule({
     id: 'secrets.cloudauth.login-bound-cidrs',
