@@ -43,6 +43,13 @@ export const TOPIC_OUTPUT: Record<string, string> = {
 const present = z.unknown().refine((v) => v !== undefined, { message: 'Required' });
 const int = z.number().int();
 
+/**
+ * Spec 002's network entries: Mode, Device, CIDR, IP (strings), MBits (integer). Checked with their
+ * types where present: Nomad encodes NetworkResource with codec omitempty (nomad/structs/structs.go
+ * NetworkResource, `_struct bool codec:",omitempty"`), so an empty field may be left out.
+ */
+const networkEntry = z.object({ Mode: z.string().optional(), Device: z.string().optional(), CIDR: z.string().optional(), IP: z.string().optional(), MBits: int.optional() }).passthrough();
+
 /** Spec 002, Resources and their fields > Node (payload of node topics): every field, with the types it gives. */
 export const nodePayloadSchema = z.object({
   ID: z.string(),
@@ -55,7 +62,7 @@ export const nodePayloadSchema = z.object({
     Cpu: z.object({ CpuShares: present }).passthrough(),
     Memory: z.object({ MemoryMB: present }).passthrough(),
     Disk: z.object({ DiskMB: present }).passthrough(),
-    Networks: z.array(z.unknown()),
+    Networks: z.array(networkEntry),
     NodeNetworks: z.array(z.unknown()),
     Devices: present,
   }).passthrough(),

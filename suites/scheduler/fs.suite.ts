@@ -8,6 +8,7 @@ import { uniqueName } from '../kit/run-names.ts';
 import type { RuleKit } from '../kit/rule-kit.ts';
 import { ruleTest } from '../kit/rule-test.ts';
 import { accepted, expectVerdict, gcAllNeed, gcAllocNeed, holders, makeTokens, readEndpoints } from './client-acl.ts';
+import { metadataKeyPrefix } from '../../src/provision/scheduler-provisioner.ts';
 import { expectShapeOf } from './shape.ts';
 
 // All tests that touch allocations are in this one file: GC of all would remove another file's
@@ -371,15 +372,52 @@ ruleTest('scheduler.gc.all', async (kit) => {
 
 ruleTest('scheduler.ids.full-only', async (kit) => {
   const fx = await allocation(kit);
-  expect((await kit.scheduler.fs('ls', fx.id)).status, 'the full allocation ID works').toBe(200);
+  const s = kit.scheduler;
+  const path = 'app/local/data.txt';
+  const byAlloc = (id: string): [string, () => Promise<number>][] => [
+    ['allocation stats', async () => (await s.allocStats(id)).status],
+    ['cat', async () => (await s.fs('cat', id, { path })).status],
+    ['readat', async () => (await s.fs('readat', id, { path, offset: 0, limit: 16 })).status],
+    ['stream', async () => (await s.fsStream('stream', id, { path, offset: 0, origin: 'start', follow: false }, { maxMs: 3_000 })).status],
+    ['logs', async () => (await s.fsStream('logs', id, { task: 'app', type: 'stdout', offset: 0, origin: 'start', follow: false }, { maxMs: 3_000 })).status],
+    ['ls', async () => (await s.fs('ls', id)).status],
+    ['stat', async () => (await s.fs('stat', id, { path })).status],
+    ['allocation GC', async () => (await s.gcAlloc(id)).status],
+  ];
+  // Every endpoint answers the full ID (GC last: it collects the allocation), so a refusal of the short one is not "not found".
+  const full = byAlloc(fx.id);
+  for (const [what, call] of full.slice(0, -1)) expect(await call(), `${what} with the full allocation ID answers 200`).toBe(200);
   const short = fx.id.slice(0, 8);
-  for (const res of [await kit.scheduler.fs('ls', short), await kit.scheduler.allocStats(short), await kit.scheduler.fs('cat', short, { path: 'app/local/data.txt' })]) {
-    expect(res.status, `${res.exchange.url} with the short ID ${short} is refused`).toBeGreaterThanOrEqual(400);
-    expect(res.status).toBeLessThan(500);
+  for (const [what, call] of byAlloc(short)) {
+    const status = await call();
+    expect(status, `${what} with the short allocation ID ${short} is refused`).toBeGreaterThanOrEqual(400);
+    expect(status, `${what} with the short allocation ID ${short} is refused as a client error`).toBeLessThan(500);
   }
+  expect(await hasFiles(kit, fx), 'GC asked with the short allocation ID left the allocation on the node').toBe(true);
   const nodeId = kit.schedulerFixtures.nodeId;
-  const res = await kit.scheduler.readMetadata({ node_id: nodeId.slice(0, 8) });
-  expect(res.status, 'the short node ID is refused').toBeGreaterThanOrEqual(400);
+  const shortNode = nodeId.slice(0, 8);
+  const byNode: [string, (id: string) => Promise<number>][] = [
+    ['GET /v1/client/metadata', async (id) => (await s.readMetadata({ node_id: id })).status],
+    // Unsets a key of the run's own: Meta must not be empty (Nomad refuses that), and nothing changes.
+    ['POST /v1/client/metadata', async (id) => (await s.updateMetadata({ [`${metadataKeyPrefix(kit.ctx.runPrefix)}ids`]: null }, { node_id: id })).status],
+    ['GET /v1/client/stats', async (id) => (await s.stats({ node_id: id })).status],
+  ];
+  for (const [what, call] of byNode) {
+    expect(await call(nodeId), `${what} with the full node ID answers 200`).toBe(200);
+    expect(await call(shortNode), `${what} with the short node ID ${shortNode} is refused`).toBeGreaterThanOrEqual(400);
+  }
+  // GC of all with a short node ID would collect every stopped allocation of the node if accepted: only where the profile allows that.
+  let gcAllAllowed = true;
+  try {
+    kit.requireScheduler('gcAll');
+  } catch {
+    gcAllAllowed = false;
+  }
+  if (gcAllAllowed) {
+    expect((await s.gcAll({ node_id: shortNode })).status, `GET /v1/client/gc with the short node ID ${shortNode} is refused`).toBeGreaterThanOrEqual(400);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await hasFiles(kit, fx), 'GC of all asked with the short node ID collected nothing').toBe(true);
+  }
 });
 
 ruleTest('scheduler.upstream.fs-params-400', async (kit) => {

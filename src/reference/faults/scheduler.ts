@@ -40,6 +40,10 @@ export const schedulerFaults: Fault[] = [
   { id: 'scheduler.logs-disabled-empty', system: 'scheduler', breaks: ['scheduler.fs.logs-disabled-404'], description: 'Logs of a task with logging disabled answer 200 and nothing' },
   { id: 'scheduler.gc-keeps-files', system: 'scheduler', breaks: ['scheduler.gc.alloc'], description: 'GC of an allocation leaves its files on the node' },
   { id: 'scheduler.gc-all-noop', system: 'scheduler', breaks: ['scheduler.gc.all'], description: 'GC of all collects nothing' },
+  { id: 'scheduler.gc-alloc-short-id', system: 'scheduler', breaks: ['scheduler.ids.full-only'], description: 'GC of one allocation resolves an 8-character ID by prefix and collects the allocation' },
+  { id: 'scheduler.events-node-network-mbits-text', system: 'scheduler', breaks: ['scheduler.events.node-payload'], description: 'Network entries of Node payloads carry MBits as text, not an integer' },
+  { id: 'scheduler.stats-short-node-id', system: 'scheduler', breaks: ['scheduler.ids.full-only'], description: 'Client stats take an 8-character node_id as this node' },
+  { id: 'scheduler.readat-short-id', system: 'scheduler', breaks: ['scheduler.ids.full-only'], description: 'readat resolves an 8-character allocation ID by prefix' },
   // Issue 18: the ACL column of the client endpoints.
   { id: 'scheduler.client-acl-unchecked', system: 'scheduler', breaks: ['scheduler.acl.client-endpoints'], description: 'The client endpoints accept any known token, whatever it may do' },
   { id: 'scheduler.client-acl-read-job-reads-fs', system: 'scheduler', breaks: ['scheduler.acl.client-endpoints'], description: 'namespace:read-job is taken for read-fs: a job reader can read the allocation files' },

@@ -57,6 +57,12 @@ export const EVENT_BUFFER_FRAMES = { upstream: 100, otherwise: 256 } as const;
 /** The Node fields the fault scheduler.events-node-payload-missing-fields leaves out of Node events. */
 const NODE_FIELDS_DROPPED = ['Datacenter', 'SchedulingEligibility', 'Status', 'Drain'];
 
+/** The fault scheduler.events-node-network-mbits-text: network entries carry MBits as text ("1000 Mbit/s"). */
+function mbitsAsText(node: Record<string, unknown>): void {
+  const networks = (node.NodeResources as { Networks?: { MBits?: unknown }[] } | undefined)?.Networks ?? [];
+  for (const n of networks) n.MBits = `${String(n.MBits)} Mbit/s`;
+}
+
 /**
  * The embedded scheduler: its event stream and one client node answering the /v1/client endpoints.
  * In the hashicorp dialect it does what Nomad does where spec 002 leaves a choice; with behaviour
@@ -125,6 +131,7 @@ export class SchedulerService {
       this.nodeState.index = index;
       const node = this.node();
       if (this.options.faults.has('scheduler.events-node-payload-missing-fields')) for (const k of NODE_FIELDS_DROPPED) delete node[k];
+      if (this.options.faults.has('scheduler.events-node-network-mbits-text')) mbitsAsText(node);
       return [{ Topic: topic, Type: type, Key: this.options.nodeId, Namespace: '', FilterKeys: null, Payload: { Node: node } }];
     });
   }
@@ -227,19 +234,22 @@ export class SchedulerService {
   }
 
   /** node_id may be omitted (this node answers) or must be this node's full ID. */
-  private checkNode(nodeId: string | null | undefined): void {
+  private checkNode(nodeId: string | null | undefined, prefixFault?: string): void {
     if (nodeId === null || nodeId === undefined || nodeId === '') return;
+    if (prefixFault !== undefined && this.options.faults.has(prefixFault) && this.options.nodeId.startsWith(nodeId)) return;
     if (this.options.faults.has('scheduler.metadata-node-id-ignored') && !SHORT_ID.test(nodeId)) return;
     if (SHORT_ID.test(nodeId) && !this.options.faults.has('scheduler.short-ids-accepted')) throw new ClientError(400, `node_id must be the full node ID, not the short form "${nodeId}"`);
     if (nodeId === this.options.nodeId || (this.options.faults.has('scheduler.short-ids-accepted') && this.options.nodeId.startsWith(nodeId))) return;
     throw new ClientError(404, `Unknown node ${nodeId}`);
   }
 
-  private allocId(raw: string | undefined): string {
+  /** `prefixFault`: a fault that resolves a short ID by prefix on one endpoint only. */
+  private allocId(raw: string | undefined, prefixFault?: string): string {
     const id = raw ?? '';
     if (SHORT_ID.test(id)) {
       const full = [...this.fs.allocations.keys()].find((k) => k.startsWith(id));
-      if (this.options.faults.has('scheduler.short-ids-accepted') && full) return full;
+      const f = this.options.faults;
+      if ((f.has('scheduler.short-ids-accepted') || (prefixFault !== undefined && f.has(prefixFault))) && full) return full;
       throw new ClientError(400, `alloc ID must be the full ID, not the short form "${id}"`);
     }
     if (!FULL_ID.test(id)) throw new ClientError(400, 'must provide a valid alloc id');
@@ -356,7 +366,7 @@ export class SchedulerService {
   }
 
   private async stats({ req, res, url }: RouteContext): Promise<void> {
-    this.checkNode(url.searchParams.get('node_id'));
+    this.checkNode(url.searchParams.get('node_id'), 'scheduler.stats-short-node-id');
     this.requireNode(req, 'read');
     const f = this.options.faults;
     const stats = await hostStats(this.fs.root, {
@@ -383,7 +393,7 @@ export class SchedulerService {
   /** Only a stopped allocation is collected (spec 002: "one stopped allocation"). */
   private async gcAlloc({ req, res, params }: RouteContext): Promise<void> {
     const f = this.options.faults;
-    const id = this.allocId(params.alloc);
+    const id = this.allocId(params.alloc, 'scheduler.gc-alloc-short-id');
     this.requireNamespace(req, this.fs.allocations.get(id)!.namespace, ['submit-job']);
     if (!this.fs.allocations.get(id)!.stopped && !f.has('scheduler.gc-alloc-collects-running')) {
       // Nomad: AllocGarbageCollector.Collect finds only terminal allocations; the plain error is a 500.
@@ -468,7 +478,7 @@ export class SchedulerService {
   private async fsOp(ctx: RouteContext): Promise<void> {
     const { req, res, url, params } = ctx;
     const f = this.options.faults;
-    const id = this.allocId(params.alloc);
+    const id = this.allocId(params.alloc, params.op === 'readat' ? 'scheduler.readat-short-id' : undefined);
     this.requireNamespace(req, this.fs.allocations.get(id)!.namespace, params.op === 'logs' ? ['read-logs', 'read-fs'] : ['read-fs']);
     const given = url.searchParams.get('path');
     if (f.has('scheduler.fs-path-required') && !given) throw new ClientError(400, 'must provide a file name');

@@ -105,6 +105,7 @@ export const schedulerEventRules: Rule[] = [
     capability: FIX,
     notes: [
       "The node is made ineligible through Nomad's API (POST /v1/node/:id/eligibility) and eligible again in any case. Nomad publishes the change as a Node event with Type NodeDrain whose Payload.Node is the whole node, sanitized (hashicorp/nomad nomad/state/events.go eventFromChange, table nodes, and MsgTypeEvents: NodeUpdateEligibilityRequestType → TypeNodeDrain; nomad/structs/structs.go Node). Fields whose type the spec leaves open must be there, with any value; Nomad sends null for an empty map or list, which passes where the spec gives no type. SKIP where eligibility may not be changed.",
+      'Network entries (NodeResources.Networks) are checked with the types the spec gives (Mode, Device, CIDR, IP strings; MBits integer) where present: Nomad encodes NetworkResource with codec omitempty (hashicorp/nomad nomad/structs/structs.go NetworkResource), so an empty field may be left out.',
       'Nomad deviates (expectations/nomad.json): its Node has no Resources and no Reserved since 1.11.0 (PR 26951; nomad/structs/structs.go type Node; nomad/structs/extensions.go nodeExt adds back only Drain), and sent Resources as null before. Drain is there through nodeExt.',
     ],
     sources: [
@@ -336,7 +337,7 @@ export const schedulerClientRules: Rule[] = [
   }),
   rule({
     id: 'scheduler.ids.full-only',
-    title: 'The short 8-character form of an allocation or node ID is refused where the full ID works',
+    title: 'The short 8-character form of an allocation ID (stats, cat, readat, stream, logs, ls, stat, GC) or node ID (metadata read and update, stats, GC of all) is refused where the full ID works, and a refused GC collects nothing',
     capability: FIX,
     sources: [{ file, section: 'What the service does', quote: 'Node IDs and allocation IDs in these endpoints must be full IDs, not the short 8-character form.' }],
   }),
