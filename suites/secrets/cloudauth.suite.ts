@@ -314,6 +314,16 @@ ruleTest('secrets.cloudauth.role-list-forms', async (kit) => {
   );
 });
 
+ruleTest('secrets.cloudauth.role-token-types', async (kit) => {
+  for (const type of ['service', 'batch', 'default']) {
+    const name = await role(kit, { ...SOME_BOUND, token_type: type });
+    const read = await kit.cloudAuth.auth.readRole(name);
+    expect(read.status, `the role with token_type ${type} reads back`).toBe(200);
+    expect(read.parse(readResultSchema).data.token_type, `token_type ${type} reads back as written`).toBe(type);
+    await kit.cloudAuth.auth.deleteRole(name);
+  }
+});
+
 ruleTest('secrets.cloudauth.role-list', async (kit) => {
   const names = [await role(kit, SOME_BOUND), await role(kit, { ...SOME_BOUND, token_ttl: 60 })];
   const res = await kit.cloudAuth.auth.listRoles();
@@ -515,6 +525,14 @@ ruleTest('secrets.cloudauth.login-machine-fields-required', async (kit) => {
   for (const field of ['subscription_id', 'resource_group_name']) {
     expectRefused(await kit.cloudIdentity.auth.login(without(good, field)), `login without ${field}`);
   }
+});
+
+ruleTest('secrets.cloudauth.login-machine-name-optional', async (kit) => {
+  const resource = await configure(kit);
+  const m = await machine(kit);
+  const r = await role(kit, admits(m));
+  const body = without(without(loginBody(m, r, await kit.cloudIdentity.sim.token(m.name, resource)), 'vm_name'), 'vmss_name');
+  expectLoggedIn(await kit.cloudIdentity.auth.login(body), 'login without vm_name and vmss_name');
 });
 
 ruleTest('secrets.cloudauth.login-response', async (kit) => {

@@ -11,4 +11,6 @@ export const secretsCloudauthFaults: Fault[] = [
   f('cloudauth-explicit-max-ttl-ignored', ['secrets.cloudauth.login-ttl-caps'], "token_explicit_max_ttl does not cap the login token's lifetime"),
   f('cloudauth-num-uses-zero-single', ['secrets.cloudauth.login-num-uses'], 'token_num_uses 0 gives a token of one use instead of unlimited uses'),
   f('cloudauth-config-credentials-required', ['secrets.cloudauth.config-optional-fields'], 'A config without client_id is refused'),
+  f('cloudauth-batch-type-refused', ['secrets.cloudauth.role-token-types'], "A role's token_type 'batch' is refused (only service and default are taken)"),
+  f('cloudauth-vm-name-required', ['secrets.cloudauth.login-machine-name-optional'], 'Login without vm_name and without vmss_name is refused'),
 ];

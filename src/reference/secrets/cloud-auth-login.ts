@@ -58,6 +58,7 @@ export class CloudAuthLogin {
     // path_login.go pathLogin checks in this order: jwt, role, the role's CIDRs, the form of the machine fields.
     if (!input.jwt) return badRequest(f.has('secrets.cloudauth-jwt-required-message') ? 'missing field' : 'jwt is required');
     if (!input.role) return badRequest('role is required');
+    if (f.has('secrets.cloudauth-vm-name-required') && !input.vm_name && !input.vmss_name) return badRequest('vm_name or vmss_name is required');
     // Vault stores role names lower-cased (path_role.go azureAuthBackend.role).
     const role = roles.get(this.upstreamDialect ? input.role.toLowerCase() : input.role);
     if (!role) {

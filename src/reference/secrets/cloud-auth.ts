@@ -203,7 +203,7 @@ export class CloudAuthEngine implements SecretsEngine {
     if (uses !== undefined && !(Number.isInteger(Number(uses)) && Number(uses) >= 0 && String(uses).trim() !== '')) return badRequest('token_num_uses must be a non-negative integer');
     role.token_num_uses = uses === undefined ? (old?.token_num_uses ?? 0) : Number(uses);
     const type = optionalString(d.token_type, 'token_type') ?? old?.token_type ?? (f.has('secrets.cloudauth-token-type-default-batch') ? 'batch' : '');
-    if (!TOKEN_TYPES.includes(type)) return badRequest(`token_type must be one of service, batch or default, not "${type}"`);
+    if (!TOKEN_TYPES.includes(type) || (type === 'batch' && f.has('secrets.cloudauth-batch-type-refused'))) return badRequest(`token_type must be one of service, batch or default, not "${type}"`);
     role.token_type = type;
     if (this.upstreamDialect) {
       // Validation Vault does and the spec is silent on: at least one bound, token_ttl <= token_max_ttl, ...

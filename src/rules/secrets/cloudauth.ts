@@ -129,6 +129,12 @@ export const secretsCloudAuthRules: Rule[] = [
     notes: [ROLE_NEEDS_BOUND, CIDRS_AS_NETWORKS, ANY_ORDER, 'Vault keeps token_policies as given on the role (tokenutil ParseTokenFields; sorting happens only on the login token).'],
   }),
   rule({
+    id: 'secrets.cloudauth.role-token-types',
+    title: "A role takes each token_type the spec lists ('service', 'batch', 'default') and reads it back",
+    sources: [{ file, section: ROLE, quote: "token_type | string | '' | 'service', 'batch' or 'default'" }],
+    notes: [ROLE_NEEDS_BOUND, 'The roles leave token_num_uses and token_period at 0: Vault refuses a batch type with either (hashicorp/vault sdk/helper/tokenutil ParseTokenFields), validation the spec is silent on.', "Vault reads each back as written (tokenutil PopulateTokenData prints logical.TokenType's String: 'service', 'batch', 'default')."],
+  }),
+  rule({
     id: 'secrets.cloudauth.role-list',
     title: 'LIST of roles returns the names of the roles',
     sources: [{ file, section: ENDPOINTS, quote: 'LIST | auth/cloudauth/role | none | {data:{keys}}' }],
@@ -233,6 +239,18 @@ export const secretsCloudAuthRules: Rule[] = [
       'SHOULD: the spec marks both fields required but states no refusal for a missing one.',
       REFUSAL,
       `Vault reads them only for a role with bound_subscription_ids, bound_resource_groups, bound_locations or bound_scale_sets (${PLUGIN} path_login.go verifyResource returns early): with identity bounds only it logs the machine in without them. Listed in expectations/vault.json.`,
+    ],
+  }),
+  rule({
+    id: 'secrets.cloudauth.login-machine-name-optional',
+    title: 'Login without vm_name and without vmss_name succeeds for a role that bounds only the service principal',
+    sources: [
+      { file, section: ENDPOINTS, quote: "vm_name | string | no | Default ''." },
+      { file, section: ENDPOINTS, quote: "vmss_name | string | no | Default ''." },
+    ],
+    notes: [
+      IDENTITY_BOUND,
+      'The role bounds only the service principal, so no bound needs the machine name. Vault looks at the machine (and needs vm_name, vmss_name or a resource id) only for a role with a subscription, resource-group, location or scale-set bound (hashicorp/vault-plugin-auth-azure path_login.go verifyResource returns early otherwise).',
     ],
   }),
   rule({
