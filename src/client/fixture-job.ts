@@ -21,8 +21,12 @@ export interface FixtureTask {
   stderr?: string;
   /** `logs { disabled = true }`: the task has no log files. */
   logsDisabled?: boolean;
-  /** After the start: `count` times, every `everyMs`, append "tick <n>\n" to local/<file> and to stdout. */
-  ticks?: { count: number; everyMs: number; file: string };
+  /**
+   * After the start: `count` times, every `everyMs`, append "tick <n>\n" to local/<file> and to
+   * stdout. Right after tick `truncateAt` the file is truncated to nothing; right after tick
+   * `deleteAt` it is deleted and the ticks stop (what FileEvent reports to a stream).
+   */
+  ticks?: { count: number; everyMs: number; file: string; truncateAt?: number; deleteAt?: number };
   /** How long the task stays alive after its ticks (0: it exits, and the allocation completes). */
   holdMs?: number;
 }
@@ -53,7 +57,7 @@ export const FIXTURE_TASK_SCRIPT = [
   'cat "$NOMAD_SECRETS_DIR/stdout.txt"',
   'cat "$NOMAD_SECRETS_DIR/stderr.txt" >&2',
   'i=0',
-  'while [ "$i" -lt "$SP_TICKS" ]; do i=$((i+1)); sleep "$SP_TICK_SECONDS"; echo "tick $i" >> "$NOMAD_TASK_DIR/$SP_TICK_FILE"; echo "tick $i"; done',
+  'while [ "$i" -lt "$SP_TICKS" ]; do i=$((i+1)); sleep "$SP_TICK_SECONDS"; echo "tick $i" >> "$NOMAD_TASK_DIR/$SP_TICK_FILE"; echo "tick $i"; if [ "$i" = "$SP_TRUNCATE_AT" ]; then : > "$NOMAD_TASK_DIR/$SP_TICK_FILE"; fi; if [ "$i" = "$SP_DELETE_AT" ]; then rm -f "$NOMAD_TASK_DIR/$SP_TICK_FILE"; break; fi; done',
   'sleep "$SP_HOLD_SECONDS"',
 ].join('; ');
 
@@ -84,6 +88,8 @@ export function buildFixtureJob(spec: FixtureJobSpec): Record<string, unknown> {
             SP_TICKS: String(t.ticks?.count ?? 0),
             SP_TICK_SECONDS: seconds(t.ticks?.everyMs ?? 1000),
             SP_TICK_FILE: t.ticks?.file ?? 'ticks.txt',
+            SP_TRUNCATE_AT: String(t.ticks?.truncateAt ?? 0),
+            SP_DELETE_AT: String(t.ticks?.deleteAt ?? 0),
             SP_HOLD_SECONDS: seconds(t.holdMs ?? 0),
           },
           Templates: [
@@ -110,7 +116,7 @@ const taskSchema = z
     Name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
     Driver: z.literal('raw_exec'),
     Config: z.object({ command: z.literal('/bin/sh'), args: z.tuple([z.literal('-c'), z.literal(FIXTURE_TASK_SCRIPT)]) }),
-    Env: z.object({ SP_TICKS: z.string().regex(/^\d+$/), SP_TICK_SECONDS: envNumber, SP_TICK_FILE: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/), SP_HOLD_SECONDS: envNumber }),
+    Env: z.object({ SP_TICKS: z.string().regex(/^\d+$/), SP_TICK_SECONDS: envNumber, SP_TICK_FILE: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/), SP_HOLD_SECONDS: envNumber, SP_TRUNCATE_AT: z.string().regex(/^\d+$/).optional(), SP_DELETE_AT: z.string().regex(/^\d+$/).optional() }),
     Templates: z.array(templateSchema),
     LogConfig: z.object({ Disabled: z.boolean().optional() }).passthrough().optional(),
   })
@@ -153,13 +159,15 @@ export function parseFixtureJob(job: unknown): { spec: FixtureJobSpec } | { erro
       else return { error: `unsupported job: template destination ${JSON.stringify(tpl.DestPath)}: only local/<path>, ${LOG_SOURCES.stdout} and ${LOG_SOURCES.stderr} are supported` };
     }
     const count = Number(t.Env.SP_TICKS);
+    const truncateAt = Number(t.Env.SP_TRUNCATE_AT ?? 0);
+    const deleteAt = Number(t.Env.SP_DELETE_AT ?? 0);
     tasks.push({
       name: t.Name,
       files,
       stdout,
       stderr,
       logsDisabled: t.LogConfig?.Disabled === true,
-      ...(count > 0 ? { ticks: { count, everyMs: Number(t.Env.SP_TICK_SECONDS) * 1000, file: t.Env.SP_TICK_FILE } } : {}),
+      ...(count > 0 ? { ticks: { count, everyMs: Number(t.Env.SP_TICK_SECONDS) * 1000, file: t.Env.SP_TICK_FILE, ...(truncateAt > 0 ? { truncateAt } : {}), ...(deleteAt > 0 ? { deleteAt } : {}) } } : {}),
       holdMs: Number(t.Env.SP_HOLD_SECONDS) * 1000,
     });
   }

@@ -462,3 +462,48 @@ ruleTest('scheduler.acl.client-endpoints', async (kit) => {
     expectVerdict((await kit.scheduler.gcAll({}, { token: writer.secret })).status, true, `GET /v1/client/gc with ${writer.who}`);
   }
 });
+
+/** The tick numbers of complete "tick <n>" lines, or undefined where a line is something else. */
+function tickNumbers(bytes: Buffer): (number | undefined)[] {
+  return completeLines(bytes.toString('utf8')).map((l) => {
+    const m = /^tick (\d+)$/.exec(l);
+    return m ? Number(m[1]) : undefined;
+  });
+}
+
+const consecutive = (n: (number | undefined)[], from?: number) => n.every((x, i) => x !== undefined && x === (from ?? n[0]!) + i);
+
+ruleTest('scheduler.fs.stream-file-events', async (kit) => {
+  // The task appends a tick line every 300 ms, truncates its file right after tick 12, deletes it right after tick 20.
+  const truncateAt = 12;
+  const deleteAt = 20;
+  const file = 'events.txt';
+  const path = `app/local/${file}`;
+  const made = await kit.schedulerFixtures.allocation(uniqueName('fevents'), [{ name: 'app', ticks: { count: 40, everyMs: 300, file, truncateAt, deleteAt }, holdMs: 30_000 }], 'running');
+  expect(await eventually(async () => (await kit.scheduler.fs('stat', made.id, { path })).status === 200, 10_000), `the running task creates ${path}`).toBe(true);
+  const deleted = (values: unknown[]) => values.some((v) => (v as { FileEvent?: unknown })?.FileEvent === 'file deleted');
+  const res = await kit.scheduler.fsStream('stream', made.id, { path, offset: 0, origin: 'start', follow: true }, { maxMs: 20_000, until: (s) => deleted(s.values) });
+  expect(res.status, 'the followed stream answers 200').toBe(200);
+  expect(res.malformed, 'the stream is a sequence of JSON frames').toEqual([]);
+  const frames = res.values.map((v) => {
+    const frame = streamFrameSchema.safeParse(v);
+    if (!frame.success) expect.fail(`a stream value is not a frame: ${JSON.stringify(v).slice(0, 200)}`);
+    return { ...frame.data, bytes: Buffer.from(frame.data.Data ?? '', 'base64') };
+  });
+  const events = frames.filter((f) => f.FileEvent !== undefined && f.FileEvent !== '').map((f) => f.FileEvent);
+  expect(events, "the stream reports the truncation, then the deletion, and no other FileEvent").toEqual(['file truncated', 'file deleted']);
+  const at = frames.findIndex((f) => f.FileEvent === 'file truncated');
+  const end = frames.findIndex((f) => f.FileEvent === 'file deleted');
+  const before = tickNumbers(Buffer.concat(frames.slice(0, at).map((f) => f.bytes)));
+  expect(before[0], `the stream started before the truncation (it sent ${before.length} lines before it)`).toBe(1);
+  expect(consecutive(before) && before.length <= truncateAt, `before 'file truncated': ticks 1 on, in order, none after ${truncateAt} (${JSON.stringify(before)})`).toBe(true);
+  const afterBytes = Buffer.concat(frames.slice(at, end + 1).map((f) => f.bytes));
+  const after = tickNumbers(afterBytes);
+  expect(after.length >= 2 && consecutive(after, truncateAt + 1) && after.length <= deleteAt - truncateAt, `after 'file truncated' the stream reads the file again from its start: ticks ${truncateAt + 1} on, in order (${JSON.stringify(after)})`).toBe(true);
+  // Offset: the position in the file, at the frame's start or after its bytes (both readings of "Offset into the stream"); omitted means 0 (Nomad: omitempty).
+  const truncated = frames[at]!;
+  expect([0, truncated.bytes.length], `the 'file truncated' frame carries the new stream position (got Offset ${truncated.Offset})`).toContain(truncated.Offset ?? 0);
+  expect(frames[end]!.bytes.length, "the 'file deleted' frame carries no data").toBe(0);
+  expect(frames[end]!.Offset ?? 0, "the 'file deleted' frame carries the stream position: the bytes read since the truncation").toBe(afterBytes.length);
+  expect(frames.slice(end + 1).filter((f) => f.bytes.length > 0).length, "nothing is streamed after 'file deleted'").toBe(0);
+});

@@ -42,6 +42,9 @@ export const schedulerFaults: Fault[] = [
   { id: 'scheduler.gc-all-noop', system: 'scheduler', breaks: ['scheduler.gc.all'], description: 'GC of all collects nothing' },
   { id: 'scheduler.gc-alloc-short-id', system: 'scheduler', breaks: ['scheduler.ids.full-only'], description: 'GC of one allocation resolves an 8-character ID by prefix and collects the allocation' },
   { id: 'scheduler.events-node-network-mbits-text', system: 'scheduler', breaks: ['scheduler.events.node-payload'], description: 'Network entries of Node payloads carry MBits as text, not an integer' },
+  { id: 'scheduler.stream-truncate-no-event', system: 'scheduler', breaks: ['scheduler.fs.stream-file-events'], description: "A followed stream of a truncated file starts again at 0 without a 'file truncated' FileEvent" },
+  { id: 'scheduler.stream-truncate-keeps-position', system: 'scheduler', breaks: ['scheduler.fs.stream-file-events'], description: "After 'file truncated' the stream keeps its old position: the file's new bytes before it are never sent" },
+  { id: 'scheduler.stream-delete-silent', system: 'scheduler', breaks: ['scheduler.fs.stream-file-events'], description: "A followed stream of a deleted file ends without a 'file deleted' FileEvent" },
   { id: 'scheduler.stats-short-node-id', system: 'scheduler', breaks: ['scheduler.ids.full-only'], description: 'Client stats take an 8-character node_id as this node' },
   { id: 'scheduler.readat-short-id', system: 'scheduler', breaks: ['scheduler.ids.full-only'], description: 'readat resolves an 8-character allocation ID by prefix' },
   // Issue 18: the ACL column of the client endpoints.

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { appendFile, lstat, mkdir, readdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, lstat, mkdir, readdir, readFile, realpath, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 
 export interface TaskSpec {
@@ -92,6 +92,14 @@ export class AllocationFs {
 
   async append(id: string, path: string, data: string): Promise<void> {
     await appendFile(this.inside(id, path), data);
+  }
+
+  async truncate(id: string, path: string): Promise<void> {
+    await truncate(this.inside(id, path), 0);
+  }
+
+  async remove(id: string, path: string): Promise<void> {
+    await rm(this.inside(id, path), { force: true });
   }
 
   async appendLog(id: string, task: string, type: 'stdout' | 'stderr', data: string): Promise<void> {

@@ -79,12 +79,13 @@ export async function streamFile(req: IncomingMessage, res: ServerResponse, o: S
     try {
       now = (await stat(o.file)).size;
     } catch {
-      if (!o.plain) frame({ File: o.name, Offset: pos, FileEvent: 'file deleted' });
+      if (!o.plain && !f.has('scheduler.stream-delete-silent')) frame({ File: o.name, Offset: pos, FileEvent: 'file deleted' });
       break;
     }
     if (now < pos) {
-      if (!o.plain) frame({ File: o.name, Offset: 0, FileEvent: 'file truncated' });
-      pos = 0;
+      // The event carries the new stream position: reading starts again at the file's beginning.
+      if (!o.plain && !f.has('scheduler.stream-truncate-no-event')) frame({ File: o.name, Offset: 0, FileEvent: 'file truncated' });
+      if (!f.has('scheduler.stream-truncate-keeps-position')) pos = 0;
     }
     if (now > pos) {
       sendBytes(await readFrom(pos, now), pos);

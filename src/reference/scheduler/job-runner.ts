@@ -35,11 +35,15 @@ export class TaskRunner {
     const line = `tick ${this.ticks}\n`;
     const path = `${this.task.name}/local/${ticks.file}`;
     // The allocation may have been collected under a running task (a GC fault): the writes then fail, like the task's would.
+    const n = this.ticks;
     this.writes = this.writes
       .then(() => this.fs.append(this.allocId, path, line))
       .then(() => (this.task.logsDisabled ? undefined : this.fs.appendLog(this.allocId, this.task.name, 'stdout', line)))
+      .then(() => (n === ticks.truncateAt ? this.fs.truncate(this.allocId, path) : undefined))
+      .then(() => (n === ticks.deleteAt ? this.fs.remove(this.allocId, path) : undefined))
       .catch(() => undefined);
-    if (this.ticks < ticks.count) this.timer = setTimeout(() => this.tick(), ticks.everyMs);
+    // The script stops ticking once it has deleted its file.
+    if (this.ticks < ticks.count && this.ticks !== ticks.deleteAt) this.timer = setTimeout(() => this.tick(), ticks.everyMs);
     else this.hold();
   }
 

@@ -278,6 +278,16 @@ export const schedulerClientRules: Rule[] = [
     sources: [{ file, section: EP, quote: 'follow (bool, default true, tail the file)' }],
   }),
   rule({
+    id: 'scheduler.fs.stream-file-events',
+    title: "A followed stream of a file the task truncates and then deletes reports 'file truncated' with the new position (the file's start) and goes on from there, then 'file deleted' with the position reached",
+    capability: FIX,
+    sources: [{ file, section: 'Resources and their fields > Stream frame (file stream and log stream)', quote: "FileEvent | string | 'file deleted' or 'file truncated'; an event that may change the stream position" }],
+    notes: [
+      FRAMES_BACK_TO_BACK,
+      "The fixture task appends a tick line every 300 ms, truncates its file right after tick 12 (: > file) and deletes it right after tick 20, then stops ticking. Nomad (hashicorp/nomad client/fs_endpoint.go streamFile): on a truncation it reopens the file at offset 0 and sends the next read with FileEvent \"file truncated\"; on a deletion it sends a frame with FileEvent \"file deleted\" and the offset reached, and ends the stream; StreamFrame's Offset is omitempty (client/lib/streamframer/framer.go), so a missing Offset reads as 0. Offset is read at the frame's start or after its bytes, as in scheduler.fs.stream-follow. The line written just before the truncation or the deletion may or may not reach the stream (the file changes again at once): only the ticks between are required.",
+    ],
+  }),
+  rule({
     id: 'scheduler.fs.logs',
     title: "Decoded log frames concatenate to the task log's bytes from the requested offset and origin; plain logs equal the framed ones decoded",
     capability: FIX,
