@@ -22,6 +22,8 @@ export interface OidcSetupOptions {
   entity?: { metadata?: Record<string, string>; groups?: string[] };
   idTokenTtl?: number | string;
   accessTokenTtl?: number | string;
+  /** The key that signs the client's ID tokens; the target's default when absent. */
+  key?: string;
 }
 
 export interface OidcSetup {
@@ -64,6 +66,7 @@ export async function setupOidc(kit: RuleKit, options: OidcSetupOptions = {}): P
   const body: Record<string, unknown> = { redirect_uris: options.redirectUris ?? [redirectUri], assignments, client_type: options.clientType ?? 'confidential' };
   if (options.idTokenTtl !== undefined) body.id_token_ttl = options.idTokenTtl;
   if (options.accessTokenTtl !== undefined) body.access_token_ttl = options.accessTokenTtl;
+  if (options.key !== undefined) body.key = options.key;
   expectWritten(await api.write('client', clientName, body), `create client ${clientName}`);
   const read = (await api.read('client', clientName)).parse(clientReadSchema).data;
   kit.secret(read.client_secret);

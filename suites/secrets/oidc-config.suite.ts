@@ -327,3 +327,120 @@ ruleTest('secrets.oidc.assignments-decide', async (kit) => {
   );
   if (!groupsSeen) kit.note('no fixture entity belongs to a group: only assignments by entity were checked');
 });
+
+type ConfigOp = 'read' | 'list' | 'write' | 'delete';
+const KINDS = ['provider', 'scope', 'client', 'assignment'] as const;
+const OPS: ConfigOp[] = ['read', 'list', 'write', 'delete'];
+type Kind = (typeof KINDS)[number];
+
+/** What an intruder's write would change, per kind: something a read with the real token would show. */
+const INTRUSION: Record<Kind, Record<string, unknown>> = {
+  provider: { allowed_client_ids: ['intruder'] },
+  scope: { description: 'intruder' },
+  client: { redirect_uris: ['https://intruder.example.com/cb'] },
+  assignment: { entity_ids: ['intruder'] },
+};
+
+/** One of each configuration resource, made with the real token, and how each reads back. */
+interface ConfigSet {
+  names: Record<Kind, string>;
+  reads: Record<Kind, unknown>;
+  clientSecret: string;
+}
+
+async function readAll(kit: RuleKit, names: Record<Kind, string>): Promise<Record<Kind, unknown>> {
+  const out = {} as Record<Kind, unknown>;
+  for (const kind of KINDS) {
+    const res = await kit.oidc().read(kind, names[kind]);
+    expect(res.status, `${kind} ${names[kind]} reads with the real token`).toBe(200);
+    out[kind] = (res.json() as { data?: unknown }).data;
+  }
+  return out;
+}
+
+async function makeConfigSet(kit: RuleKit, names?: Partial<Record<Kind, string>>): Promise<ConfigSet> {
+  const api = kit.oidc();
+  const n = {
+    scope: names?.scope ?? uniqueName('scope'),
+    assignment: names?.assignment ?? uniqueName('assignment'),
+    client: names?.client ?? uniqueName('client'),
+    provider: names?.provider ?? uniqueName('provider'),
+  };
+  if (!names?.scope) expectWritten(await api.write('scope', n.scope, { template: '{"k":"v"}', description: 'guarded' }), 'create a scope');
+  if (!names?.assignment) expectWritten(await api.write('assignment', n.assignment, { entity_ids: ['someone'] }), 'create an assignment');
+  if (!names?.client) expectWritten(await api.write('client', n.client, { redirect_uris: ['https://guarded.example.com/cb'], assignments: [n.assignment] }), 'create a confidential client');
+  if (!names?.provider) expectWritten(await api.write('provider', n.provider, { allowed_client_ids: ['*'], scopes_supported: [n.scope] }), 'create a provider');
+  const client = (await api.read('client', n.client)).parse(clientReadSchema).data;
+  kit.secret(client.client_secret);
+  expect(client.client_secret?.length ?? 0, 'the confidential client has a secret to guard').toBeGreaterThan(0);
+  return { names: n, reads: await readAll(kit, n), clientSecret: client.client_secret ?? '' };
+}
+
+/** One configuration request with exactly the given token (or none), nothing else of the client's defaults. */
+function attempt(kit: RuleKit, kind: Kind, op: ConfigOp, name: string, token: string | undefined) {
+  const d = kit.secrets.dialect.secrets;
+  const headers: Record<string, string> = { [d.requestHeader]: 'true' };
+  if (token !== undefined) headers[d.tokenHeader] = token;
+  const options = { bare: true, headers };
+  const path = `identity/oidc/${kind}/${name}`;
+  switch (op) {
+    case 'read':
+      return kit.secrets.read(path, options);
+    case 'list':
+      return kit.secrets.list(`identity/oidc/${kind}`, 'verb', options);
+    case 'write':
+      return kit.secrets.write(path, INTRUSION[kind], 'POST', options);
+    default:
+      return kit.secrets.delete(path, options);
+  }
+}
+
+/** The request is refused (403, or 404 for a path the caller may not see), shows no secret nor names, and changes nothing. */
+async function expectGuarded(kit: RuleKit, set: ConfigSet, kind: Kind, op: ConfigOp, token: string | undefined, who: string): Promise<void> {
+  const name = set.names[kind];
+  const res = await attempt(kit, kind, op, name, token);
+  const what = `${op} of ${kind} ${op === 'list' ? '(LIST)' : name} ${who}`;
+  expect([403, 404], `${what} is refused with 403 or 404 (answered ${res.status}: ${res.text.slice(0, 160)})`).toContain(res.status);
+  expect(res.text.includes(set.clientSecret), `${what}: the answer carries no client secret`).toBe(false);
+  if (op === 'list') expect(res.text.includes(name), `${what}: the answer lists no names`).toBe(false);
+  if (op === 'write' || op === 'delete') {
+    const after = await kit.oidc().read(kind, name);
+    expect(after.status, `${kind} ${name} still exists after the refused ${op}`).toBe(200);
+    expect((after.json() as { data?: unknown }).data, `${kind} ${name} is unchanged after the refused ${op}`).toEqual(set.reads[kind]);
+  }
+}
+
+/** A string that looks like a token but that the service never issued. */
+const forgedToken = fc.stringMatching(/^[A-Za-z0-9._-]{8,40}$/);
+
+ruleTest('secrets.oidc.config-requires-token', async (kit) => {
+  const set = await makeConfigSet(kit);
+  const real = kit.secretsTarget.token;
+  type Case = { kind: Kind; op: ConfigOp; token: string | undefined };
+  // Every route and operation without a token, whatever is generated; then generated forged tokens.
+  const examples: Case[] = KINDS.flatMap((kind) => OPS.map((op) => ({ kind, op, token: undefined })));
+  examples.push(...KINDS.map((kind, i) => ({ kind, op: OPS[i]!, token: `${real}x` })));
+  await kit.property(
+    fc.record({ kind: fc.constantFrom(...KINDS), op: fc.constantFrom(...OPS), token: fc.option(forgedToken.filter((t) => t !== real), { nil: undefined }) }),
+    async ({ kind, op, token }) => {
+      if (token !== undefined) kit.secret(token);
+      await expectGuarded(kit, set, kind, op, token, token === undefined ? 'without a token' : 'with a token the service did not issue');
+    },
+    { numRuns: Math.min(kit.ctx.runs, 10), examples },
+  );
+});
+
+ruleTest('secrets.oidc.config-requires-policy', async (kit) => {
+  if (!kit.fixtures.dynamic) {
+    throw new SkipRule("the profile's entities were made beforehand, so their tokens' policies are unknown: only entities the fixtures make carry nothing but the default policy");
+  }
+  // The entity's token works: it authorizes through a client that admits it, so a refusal below is about its policies.
+  const setup = await setupOidc(kit);
+  expect((await authorize(setup)).status, "the entity's token authorizes through a client that admits it").toBe(200);
+  const set = await makeConfigSet(kit, { client: setup.client.name, provider: setup.provider });
+  await kit.property(
+    fc.record({ kind: fc.constantFrom(...KINDS), op: fc.constantFrom(...OPS) }),
+    ({ kind, op }) => expectGuarded(kit, set, kind, op, setup.entity.token, "with an entity's token (policy: default)"),
+    { numRuns: Math.min(kit.ctx.runs, 4), examples: KINDS.flatMap((kind) => OPS.map((op) => ({ kind, op }))) },
+  );
+});

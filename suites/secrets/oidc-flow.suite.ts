@@ -1,9 +1,10 @@
 import fc from 'fast-check';
-import { decodeJwt } from 'jose';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { expect } from 'vitest';
 import { authorizeResponseSchema, clientReadSchema, discoverySchema, jwksSchema, oauthErrorSchema, tokenResponseSchema, userinfoSchema } from '../../src/client/schemas/oidc.ts';
 import { expectShape } from '../kit/expect-shape.ts';
 import { authorize, codeFlow, codeOf, exchange, expectWritten, s256, setupOidc, uniqueName, verifyIdToken, type OidcSetup } from '../kit/oidc-fixture.ts';
+import { SkipRule } from '../kit/rule-kit.ts';
 import { ruleTest } from '../kit/rule-test.ts';
 
 function expectRefused(res: { status: number; text: string }, what: string): void {
@@ -168,16 +169,38 @@ ruleTest('secrets.oidc.token-redirect-uri-repeat', async (kit) => {
 /** How much less than the access token's lifetime expires_in may say: the time the exchange itself took. */
 const EXPIRES_IN_SLACK_SECONDS = 10;
 
+/** A client TTL in one of the spec's forms, with the seconds it means: up to maxHours. */
+const ttlArb = (maxHours: number) => fc.oneof(
+  fc.integer({ min: 60, max: maxHours * 3600 }).map((s) => ({ given: s as number | string, seconds: s })),
+  fc.tuple(fc.integer({ min: 0, max: maxHours - 1 }), fc.integer({ min: 0, max: 59 })).filter(([h, m]) => h * 60 + m >= 1).map(([h, m]) => ({ given: `${h ? `${h}h` : ''}${m ? `${m}m` : ''}` as number | string, seconds: h * 3600 + m * 60 })),
+);
+
 ruleTest('secrets.oidc.token-response', async (kit) => {
-  const ttl = 2700;
-  const setup = await setupOidc(kit, { accessTokenTtl: '45m' });
-  const { response } = await codeFlow(setup);
-  const body = expectShape(response, tokenResponseSchema, 'token response');
-  expect(body.token_type, "token_type is 'Bearer'").toBe('Bearer');
-  expect(Number.isInteger(body.expires_in) && body.expires_in > 0, 'expires_in is a positive integer number of seconds').toBe(true);
-  // expires_in is the access token's lifetime in seconds, and the client's access_token_ttl is that lifetime.
-  expect(body.expires_in, `expires_in is the client's access_token_ttl of 45m (${ttl} s)`).toBeLessThanOrEqual(ttl);
-  expect(body.expires_in, `expires_in is the client's access_token_ttl of 45m (${ttl} s), less at most the ${EXPIRES_IN_SLACK_SECONDS} s the exchange took`).toBeGreaterThanOrEqual(ttl - EXPIRES_IN_SLACK_SECONDS);
+  type Ttls = { access?: { given: number | string; seconds: number }; id: { given: number | string; seconds: number } };
+  await kit.property(
+    // id_token_ttl stays within a day: it may not exceed the default key's verification_ttl (24h in Vault).
+    fc.record({ access: fc.option(ttlArb(48), { nil: undefined }), id: ttlArb(24) }).filter((t) => Math.abs((t.access?.seconds ?? 86_400) - t.id.seconds) > EXPIRES_IN_SLACK_SECONDS),
+    async ({ access, id }: Ttls) => {
+      const ttl = access?.seconds ?? 86_400;
+      const setup = await setupOidc(kit, { accessTokenTtl: access?.given, idTokenTtl: id.given });
+      const { response } = await codeFlow(setup);
+      const body = expectShape(response, tokenResponseSchema, 'token response');
+      expect(body.token_type, "token_type is 'Bearer'").toBe('Bearer');
+      expect(Number.isInteger(body.expires_in) && body.expires_in > 0, 'expires_in is a positive integer number of seconds').toBe(true);
+      // expires_in is the access token's lifetime in seconds, and the client's access_token_ttl is that lifetime.
+      const given = access === undefined ? 'the default access_token_ttl of 24h' : `access_token_ttl ${JSON.stringify(access.given)}`;
+      expect(body.expires_in, `expires_in is ${given} (${ttl} s), not id_token_ttl ${JSON.stringify(id.given)}`).toBeLessThanOrEqual(ttl);
+      expect(body.expires_in, `expires_in is ${given} (${ttl} s), less at most the ${EXPIRES_IN_SLACK_SECONDS} s the exchange took`).toBeGreaterThanOrEqual(ttl - EXPIRES_IN_SLACK_SECONDS);
+    },
+    {
+      numRuns: Math.min(kit.ctx.runs, 4),
+      // The corners: a duration string shorter than id_token_ttl, and the 24h default beside a short id_token_ttl.
+      examples: [
+        { access: { given: '45m', seconds: 2700 }, id: { given: 7200, seconds: 7200 } },
+        { access: undefined, id: { given: '30m', seconds: 1800 } },
+      ],
+    },
+  );
 });
 
 ruleTest('secrets.oidc.id-token-verifies', async (kit) => {
@@ -398,4 +421,74 @@ ruleTest('secrets.upstream.oidc-userinfo-invalid-token', async (kit) => {
   const res = await setup.api.userinfo(setup.provider, undefined, 'POST', { [kit.secrets.dialect.secrets.tokenHeader]: token.access_token });
   expect(res.status).toBe(401);
   expect(expectShape(res, oauthErrorSchema, 'userinfo error').error).toBe('invalid_token');
+});
+
+type NoAuth = 'client_id only' | 'empty secret in the form' | 'empty secret in Basic' | 'wrong secret in the form' | 'wrong secret in Basic' | "another client's secret in the form" | "another client's secret in Basic";
+const NO_AUTH: NoAuth[] = ['client_id only', 'empty secret in the form', 'empty secret in Basic', 'wrong secret in the form', 'wrong secret in Basic', "another client's secret in the form", "another client's secret in Basic"];
+
+ruleTest('secrets.oidc.token-client-auth-required', async (kit) => {
+  const setup = await setupOidc(kit);
+  expect((await exchange(setup, codeOf(await authorize(setup)))).status, 'the client with its own secret exchanges a code').toBe(200);
+  const other = uniqueName('client');
+  expectWritten(await setup.api.write('client', other, { redirect_uris: [`https://${other}.example.com/cb`] }), 'create another confidential client');
+  const otherSecret = (await setup.api.read('client', other)).parse(clientReadSchema).data.client_secret ?? '';
+  kit.secret(otherSecret);
+  expect(otherSecret.length, 'the other confidential client has a secret').toBeGreaterThan(0);
+  await kit.property(
+    fc.record({ how: fc.constantFrom(...NO_AUTH), wrong: fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/) }).filter(({ wrong }) => wrong !== setup.client.secret),
+    async ({ how, wrong }) => {
+      const code = codeOf(await authorize(setup));
+      const secret = how.startsWith('empty') ? '' : how.startsWith('wrong') ? wrong : otherSecret;
+      const res = how === 'client_id only' ? await exchange(setup, code, { auth: 'none' }) : await exchange(setup, code, { auth: how.endsWith('Basic') ? 'basic' : 'post', secret });
+      expectRefused(res, `a confidential client's exchange with ${how}`);
+    },
+    { numRuns: Math.min(kit.ctx.runs, 10), examples: NO_AUTH.map((how) => ({ how, wrong: 'not-the-secret' })) },
+  );
+  // A public client authenticates with method none, which needs its client_id: without one nobody is identified.
+  const pub = await setupOidc(kit, { clientType: 'public' });
+  const verifier = `w${'y'.repeat(50)}${uniqueName('v').replace(/[^A-Za-z0-9]/g, '')}`;
+  const code = codeOf(await authorize(pub, { code_challenge: s256(verifier), code_challenge_method: 'S256' }));
+  const res = await pub.api.token(pub.provider, { grant_type: 'authorization_code', code, redirect_uri: pub.redirectUri, code_verifier: verifier });
+  expectRefused(res, "a public client's exchange without client_id");
+});
+
+ruleTest('secrets.oidc.client-key-signs', async (kit) => {
+  const alt = kit.secretsTarget.oidcAltKey;
+  if (!alt) throw new SkipRule('the target profile names no second signing key (oidcAltKey): with one key every client signs alike');
+  const kids: string[] = [];
+  for (const key of ['default', alt]) {
+    const setup = await setupOidc(kit, { key });
+    const { token } = await codeFlow(setup);
+    await verifyIdToken(setup, token.id_token);
+    const kid = decodeProtectedHeader(token.id_token).kid;
+    expect(typeof kid, `the ID token of the client with key ${key} names its kid`).toBe('string');
+    const jwks = (await setup.api.keys(setup.provider)).parse(jwksSchema);
+    expect(jwks.keys.map((k) => k.kid), `the kid of the client with key ${key} is in its provider's key set`).toContain(kid);
+    kids.push(kid!);
+  }
+  expect(kids[1], `a client naming key ${alt} gets ID tokens signed by another key than a client naming 'default'`).not.toBe(kids[0]);
+});
+
+ruleTest('secrets.oidc.authorize-max-age', async (kit) => {
+  const setup = await setupOidc(kit);
+  const fresh = kit.fixtures.dynamic;
+  // A fresh entity logged in moments ago: a max_age of a minute is well within.
+  if (fresh) expect((await authorize(setup, { max_age: '60' })).status, 'max_age=60 moments after the login is met').toBe(200);
+  await new Promise((r) => setTimeout(r, 2200));
+  expectRefused(await authorize(setup, { max_age: '1' }), 'authorize with max_age=1 more than 2 s after the login');
+  if (fresh) expect((await authorize(setup, { max_age: '3600' })).status, 'max_age=3600 a few seconds after the login is met').toBe(200);
+  else kit.note("the profile's entities were made beforehand: only the refusal of an exceeded max_age was checked");
+});
+
+ruleTest('secrets.oidc.userinfo-other-provider', async (kit) => {
+  const setup = await setupOidc(kit);
+  const { token } = await codeFlow(setup);
+  expect((await setup.api.userinfo(setup.provider, token.access_token)).status, "the access token works at its own provider's userinfo").toBe(200);
+  for (const allowed of [[setup.client.id], ['*']]) {
+    const other = uniqueName('provider');
+    expectWritten(await setup.api.write('provider', other, { allowed_client_ids: allowed }), `create another provider allowing ${allowed[0] === '*' ? 'every client' : 'the same client'}`);
+    const res = await setup.api.userinfo(other, token.access_token);
+    expect(res.status, `userinfo of another provider (allowed_client_ids ${allowed[0] === '*' ? "'*'" : 'the client'}) refuses the access token (${res.status}: ${res.text.slice(0, 160)})`).toBeGreaterThanOrEqual(400);
+    expect(/"sub"\s*:/.test(res.text), 'and returns no claims').toBe(false);
+  }
 });

@@ -1,4 +1,16 @@
 import type { Fault } from './types.ts';
 
+const f = (id: string, breaks: string[], description: string): Fault => ({ id: `secrets.${id}`, system: 'secrets', breaks, description });
+
 /** Faults of the oidc area added with the statement map (issue 18); the older ones are in secrets.ts. */
-export const secretsOidcFaults: Fault[] = [];
+export const secretsOidcFaults: Fault[] = [
+  f('oidc-config-open', ['secrets.oidc.config-requires-token'], 'The OIDC configuration routes (providers, scopes, clients with their secrets, assignments) answer without a client token'),
+  f('oidc-config-any-token', ['secrets.oidc.config-requires-policy'], 'Any valid client token may read and change the OIDC configuration, whatever its policies'),
+  f('oidc-confidential-secret-optional', ['secrets.oidc.token-client-auth-required'], 'A confidential client that presents no secret at all (client_id alone, or an empty one) is let through: the secret is checked only when one is sent'),
+  f('oidc-secret-of-any-client', ['secrets.oidc.token-client-auth-required'], "The token endpoint accepts any confidential client's secret, not only the authenticating client's own"),
+  f('oidc-max-age-ignored', ['secrets.oidc.authorize-max-age'], 'max_age is validated but not enforced: a token older than max_age still gets a code'),
+  f('oidc-max-age-millis', ['secrets.oidc.authorize-max-age'], 'max_age is compared with the milliseconds since the token was made, so it refuses tokens well within it'),
+  f('oidc-access-token-any-provider', ['secrets.oidc.userinfo-other-provider'], "An access token is accepted at the userinfo endpoint of every provider that allows its client, not only at the issuing provider's"),
+  f('oidc-client-key-ignored', ['secrets.oidc.client-key-signs'], "Every ID token is signed with the default key, whatever key the client names"),
+  f('oidc-expires-in-id-token-ttl', ['secrets.oidc.token-response'], "expires_in follows the client's id_token_ttl instead of its access_token_ttl"),
+];

@@ -10,6 +10,7 @@ import { OidcConfig } from './oidc/config.ts';
 import { OidcFlows } from './oidc/flows.ts';
 import { OidcKeyRing } from './oidc/key-ring.ts';
 import type { SigningKey } from './oidc/signing-key.ts';
+import { mayConfigureOidc, OIDC_CONFIG_PATH } from './oidc/access.ts';
 import { notFound, type EngineResult } from './respond.ts';
 import type { TokenStore } from './token-store.ts';
 
@@ -60,7 +61,16 @@ export class IdentityOidcEngine implements SecretsEngine {
     }
   }
 
+  /** The configuration routes need a client token like every other route; a fault opens them. */
+  isUnauthenticated(path: string): boolean {
+    return this.ctx.faults.has('secrets.oidc-config-open') && OIDC_CONFIG_PATH.test(path);
+  }
+
   async handle(req: EngineRequest): Promise<EngineResult> {
+    const f = this.ctx.faults;
+    if (OIDC_CONFIG_PATH.test(req.path) && !f.has('secrets.oidc-config-open') && !f.has('secrets.oidc-config-any-token') && !mayConfigureOidc(req.token)) {
+      return { kind: 'error', status: 403, errors: ['permission denied'] };
+    }
     if (this.admin) {
       const key = /^oidc\/key(?:\/([^/]*))?$/.exec(req.path);
       if (key) return this.admin.keys.handle(req, key[1] ?? '');

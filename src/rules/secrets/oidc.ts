@@ -157,6 +157,29 @@ export const secretsOidcConfigRules: Rule[] = [
       'The granting assignment sits in any of up to three positions, the others naming another entity: an implementation that reads only the first assignment fails. Vault checks every assignment (hashicorp/vault vault/identity_store_oidc_provider.go entityHasAssignment).',
     ],
   }),
+  rule({
+    id: 'secrets.oidc.config-requires-token',
+    title: 'For every configuration route (provider, scope, client, assignment; read, list, write, delete), a request without a client token or with a token the service did not issue is refused, reveals nothing and changes nothing',
+    sources: [
+      { file, section: 'What the service does', quote: 'Once the service is unsealed, nearly every operation requires a client token (see Authentication).' },
+      { file, section: 'Errors', quote: '403 | Forbidden: wrong authentication' },
+    ],
+    notes: [
+      'Refused means 403 or 404: the spec lets a path the caller may not see answer 404. The names exist beforehand, so a 404 cannot come from "not found" alone being mistaken for a refusal of a missing thing; the read with the real token afterwards shows nothing changed. Vault answers 403 permission denied (vault/request_handling.go CheckToken).',
+    ],
+  }),
+  rule({
+    id: 'secrets.oidc.config-requires-policy',
+    title: "An entity's client token, whose policies grant the authorize endpoint and nothing of the configuration, is refused on every configuration route (read, list, write, delete) and can read no client secret",
+    capability: FIXTURES,
+    sources: [
+      { file, section: AUTH, quote: 'Permission policies decide access per path; a path the caller may not see can answer 404.' },
+      { file, section: 'Errors', quote: '404 | Invalid path, or no permission to see it (used to avoid leaking state)' },
+    ],
+    notes: [
+      "The entity tokens the fixtures make carry only the 'default' policy, which in Vault grants identity/oidc/provider/+/authorize and nothing else under identity/oidc (hashicorp/vault vault/policy_store.go defaultPolicy), so that authorize works and the configuration is out of reach. Entities listed in a profile (made beforehand) may carry any policy, so with them the rule is SKIP.",
+    ],
+  }),
 ];
 
 /** Spec 000: discovery, key set, authorize, token, userinfo. */
@@ -231,11 +254,12 @@ export const secretsOidcFlowRules: Rule[] = [
   }),
   rule({
     id: 'secrets.oidc.token-response',
-    title: "The token response has access_token, id_token, token_type 'Bearer' and expires_in in integer seconds: the client's access_token_ttl",
+    title: "The token response has access_token, id_token, token_type 'Bearer' and expires_in in integer seconds: for generated TTLs, the client's access_token_ttl (not its id_token_ttl)",
     capability: FIXTURES,
     sources: [
       { file, section: 'Resources and their fields > Token response', quote: "token_type | string | 'Bearer'" },
       { file, section: 'Resources and their fields > Token response', quote: 'expires_in | integer | seconds' },
+      { file, section: CLIENT, quote: "access_token_ttl | integer seconds or duration string | no | Default '24h'" },
     ],
     notes: [
       "expires_in is the access token's lifetime (RFC 6749 section 5.1), which the client's access_token_ttl sets: Vault answers exactly access_token_ttl (hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCToken); up to 10 s less is allowed for the time the exchange takes.",
@@ -248,6 +272,22 @@ export const secretsOidcFlowRules: Rule[] = [
     sources: [
       { file, section: 'Resources and their fields > Token response', quote: 'id_token | string | JWT' },
       { file, section: PROVIDER, quote: 'If given it must point to a service instance reachable by clients for ID token validation.' },
+    ],
+  }),
+  rule({
+    id: 'secrets.oidc.client-key-signs',
+    title: "The client's key signs its ID tokens: clients naming different keys get ID tokens with different kids, each in the provider's key set and verifying",
+    capability: FIXTURES,
+    sources: [{ file, section: CLIENT, quote: "Names the key that signs the client's ID tokens." }],
+    notes: ["Needs a second signing key the profile names (oidcAltKey); the spec shows no way to make keys. Vault signs with the client's named key (hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCToken, key.signPayload)."],
+  }),
+  rule({
+    id: 'secrets.oidc.authorize-max-age',
+    title: 'Authorize with a max_age shorter than the time since the entity authenticated is refused; with one longer than that it succeeds',
+    capability: FIXTURES,
+    sources: [{ file, section: ENDPOINTS, quote: 'max_age | integer | no | Allowed seconds since the user last actively authenticated' }],
+    notes: [
+      "The user last authenticated when its client token was made (the login): Vault compares the seconds since the token's creation time with max_age and refuses with max_age_violation when they exceed it (hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCAuthorize). The accepting half needs a fresh entity (fixtures made on demand); with entities made beforehand only the refusing half is checked.",
     ],
   }),
   rule({
@@ -275,6 +315,20 @@ export const secretsOidcFlowRules: Rule[] = [
     sources: [
       { file, section: ENDPOINTS, quote: "Header 'Authorization: Basic <base64(client_id:client_secret)>' is required only for confidential clients using client_secret_basic." },
       { file, section: AUTH, quote: 'The token endpoint authenticates the OIDC client (client_secret_basic, client_secret_post or none).' },
+    ],
+  }),
+  rule({
+    id: 'secrets.oidc.token-client-auth-required',
+    title: 'For generated ways of not authenticating (no secret, an empty secret, a wrong secret, another client\'s secret, by form or Basic header), the token endpoint refuses a confidential client; a public client sending no client_id is refused too',
+    capability: FIXTURES,
+    sources: [
+      { file, section: AUTH, quote: 'The token endpoint authenticates the OIDC client (client_secret_basic, client_secret_post or none).' },
+      { file, section: CLIENT, quote: 'confidential clients can keep credentials secret, have a client secret, authenticate with client_secret_basic or client_secret_post' },
+      { file, section: ENDPOINTS, quote: 'client_id | string | conditional | Required for public clients and for confidential clients using client_secret_post' },
+    ],
+    notes: [
+      "Method 'none' is for public clients only: a confidential client authenticates with its secret (hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCToken compares the presented secret with the client's in constant time, an absent one included).",
+      'Each attempt uses a fresh code, since a refused exchange may burn the code it names; a code that a refused attempt did not burn must still work afterwards for its own client, so the refusal is about the client and not the code.',
     ],
   }),
   rule({
@@ -339,6 +393,13 @@ export const secretsOidcFlowRules: Rule[] = [
     notes: [
       'An entity in no group may get groups: null: the spec leaves absent vs null open, and Vault renders an empty group list as a Go nil slice, null (hashicorp/vault sdk/helper/identitytpl PopulateString, jsonTemplateHandler).',
     ],
+  }),
+  rule({
+    id: 'secrets.oidc.userinfo-other-provider',
+    title: "An access token issued by one provider's token endpoint is refused at another provider's userinfo, even one that allows the same client",
+    capability: FIXTURES,
+    sources: [{ file, section: AUTH, quote: 'The userinfo endpoint requires the access token issued by the token endpoint as a Bearer token.' }],
+    notes: ["The token endpoint is the provider's own (identity/oidc/provider/:name/token). Vault's access token carries an inline policy for the issuing provider's userinfo path alone (hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCToken), so another provider's answers 403."],
   }),
   rule({
     id: 'secrets.oidc.userinfo-methods',

@@ -209,8 +209,11 @@ export class OidcFlows {
     if (p.max_age !== undefined) {
       const maxAge = Number(p.max_age);
       if (!Number.isInteger(maxAge) || maxAge < 1) throw new OAuthError(400, 'invalid_request', 'max_age must be greater than zero');
-      authTime = Math.floor((req.token?.createdAt ?? Date.now()) / 1000);
-      if (Date.now() / 1000 - authTime > maxAge) throw new OAuthError(400, 'max_age_violation', 'active re-authentication is required by max_age');
+      const created = req.token?.createdAt ?? Date.now();
+      authTime = Math.floor(created / 1000);
+      // Whole seconds since the token was made, as Vault counts them (identity_store_oidc_provider.go pathOIDCAuthorize).
+      const elapsed = f.has('secrets.oidc-max-age-millis') ? Date.now() - created : Math.floor((Date.now() - created) / 1000);
+      if (elapsed > maxAge && !f.has('secrets.oidc-max-age-ignored')) throw new OAuthError(400, 'max_age_violation', 'active re-authentication is required by max_age');
     }
     const code = randomCode();
     this.codes.set(code, {
@@ -276,8 +279,8 @@ export class OidcFlows {
     if (!found) throw invalidClient('client failed to authenticate');
     const client = found.client;
     if (client.client_type === 'confidential') {
-      const skip = viaBasic && f.has('secrets.oidc-basic-secret-unchecked');
-      if (!skip && (!secret || !client.client_secret || !safeEqual(secret, client.client_secret))) throw invalidClient('client failed to authenticate');
+      const skip = (viaBasic && f.has('secrets.oidc-basic-secret-unchecked')) || (!secret && f.has('secrets.oidc-confidential-secret-optional'));
+      if (!skip && !this.secretMatches(client, secret)) throw invalidClient('client failed to authenticate');
     } else if (f.has('secrets.oidc-public-requires-secret') && !secret) {
       throw invalidClient('client failed to authenticate');
     }
@@ -326,7 +329,8 @@ export class OidcFlows {
       policies: ['oidc-userinfo'],
       namespace: this.ctx.namespace,
       entityId: entity.id,
-      allowedPath: new RegExp(`^identity/oidc/provider/${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/userinfo$`),
+      // Only the issuing provider's userinfo, as Vault's inline policy on the access token (pathOIDCToken).
+      allowedPath: f.has('secrets.oidc-access-token-any-provider') ? /^identity\/oidc\/provider\/[^/]+\/userinfo$/ : new RegExp(`^identity/oidc/provider/${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/userinfo$`),
       expiresAt: Date.now() + client.access_token_ttl * 1000,
       oidc: { provider: name, clientId, scopes: grant.scopes },
     });
@@ -344,7 +348,8 @@ export class OidcFlows {
     };
     if (grant.nonce && !f.has('secrets.oidc-nonce-dropped')) payload.nonce = grant.nonce;
     if (grant.authTime !== undefined) payload.auth_time = grant.authTime;
-    let idToken = await (this.ctx.keys.get(client.key) ?? this.ctx.keys.get('default')!).signing.sign(payload);
+    const signer = f.has('secrets.oidc-client-key-ignored') ? undefined : this.ctx.keys.get(client.key);
+    let idToken = await (signer ?? this.ctx.keys.get('default')!).signing.sign(payload);
     if (f.has('secrets.oidc-id-token-wrong-kid')) {
       const [h, b, s] = idToken.split('.');
       const header = JSON.parse(Buffer.from(h!, 'base64url').toString()) as Record<string, unknown>;
@@ -360,10 +365,19 @@ export class OidcFlows {
         access_token: access.id,
         id_token: idToken,
         // The access token's lifetime, which is the client's access_token_ttl.
-        expires_in: f.has('secrets.oidc-expires-in-default') ? 86_400 : client.access_token_ttl,
+        expires_in: f.has('secrets.oidc-expires-in-default') ? 86_400 : f.has('secrets.oidc-expires-in-id-token-ttl') ? client.id_token_ttl : client.access_token_ttl,
       },
       headers,
     };
+  }
+
+  /** Whether a presented secret is the client's own (a fault takes any confidential client's). */
+  private secretMatches(client: Client, secret: string | undefined): boolean {
+    if (!secret) return false;
+    if (this.ctx.faults.has('secrets.oidc-secret-of-any-client')) {
+      return [...this.ctx.config.clients.items.values()].some((c) => c.client_secret !== undefined && safeEqual(secret, c.client_secret));
+    }
+    return client.client_secret !== undefined && safeEqual(secret, client.client_secret);
   }
 
   /** Claims from the templates of the requested scopes that the provider supports ('openid' adds none). */
@@ -396,7 +410,7 @@ export class OidcFlows {
       throw new OAuthError(401, 'invalid_token', 'access token must be sent as a Bearer token', bearerHeaders('invalid_token', 'access token must be sent as a Bearer token'));
     }
     const oidc = req.token.oidc;
-    if (!oidc || oidc.provider !== name) throw new OAuthError(401, 'invalid_token', 'access token is malformed or invalid', bearerHeaders('invalid_token', 'access token is malformed or invalid'));
+    if (!oidc || (oidc.provider !== name && !f.has('secrets.oidc-access-token-any-provider'))) throw new OAuthError(401, 'invalid_token', 'access token is malformed or invalid', bearerHeaders('invalid_token', 'access token is malformed or invalid'));
     if (!provider) throw new OAuthError(400, 'invalid_request', 'provider not found');
     const found = this.ctx.config.clientById(oidc.clientId);
     if (!found) throw new OAuthError(403, 'access_denied', 'client not found');
