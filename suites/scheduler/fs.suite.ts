@@ -218,6 +218,9 @@ ruleTest('scheduler.fs.stream', async (kit) => {
       expect(res.status).toBe(200);
       const from = origin === 'start' ? offset : Math.max(0, bytes.length - offset);
       expect(decoded(res).equals(bytes.subarray(from)), `stream offset ${offset} origin ${origin}: frames decode to the bytes from ${from}`).toBe(true);
+      // File: the file being streamed (as asked, or a longer path ending with it).
+      const named = dataFrames(res).length === 0 || res.values.every((v) => !(v as { Data?: string }).Data || String((v as { File?: unknown }).File ?? '').endsWith(path));
+      expect(named, `every frame with data names the streamed file ${path} in File`).toBe(true);
     },
     { numRuns: Math.min(kit.ctx.runs, 12), examples: [[0, 'start'], [10, 'end']] as [number, 'start' | 'end'][] },
   );
@@ -506,4 +509,36 @@ ruleTest('scheduler.fs.stream-file-events', async (kit) => {
   expect(frames[end]!.bytes.length, "the 'file deleted' frame carries no data").toBe(0);
   expect(frames[end]!.Offset ?? 0, "the 'file deleted' frame carries the stream position: the bytes read since the truncation").toBe(afterBytes.length);
   expect(frames.slice(end + 1).filter((f) => f.bytes.length > 0).length, "nothing is streamed after 'file deleted'").toBe(0);
+});
+
+ruleTest('scheduler.fs.follow-defaults', async (kit) => {
+  const fx = await allocation(kit, { running: true });
+  expect(await eventually(async () => (await kit.scheduler.fs('stat', fx.id, { path: GROWING })).status === 200, 10_000), `the running task creates ${GROWING}`).toBe(true);
+  // Without follow a file stream tails the file: the task's next ticks arrive and the stream stays open.
+  const tail = await kit.scheduler.fsStream('stream', fx.id, { path: GROWING, offset: 0, origin: 'end' }, { maxMs: 8_000, until: (s) => followed(s.values, 2) });
+  expect(tail.status, 'a file stream without follow answers 200').toBe(200);
+  expect(tail.ended, 'a file stream without follow (default true) does not end after the bytes already there').toBe(false);
+  expect(followed(tail.values, 2), 'a file stream without follow delivers the lines the task appends').toBe(true);
+  // follow=false: the stream ends by itself, though the file keeps growing.
+  const once = await kit.scheduler.fsStream('stream', fx.id, { path: GROWING, offset: 0, origin: 'start', follow: false }, { maxMs: 5_000 });
+  expect(once.status, 'a file stream with follow=false answers 200').toBe(200);
+  expect(once.ended, 'a file stream with follow=false ends after the bytes there (within 5 s, while the task keeps appending)').toBe(true);
+  // Logs without follow (default false) end by themselves, though the task keeps writing.
+  const logs = await kit.scheduler.fsStream('logs', fx.id, { task: 'app', type: 'stdout', offset: 0, origin: 'start' }, { maxMs: 5_000 });
+  expect(logs.status, 'logs without follow answer 200').toBe(200);
+  expect(logs.ended, 'logs without follow (default false) end after the bytes there (within 5 s, while the task keeps writing)').toBe(true);
+});
+
+ruleTest('scheduler.fs.logs-defaults', async (kit) => {
+  const fx = await allocation(kit);
+  for (const type of ['stdout', 'stderr'] as const) {
+    const whole = type === 'stdout' ? fx.stdout : fx.stderr;
+    // Neither offset nor origin: offset 0 from the start, the whole log.
+    const framed = await kit.scheduler.fsStream('logs', fx.id, { task: 'app', type }, { maxMs: 3_000 });
+    expect(framed.status, `${type} logs without offset and origin answer 200`).toBe(200);
+    expect(decoded(framed).equals(whole), `${type} logs without offset and origin (defaults 0 and start) are the whole log`).toBe(true);
+    const plain = await kit.scheduler.fs('logs', fx.id, { task: 'app', type, plain: true });
+    expect(plain.status, `plain ${type} logs without offset and origin answer 200`).toBe(200);
+    expect(plain.body.equals(whole), `plain ${type} logs without offset and origin are the whole log, unframed`).toBe(true);
+  }
 });

@@ -45,6 +45,11 @@ export const schedulerFaults: Fault[] = [
   { id: 'scheduler.stream-truncate-no-event', system: 'scheduler', breaks: ['scheduler.fs.stream-file-events'], description: "A followed stream of a truncated file starts again at 0 without a 'file truncated' FileEvent" },
   { id: 'scheduler.stream-truncate-keeps-position', system: 'scheduler', breaks: ['scheduler.fs.stream-file-events'], description: "After 'file truncated' the stream keeps its old position: the file's new bytes before it are never sent" },
   { id: 'scheduler.stream-delete-silent', system: 'scheduler', breaks: ['scheduler.fs.stream-file-events'], description: "A followed stream of a deleted file ends without a 'file deleted' FileEvent" },
+  { id: 'scheduler.stream-follow-default-false', system: 'scheduler', breaks: ['scheduler.fs.follow-defaults'], description: 'A file stream without follow ends after the bytes already there (follow taken as false)' },
+  { id: 'scheduler.stream-follow-false-tails', system: 'scheduler', breaks: ['scheduler.fs.follow-defaults'], description: 'A file stream with follow=false keeps tailing the file' },
+  { id: 'scheduler.logs-follow-default-true', system: 'scheduler', breaks: ['scheduler.fs.follow-defaults'], description: 'Logs without follow keep tailing the log (follow taken as true)' },
+  { id: 'scheduler.logs-default-origin-end', system: 'scheduler', breaks: ['scheduler.fs.logs-defaults'], description: 'Logs without origin read from the end: with the default offset, nothing' },
+  { id: 'scheduler.stream-frame-file-empty', system: 'scheduler', breaks: ['scheduler.fs.stream'], description: 'Stream frames carry an empty File instead of the file being streamed' },
   { id: 'scheduler.stats-short-node-id', system: 'scheduler', breaks: ['scheduler.ids.full-only'], description: 'Client stats take an 8-character node_id as this node' },
   { id: 'scheduler.readat-short-id', system: 'scheduler', breaks: ['scheduler.ids.full-only'], description: 'readat resolves an 8-character allocation ID by prefix' },
   // Issue 18: the ACL column of the client endpoints.

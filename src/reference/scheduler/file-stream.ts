@@ -48,7 +48,7 @@ export async function streamFile(req: IncomingMessage, res: ServerResponse, o: S
     for (let i = 0; i < bytes.length; i += CHUNK) {
       const part = bytes.subarray(i, i + CHUNK);
       const offset = o.framing === 'nomad' ? at + i + part.length : at + i;
-      frame({ File: o.name, Offset: offset, Data: f.has('scheduler.stream-data-not-base64') ? part.toString('utf8') : part.toString('base64') });
+      frame({ File: f.has('scheduler.stream-frame-file-empty') ? '' : o.name, Offset: offset, Data: f.has('scheduler.stream-data-not-base64') ? part.toString('utf8') : part.toString('base64') });
     }
     return true;
   };

@@ -454,8 +454,8 @@ export class SchedulerService {
     throw new ClientError(400, `failed to parse ${name} field to boolean: ${JSON.stringify(raw)}`);
   }
 
-  private origin(url: URL): 'start' | 'end' {
-    const raw = url.searchParams.get('origin') ?? 'start';
+  private origin(url: URL, fallback: 'start' | 'end' = 'start'): 'start' | 'end' {
+    const raw = url.searchParams.get('origin') ?? fallback;
     if (raw !== 'start' && raw !== 'end' && this.options.faults.has('scheduler.fs-bad-origin-accepted')) return 'start';
     if (raw !== 'start' && raw !== 'end') throw new ClientError(400, 'origin must be start or end');
     return raw;
@@ -519,7 +519,8 @@ export class SchedulerService {
         // Spec 002 marks offset required without stating a refusal; Nomad's Stream defaults it to 0.
         const offset = this.int(url, 'offset', !this.nomad, 0);
         const origin = this.origin(url);
-        const follow = this.bool(url, 'follow', true);
+        // Spec 002: follow defaults to true for files (false for logs, below).
+        const follow = this.bool(url, 'follow', !f.has('scheduler.stream-follow-default-false')) || f.has('scheduler.stream-follow-false-tails');
         const s = await this.fs.stat(id, path, confined);
         if (s.isDir) throw new ClientError(400, `file "${path}" is a directory`);
         return streamFile(req, res, { file: s.full, name: path, offset, origin, follow, plain: false, framing, faults: f });
@@ -533,10 +534,10 @@ export class SchedulerService {
         // The fault takes any task name, and builds the log file's path from it.
         const unchecked = f.has('scheduler.logs-task-path-escape');
         if (!spec && !unchecked) throw new ClientError(400, `unknown task name "${task}"`);
-        const follow = this.bool(url, 'follow', false) && !f.has('scheduler.logs-follow-ignored');
+        const follow = this.bool(url, 'follow', f.has('scheduler.logs-follow-default-true')) && !f.has('scheduler.logs-follow-ignored');
         const plain = this.bool(url, 'plain', false);
         const offset = this.int(url, 'offset', false, 0);
-        const origin = this.origin(url);
+        const origin = this.origin(url, f.has('scheduler.logs-default-origin-end') ? 'end' : 'start');
         if (spec?.logsDisabled) {
           if (f.has('scheduler.logs-disabled-empty')) {
             res.writeHead(200, { 'content-type': plain ? 'text/plain' : 'application/json' });

@@ -259,7 +259,7 @@ export const schedulerClientRules: Rule[] = [
   }),
   rule({
     id: 'scheduler.fs.stream',
-    title: "Decoded stream frames concatenate to the file's bytes from the requested offset and origin",
+    title: "Decoded stream frames concatenate to the file's bytes from the requested offset and origin, each frame with data naming the file in File",
     capability: FIX,
     notes: [FRAMES_BACK_TO_BACK],
     sources: [
@@ -286,6 +286,25 @@ export const schedulerClientRules: Rule[] = [
       FRAMES_BACK_TO_BACK,
       "The fixture task appends a tick line every 300 ms, truncates its file right after tick 12 (: > file) and deletes it right after tick 20, then stops ticking. Nomad (hashicorp/nomad client/fs_endpoint.go streamFile): on a truncation it reopens the file at offset 0 and sends the next read with FileEvent \"file truncated\"; on a deletion it sends a frame with FileEvent \"file deleted\" and the offset reached, and ends the stream; StreamFrame's Offset is omitempty (client/lib/streamframer/framer.go), so a missing Offset reads as 0. Offset is read at the frame's start or after its bytes, as in scheduler.fs.stream-follow. The line written just before the truncation or the deletion may or may not reach the stream (the file changes again at once): only the ticks between are required.",
     ],
+  }),
+  rule({
+    id: 'scheduler.fs.follow-defaults',
+    title: 'A file stream without follow tails the file (default true); with follow=false it ends after the bytes there; logs without follow end after the bytes there (default false)',
+    capability: FIX,
+    sources: [
+      { file, section: EP, quote: 'follow (bool, default true, tail the file)' },
+      { file, section: EP, quote: 'Stream logs. Parameters: alloc_id; task (string, required); follow (bool, default false)' },
+    ],
+    notes: [
+      'Asked of the running fixture, whose task keeps appending to its file and its stdout, so a stream that does not end by itself within 5 s is following. Nomad: command/agent/fs_endpoint.go Stream parses follow with default true and Logs with default false; client/fs_endpoint.go streamFile returns at EOF when not following.',
+    ],
+  }),
+  rule({
+    id: 'scheduler.fs.logs-defaults',
+    title: 'Logs without offset and origin are the whole log (offset 0 from the start), framed and plain',
+    capability: FIX,
+    sources: [{ file, section: EP, quote: "offset (integer, default 0); origin ('start' or 'end', default 'start'); plain (bool, default false; plain text without framing)" }],
+    notes: ["type is always given: its default is not shown, and Nomad refuses logs without it (scheduler.upstream.fs-params-400). Nomad: command/agent/fs_endpoint.go Logs takes origin \"start\" and offset 0 when they are missing."],
   }),
   rule({
     id: 'scheduler.fs.logs',
