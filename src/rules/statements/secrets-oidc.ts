@@ -1,8 +1,161 @@
-import type { StatementMap } from './types.ts';
+import type { Statement, StatementMap } from './types.ts';
+
+const PROVIDER = 'Resources and their fields > OIDC provider';
+const SCOPE = 'Resources and their fields > OIDC scope';
+const CLIENT = 'Resources and their fields > OIDC client';
+const ASSIGNMENT = 'Resources and their fields > OIDC assignment';
+const CODE = 'Resources and their fields > Authorization code response';
+const TOKEN = 'Resources and their fields > Token response';
+const USERINFO = 'Resources and their fields > Userinfo response (claims)';
+const JWKS = 'Resources and their fields > Public key set (JWKS)';
+const ENDPOINTS = 'Endpoints > OIDC provider';
+const AUTH = 'Authentication';
+const OVERVIEW = 'What the service does';
+
+const s = (id: string, section: string, quote: string, rules: string[], claim?: string): Statement => ({ id: `secrets.oidc.${id}`, section, quote, rules, ...(claim ? { claim } : {}) });
+const untestable = (id: string, section: string, quote: string, why: string, claim?: string): Statement => ({ id: `secrets.oidc.${id}`, section, quote, untestable: why, ...(claim ? { claim } : {}) });
+const r = (...names: string[]) => names.map((n) => `secrets.oidc.${n}`);
 
 /** The testable statements of the OIDC provider (spec 000), each with the rules that assert it or why none can. */
 export const secretsOidcStatements: StatementMap = {
   system: 'secrets',
   part: 'OIDC provider (spec 000)',
-  statements: [],
+  statements: [
+    // What the service does, and Authentication: the OIDC sentences.
+    s('issues-tokens-by-code-flow', OVERVIEW, 'The OIDC provider feature issues ID tokens and access tokens through the authorization code flow.', r('token-response', 'id-token-verifies', 'userinfo-sub')),
+    s('configured-by-four-resources', OVERVIEW, 'It is configured with providers, scopes, clients and assignments.', r('provider-crud', 'scope-crud', 'client-crud', 'assignment-crud')),
+    s('config-needs-token', OVERVIEW, 'Once the service is unsealed, nearly every operation requires a client token (see Authentication).', r('config-requires-token'), 'Every OIDC configuration route (provider, scope, client, assignment: read, list, write, delete) refuses a request without a client token or with one the service did not issue, and leaks or changes nothing'),
+    s('config-needs-policy', AUTH, 'Permission policies decide access per path; a path the caller may not see can answer 404.', r('config-requires-policy'), "A token whose policies do not grant the OIDC configuration routes (an entity's token with the default policy) is refused there (403 or 404), and sees no client secret"),
+    s('authorize-with-client-token', AUTH, 'The OIDC authorize example sends a client token.', r('authorize-code-state', 'assignments-decide'), "Authorize takes the entity from the client token sent with it: an entity's token gets a code, and the entity it names decides the assignments"),
+    s('token-endpoint-authenticates-client', AUTH, 'The token endpoint authenticates the OIDC client (client_secret_basic, client_secret_post or none).', r('client-secret-basic', 'client-secret-post', 'public-client-none', 'token-client-auth-required')),
+    s('userinfo-needs-access-token', AUTH, 'The userinfo endpoint requires the access token issued by the token endpoint as a Bearer token.', r('userinfo-sub', 'userinfo-requires-access-token', 'userinfo-other-provider'), "Userinfo answers the provider's own access token as a Bearer token, and refuses no token, a client token, a made-up token and another provider's access token"),
+
+    // Resources: OIDC provider.
+    s('provider-name-from-url', PROVIDER, '| name | string | yes | Taken from the URL |', r('provider-crud'), 'A provider is created, read, listed and deleted under the name in its URL'),
+    s('provider-issuer-origin', PROVIDER, 'Scheme://host:port part of the iss claim.', r('provider-issuer-configured')),
+    s('provider-issuer-default', PROVIDER, "Default: a URL built from the service's api_addr, then path /v1/<namespace>/identity/oidc/provider/<name>.", r('provider-issuer-default')),
+    untestable(
+      'provider-issuer-reachable',
+      PROVIDER,
+      'If given it must point to a service instance reachable by clients for ID token validation.',
+      "An obligation on the operator choosing the issuer, not on the service: the service cannot know which addresses its clients reach, and nothing it answers can show it checked (the iss claim's agreement with the configured issuer is secrets.oidc.provider-issuer-origin)",
+    ),
+    s('provider-issuer-read-empty', PROVIDER, 'Read returns the empty string when not set', r('provider-issuer-empty-when-unset')),
+    s('provider-allowed-client-ids', PROVIDER, "Empty list: no client allowed. Value '*': all clients allowed", r('allowed-client-ids')),
+    s('provider-scopes-supported', PROVIDER, 'Scopes that may be requested on the provider', r('provider-scopes-supported', 'userinfo-claims-by-scope'), "The provider's scopes are the ones its configuration advertises and whose claims a request for them yields"),
+
+    // Resources: OIDC scope.
+    s('scope-name-from-url', SCOPE, '| name | string | yes | From URL.', r('scope-crud'), 'A scope is created, read, listed and deleted under the name in its URL'),
+    s('scope-openid-reserved', SCOPE, "The name 'openid' is reserved", r('scope-openid-reserved')),
+    s('scope-template', SCOPE, 'JSON template text; escaped JSON or base64-encoded JSON. May contain template expressions over identity data', r('scope-template-forms', 'userinfo-claims-by-scope')),
+    s('scope-description', SCOPE, '| description | string | no | Free text |', r('scope-crud')),
+
+    // Resources: OIDC client.
+    s('client-name-from-url', CLIENT, '| name | string | yes | From URL |', r('client-crud'), 'A client is created, read, listed and deleted under the name in its URL'),
+    s('client-key-default', CLIENT, "Default 'default' (built-in default key).", r('client-defaults')),
+    s('client-key-signs', CLIENT, "Names the key that signs the client's ID tokens.", r('client-key-signs')),
+    s('client-key-immutable', CLIENT, "Names the key that signs the client's ID tokens. Cannot be changed after creation", r('client-key-immutable'), "A client's key cannot be changed after creation"),
+    s('client-redirect-uris-exact', CLIENT, 'One value must exactly equal the redirect_uri of each authentication request', r('redirect-uri-exact')),
+    s('client-assignments-limit', CLIENT, 'Names of assignments limiting which entities and groups may authenticate through the client.', r('assignments-decide')),
+    s('client-no-assignments', CLIENT, 'By default no entities are allowed.', r('client-no-assignments-denies', 'client-defaults')),
+    s('client-allow-all', CLIENT, "The built-in assignment 'allow_all' allows all entities", r('assignment-allow-all')),
+    s('client-type-default', CLIENT, "'confidential' (default) or 'public'.", r('client-defaults', 'client-credentials')),
+    s('client-type-immutable', CLIENT, "'confidential' (default) or 'public'. Cannot be changed after creation", r('client-type-immutable'), "A client's client_type cannot be changed after creation"),
+    s('client-id-token-ttl-forms', CLIENT, 'integer seconds or duration string (e.g. 30m, 6h)', r('client-ttl-forms', 'id-token-ttl'), "id_token_ttl is given as integer seconds or a duration string, and sets the ID token's lifetime"),
+    s('client-id-token-ttl-default', CLIENT, "Default '24h'. Should be less than verification_ttl of the key", r('client-defaults'), 'id_token_ttl defaults to 24h'),
+    untestable(
+      'client-id-token-ttl-below-key',
+      CLIENT,
+      'Should be less than verification_ttl of the key',
+      "The spec defines no key resource: a client can neither see nor set a key's verification_ttl, so it cannot pick an id_token_ttl above it (Vault refuses one, through its identity/oidc/key API, which the spec does not describe)",
+    ),
+    // The one OIDC row of Limits: mapped here, not in the core part.
+    s('limits-default-ttls', 'Limits', '| Default id_token_ttl and access_token_ttl | 24h |', r('client-defaults')),
+    s('client-access-token-ttl', CLIENT, "| access_token_ttl | integer seconds or duration string | no | Default '24h' |", r('client-defaults', 'client-ttl-forms', 'token-response'), "access_token_ttl is given as integer seconds or a duration string, defaults to 24h, and is the access token's lifetime (expires_in)"),
+    s('client-id-read', CLIENT, '| client_id | string | read only | Returned on read |', r('client-credentials')),
+    s('client-secret-read', CLIENT, '| client_secret | string | read only | Returned on read for confidential clients; public clients have none |', r('client-credentials')),
+    s('client-ttls-read-as-seconds', CLIENT, 'TTLs are returned by read as integer seconds.', r('client-ttl-forms', 'client-defaults')),
+    s(
+      'confidential-clients',
+      CLIENT,
+      'Client types: confidential clients can keep credentials secret, have a client secret, authenticate with client_secret_basic or client_secret_post, and may use PKCE.',
+      r('client-credentials', 'client-secret-basic', 'client-secret-post', 'token-client-auth-required', 'pkce-verifier'),
+      'A confidential client has a secret, authenticates with it by Basic header or form (and with nothing else), and may use PKCE',
+    ),
+    s('public-clients', CLIENT, "Public clients have no secret, authenticate with method 'none', and must use PKCE.", r('client-credentials', 'public-client-none', 'pkce-public-requires-challenge', 'pkce-verifier')),
+
+    // Resources: OIDC assignment.
+    s('assignment-name-from-url', ASSIGNMENT, '| name | string | yes (URL) |', r('assignment-crud'), 'An assignment is created, read, listed and deleted under the name in its URL'),
+    s('assignment-entity-ids', ASSIGNMENT, '| entity_ids | array of string | no |', r('assignment-crud', 'assignments-decide'), 'entity_ids reads back as written, and the entities it names may authenticate through a client naming the assignment'),
+    s('assignment-group-ids', ASSIGNMENT, '| group_ids | array of string | no |', r('assignment-crud', 'assignments-decide'), "group_ids reads back as written, and the groups' members may authenticate through a client naming the assignment"),
+
+    // Resources: the flow's answers.
+    s('code-response-code', CODE, '| code | string |', r('authorize-code-state'), 'Authorize answers a code (a string)'),
+    s('code-response-state', CODE, '| state | string (echo of request state) |', r('authorize-code-state')),
+    s('token-response-access-token', TOKEN, '| access_token | string | |', r('token-response', 'userinfo-sub'), 'The token response has an access_token, which userinfo accepts'),
+    s('token-response-id-token', TOKEN, '| id_token | string | JWT |', r('id-token-verifies')),
+    s('token-response-type', TOKEN, "| token_type | string | 'Bearer' |", r('token-response')),
+    s('token-response-expires-in', TOKEN, '| expires_in | integer | seconds |', r('token-response')),
+    s('userinfo-sub', USERINFO, '| sub | string |', r('userinfo-sub')),
+    s('userinfo-username', USERINFO, '| username | string |', r('userinfo-claims-by-scope')),
+    s('userinfo-groups', USERINFO, '| groups | array of string |', r('userinfo-claims-by-scope')),
+    s('userinfo-contact', USERINFO, '| contact | object with email (string) and phone_number (string) |', r('userinfo-claims-by-scope')),
+    s('userinfo-claims-by-scope', USERINFO, 'Claims present depend on the scopes of the provider.', r('userinfo-claims-by-scope', 'scope-template-forms')),
+    s(
+      'jwks-fields',
+      JWKS,
+      "Object with 'keys': array of objects with use (string, 'sig'), kty (string), kid (string), alg (string), n (string, base64url), e (string, base64url).",
+      r('jwks-fields', 'id-token-verifies'),
+    ),
+
+    // Endpoints: configuration routes.
+    s('provider-write', ENDPOINTS, '| POST | identity/oidc/provider/:name | issuer, allowed_client_ids, scopes_supported (all optional) | see above |', r('provider-crud', 'provider-issuer-empty-when-unset'), 'A provider is created with issuer, allowed_client_ids and scopes_supported, each optional (an empty body too)'),
+    s('provider-read', ENDPOINTS, '| GET | identity/oidc/provider/:name | none | {data:{allowed_client_ids, issuer, scopes_supported}} |', r('provider-crud')),
+    s('provider-list', ENDPOINTS, '| LIST | identity/oidc/provider | none | {data:{keys:[names]}} |', r('provider-crud')),
+    s('provider-delete', ENDPOINTS, '| DELETE | identity/oidc/provider/:name | none | see above |', r('provider-crud')),
+    s('scope-write', ENDPOINTS, '| POST | identity/oidc/scope/:name | template, description | see above |', r('scope-crud')),
+    s('scope-read', ENDPOINTS, '| GET | identity/oidc/scope/:name | none | {data:{description, template}} |', r('scope-crud')),
+    s('scope-list', ENDPOINTS, '| LIST | identity/oidc/scope | none | {data:{keys}} |', r('scope-crud')),
+    s('scope-delete', ENDPOINTS, '| DELETE | identity/oidc/scope/:name | none | see above |', r('scope-crud')),
+    s('client-write', ENDPOINTS, '| POST | identity/oidc/client/:name | key, redirect_uris, assignments, client_type, id_token_ttl, access_token_ttl | see above |', r('client-crud', 'client-ttl-forms', 'client-key-signs')),
+    s('client-read', ENDPOINTS, '| GET | identity/oidc/client/:name | none | {data:{access_token_ttl, assignments, client_id, client_secret, client_type, id_token_ttl, key, redirect_uris}} |', r('client-crud')),
+    s('client-list', ENDPOINTS, '| LIST | identity/oidc/client | none | {data:{keys}} |', r('client-crud')),
+    s('client-delete', ENDPOINTS, '| DELETE | identity/oidc/client/:name | none | see above |', r('client-crud')),
+    s('assignment-write', ENDPOINTS, '| POST | identity/oidc/assignment/:name | entity_ids, group_ids | see above |', r('assignment-crud')),
+    s('assignment-read', ENDPOINTS, '| GET | identity/oidc/assignment/:name | none | {data:{entity_ids, group_ids}} |', r('assignment-crud')),
+    s('assignment-list', ENDPOINTS, '| LIST | identity/oidc/assignment | none | {data:{keys}} |', r('assignment-crud')),
+    s('assignment-delete', ENDPOINTS, '| DELETE | identity/oidc/assignment/:name | none | see above |', r('assignment-crud')),
+
+    // Endpoints: the flow.
+    s('discovery-route', ENDPOINTS, '| GET | identity/oidc/provider/:name/.well-known/openid-configuration | none | OpenID Provider Configuration (below) |', r('discovery-fields')),
+    s('keys-route', ENDPOINTS, '| GET | identity/oidc/provider/:name/.well-known/keys | none | JWKS |', r('jwks-fields')),
+    s('authorize-route', ENDPOINTS, '| GET or POST | identity/oidc/provider/:name/authorize | parameters below | {code, state} |', r('authorize-code-state')),
+    s('token-route', ENDPOINTS, '| POST | identity/oidc/provider/:name/token | form parameters below | token response |', r('token-response')),
+    s('userinfo-route', ENDPOINTS, 'POST (an example request uses GET) | identity/oidc/provider/:name/userinfo | Authorization: Bearer <ACCESS_TOKEN> header | claims.', r('userinfo-methods', 'userinfo-sub'), 'Userinfo answers POST, and GET as the example does, with the access token in Authorization: Bearer'),
+    s('well-known-no-token', ENDPOINTS, 'The well-known configuration and the key set need no token in their examples.', r('discovery-no-token')),
+    s(
+      'discovery-fields',
+      ENDPOINTS,
+      "OpenID configuration fields: issuer (string), jwks_uri, authorization_endpoint (an address of the interface's authorize page for the provider), token_endpoint, userinfo_endpoint (strings), request_parameter_supported (boolean, false), request_uri_parameter_supported (boolean, false), id_token_signing_alg_values_supported (RS256, RS384, RS512, ES256, ES384, ES512, EdDSA), response_types_supported (code), scopes_supported (array of string; includes openid), subject_types_supported (public), grant_types_supported (authorization_code), token_endpoint_auth_methods_supported (client_secret_basic, client_secret_post, none).",
+      r('discovery-fields', 'provider-scopes-supported'),
+    ),
+    s('authorize-query-for-get', ENDPOINTS, 'Authorize parameters (query for GET):', r('authorize-code-state'), 'Authorize by GET takes its parameters in the query'),
+    s('authorize-scope', ENDPOINTS, "| scope | string | yes | Space-delimited; must include 'openid' |", r('authorize-scope-openid', 'userinfo-claims-by-scope')),
+    s('authorize-response-type', ENDPOINTS, "| response_type | string | yes | Only 'code' |", r('authorize-response-type-code')),
+    s('authorize-client-id', ENDPOINTS, '| client_id | string | yes | |', r('authorize-unknown-client'), 'Authorize names the client by client_id; one the service did not issue is refused'),
+    s('authorize-redirect-uri', ENDPOINTS, '| redirect_uri | string | yes | |', r('redirect-uri-exact'), 'Authorize names a redirect_uri, which must be one of the client\'s'),
+    s('authorize-state', ENDPOINTS, '| state | string | no | Echoed back |', r('authorize-code-state')),
+    s('authorize-nonce', ENDPOINTS, '| nonce | string | no | Returned in the ID token nonce claim; recommended |', r('id-token-nonce')),
+    s('authorize-max-age', ENDPOINTS, '| max_age | integer | no | Allowed seconds since the user last actively authenticated |', r('authorize-max-age')),
+    s('authorize-code-challenge', ENDPOINTS, '| code_challenge | string | no | PKCE challenge; optional for confidential, required for public clients |', r('pkce-public-requires-challenge', 'pkce-verifier')),
+    s('authorize-code-challenge-method', ENDPOINTS, "| code_challenge_method | string | no | 'plain' (default) or 'S256' |", r('pkce-default-plain', 'pkce-verifier')),
+    s('token-form', ENDPOINTS, 'Token parameters (content type application/x-www-form-urlencoded):', r('token-response', 'client-secret-post'), 'The token endpoint takes its parameters form-encoded'),
+    s('token-code', ENDPOINTS, '| code | string | yes | Code from authorize |', r('code-single-use', 'token-response')),
+    s('token-grant-type', ENDPOINTS, "| grant_type | string | yes | Only 'authorization_code' |", r('grant-type')),
+    s('token-redirect-uri', ENDPOINTS, '| redirect_uri | string | yes | Must equal the one used when the code was generated |', r('token-redirect-uri-repeat', 'redirect-uri-exact')),
+    s('token-client-id', ENDPOINTS, '| client_id | string | conditional | Required for public clients and for confidential clients using client_secret_post |', r('public-client-none', 'client-secret-post', 'token-client-auth-required')),
+    s('token-client-secret', ENDPOINTS, '| client_secret | string | conditional | Required for confidential clients using client_secret_post |', r('client-secret-post', 'token-client-auth-required')),
+    s('token-code-verifier', ENDPOINTS, '| code_verifier | string | conditional | Required for codes granted with PKCE and for public clients |', r('pkce-verifier-required', 'public-client-none', 'pkce-verifier')),
+    s('token-basic-header', ENDPOINTS, "Header 'Authorization: Basic <base64(client_id:client_secret)>' is required only for confidential clients using client_secret_basic.", r('client-secret-basic', 'client-secret-post', 'token-client-auth-required')),
+  ],
 };
