@@ -534,3 +534,22 @@ ruleTest('scheduler.upstream.bad-stream-params-400', async (kit) => {
     expect(res.status, `${JSON.stringify(query)} answers 400`).toBe(400);
   }
 });
+
+ruleTest('scheduler.events.namespace-star-acl', async (kit) => {
+  const fx = kit.schedulerFixtures;
+  kit.requireScheduler('acl');
+  kit.requireScheduler('management');
+  // read-job in one namespace, and read-job by a policy applying to all namespaces (the glob '*').
+  const oneNamespace = await fx.token(uniqueName('nsacl'), { namespaces: { default: ['read-job'] } });
+  const allNamespaces = await fx.token(uniqueName('nsacl'), { namespaces: { '*': ['read-job'] } });
+  const job = uniqueName('nsacl');
+  const { index: from } = await fx.registerJob(job);
+  const { index: through } = await fx.registerJob(uniqueName('nsacl'));
+  const read = (token: string) => subscribe(kit, { index: String(from), topic: 'Job', namespace: '*' }, through, { token, maxMs: 2_000 });
+  const allowed = framesOf(await read(allNamespaces.secret));
+  expectActionEvent(eventsIn(allowed, from, through), from, 'Job', job, "a token whose read-job policy applies to all namespaces, namespace=*, receives the default namespace's Job");
+  // A refusal may come as a 4xx or as a stream that ends without frames (as in scheduler.events.acl).
+  const res = await read(oneNamespace.secret);
+  const got = res.status >= 400 ? [] : eventsIn(res.values.flatMap(asFrame), from, through);
+  expect(got.map(ident), "namespace=* needs a management token or a policy applying to all namespaces: a token with read-job in default only receives nothing").toEqual([]);
+});

@@ -287,8 +287,10 @@ export class SchedulerService {
     const token = this.tokenOf(req);
     if (!f.has('scheduler.events-acl-unchecked')) {
       const aclOptions = { nodeDrainNeedsManagement: this.nomad, aclTopicsOpen: f.has('scheduler.events-acl-topics-open') };
+      // The fault checks namespace '*' as if it were 'default'.
+      const namespace = sub.namespace === '*' && f.has('scheduler.events-namespace-star-open') ? 'default' : sub.namespace;
       for (const topic of sub.topics.keys()) {
-        if (!SchedulerAcl.canSubscribe(token, topic, sub.namespace, aclOptions)) throw new ClientError(403, `Permission denied: the token may not read topic ${topic} in namespace ${sub.namespace}`);
+        if (!SchedulerAcl.canSubscribe(token, topic, namespace, aclOptions)) throw new ClientError(403, `Permission denied: the token may not read topic ${topic} in namespace ${sub.namespace}`);
       }
     }
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache' });

@@ -100,6 +100,15 @@ export const schedulerEventRules: Rule[] = [
     ],
   }),
   rule({
+    id: 'scheduler.events.namespace-star-acl',
+    title: "namespace=* needs a management token or a policy applying to all namespaces: a token with read-job in one namespace receives nothing, one whose read-job policy is for namespace '*' receives the Job events",
+    capability: FIX,
+    sources: [{ file, section: ESP, quote: "'*' means all namespaces for event types that support them; needs a management token or a policy applying to all namespaces" }],
+    notes: [
+      "The tokens are made through the fixtures: namespace \"default\" { capabilities = [\"read-job\"] }, and namespace \"*\" { capabilities = [\"read-job\"] } (Nomad's namespace glob). Nomad: nomad/event_endpoint.go validateNsOp checks AllowNsOp(\"*\", read-job), which only a policy for the namespace \"*\" (or a management token) grants (nomad/acl/acl.go AllowNamespaceOperation looks the namespace up by exact name, then by glob). A refusal is a 4xx or a stream without the events, as in scheduler.events.acl.",
+    ],
+  }),
+  rule({
     id: 'scheduler.events.node-payload',
     title: "The Node event of an eligibility change carries the node with the spec's Node fields and their types, as it is after the change",
     capability: FIX,
