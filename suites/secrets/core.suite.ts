@@ -3,9 +3,11 @@ import { expect } from 'vitest';
 import { helpResponseSchema, openApi3Schema } from '../../src/client/schemas/openapi.ts';
 import { errorBodySchema, readResultSchema } from '../../src/client/schemas/secrets.ts';
 import { expectShape } from '../kit/expect-shape.ts';
-import { kvKey, kvValue, resourceName, runPrefix } from '../kit/generators/secrets.ts';
+import { kvKey, kvValue, runPrefix } from '../kit/generators/secrets.ts';
 import { uniqueName } from '../kit/run-names.ts';
-import type { RuleKit } from '../kit/rule-kit.ts';
+import { SkipRule, type RuleKit } from '../kit/rule-kit.ts';
+import { authorize, codeFlow, codeOf, exchange, setupOidc } from '../kit/oidc-fixture.ts';
+import { encodePath } from '../../src/client/secrets-api.ts';
 import { ruleTest } from '../kit/rule-test.ts';
 
 const segment = fc.stringMatching(/^[a-z][a-z0-9_-]{0,11}$/);
@@ -186,34 +188,147 @@ ruleTest('secrets.core.help-no-leak', async (kit) => {
   }
 });
 
-/** The spec's routes that take a name as a path parameter (spec 000, Endpoints). */
-function namedRoutes(kit: RuleKit): string[] {
-  const target = kit.secretsTarget;
-  const auth = target.cloudIdentity?.mount ?? kit.ctx.provisioned?.secrets?.cloudAuthMount ?? kit.secrets.dialect.secrets.cloudAuthMount;
-  return ['identity/oidc/provider/', 'identity/oidc/scope/', 'identity/oidc/client/', 'identity/oidc/assignment/', `auth/${auth}/role/`];
+/** A resource behind a :name route (spec 000, Endpoints), made under a name of this run. */
+interface Named {
+  route: string;
+  name: string;
+  /** A write that would change the resource, sent to the name with periods appended. */
+  change: Record<string, unknown>;
+}
+
+/** The collection routes with a :name segment, and a body each accepts. */
+const OIDC_COLLECTIONS: [string, Record<string, unknown>, Record<string, unknown>][] = [
+  ['identity/oidc/scope/', { description: 'stackproof probe' }, { description: 'changed through a name with periods' }],
+  ['identity/oidc/assignment/', { group_ids: [] }, { group_ids: ['changed-through-periods'] }],
+  ['identity/oidc/client/', { redirect_uris: ['https://probe.stackproof.test/cb'], assignments: [] }, { redirect_uris: ['https://changed.stackproof.test/cb'] }],
+  ['identity/oidc/provider/', {}, { allowed_client_ids: ['*'] }],
+];
+
+/** Makes one resource on every :name route: the OIDC collections, and cloud-identity roles where the target has the auth method. */
+async function namedResources(kit: RuleKit): Promise<Named[]> {
+  const made: Named[] = [];
+  const make = async (route: string, body: Record<string, unknown>, change: Record<string, unknown>) => {
+    const name = uniqueName('named');
+    const res = await kit.secrets.write(`${route}${name}`, body);
+    expect(res.status, `a valid name is accepted: POST /v1/${route}${name} succeeds (${res.text.slice(0, 120)})`).toBeLessThan(300);
+    made.push({ route, name, change });
+  };
+  for (const [route, body, change] of OIDC_COLLECTIONS) await make(route, body, change);
+  let mount: string | undefined;
+  try {
+    mount = kit.cloudAuth.mount;
+  } catch (err) {
+    if (!(err instanceof SkipRule)) throw err;
+    kit.note(`no cloud-identity auth method: its role route is left out (${err.message})`);
+  }
+  // A role must name some bound (Vault refuses one without).
+  if (mount) await make(`auth/${mount}/role/`, { bound_locations: ['westeurope'] }, { bound_locations: ['eastus'] });
+  return made;
 }
 
 ruleTest('secrets.core.path-param-trailing-period-404', async (kit) => {
-  // The rule has teeth only if the route exists: a valid name must be accepted on the scope route.
-  const probe = uniqueName('probe');
-  const created = await kit.secrets.write(`identity/oidc/scope/${probe}`, { description: 'stackproof probe' });
-  expect(created.status, `a valid name (${probe}) is accepted on identity/oidc/scope/:name`).toBeLessThan(300);
-  await kit.secrets.delete(`identity/oidc/scope/${probe}`);
-  const prefix = uniqueName('dot');
-  await kit.property(
-    fc.tuple(resourceName, fc.integer({ min: 1, max: 3 })),
-    async ([name, dots]) => {
-      // Under the run prefix: a target that wrongly takes the name makes something cleanup finds.
-      const bad = `${prefix}-${name}${'.'.repeat(dots)}`;
-      for (const route of namedRoutes(kit)) {
-        for (const method of ['GET', 'POST'] as const) {
-          const res = method === 'GET' ? await kit.secrets.read(`${route}${bad}`) : await kit.secrets.write(`${route}${bad}`, {});
-          expect(res.status, `${method} /v1/${route}${bad} answers 404`).toBe(404);
+  // Every resource exists under its own name first, so a 404 for the name with periods cannot be
+  // "not found": a target that drops the periods reaches the resource and answers otherwise.
+  const resources = await namedResources(kit);
+  try {
+    await kit.property(
+      fc.integer({ min: 1, max: 3 }),
+      async (dots) => {
+        for (const { route, name, change } of resources) {
+          const before = await kit.secrets.read(`${route}${name}`);
+          expect(before.status, `GET /v1/${route}${name} reads the resource`).toBe(200);
+          const bad = `${name}${'.'.repeat(dots)}`;
+          const probes = [
+            await kit.secrets.read(`${route}${bad}`),
+            await kit.secrets.write(`${route}${bad}`, change),
+            await kit.secrets.write(`${route}${bad}`, change, 'PUT'),
+            await kit.secrets.delete(`${route}${bad}`),
+            await kit.secrets.list(`${route}${bad}/`, 'verb'),
+            await kit.secrets.list(`${route}${bad}/`, 'query'),
+          ];
+          for (const res of probes) {
+            expect(res.status, `${res.exchange.method} ${res.exchange.url}: the name ends in a period, so 404 although ${route}${name} exists (answered ${res.status}: ${res.text.slice(0, 120)})`).toBe(404);
+          }
+          const after = await kit.secrets.read(`${route}${name}`);
+          expect(after.status, `${route}${name} is still there after the requests to ${bad}`).toBe(200);
+          expect((after.json() as { data?: unknown }).data, `${route}${name} is unchanged by the requests to ${bad}`).toEqual((before.json() as { data?: unknown }).data);
         }
-      }
+      },
+      { numRuns: Math.min(kit.ctx.runs, 4), examples: [1, 3] },
+    );
+  } finally {
+    for (const { route, name } of resources) await kit.secrets.delete(`${route}${name}`);
+  }
+});
+
+ruleTest('secrets.core.path-param-trailing-period-flows-404', async (kit) => {
+  const setup = await setupOidc(kit);
+  const provider = `identity/oidc/provider/${setup.provider}`;
+  // The routes work on the provider's own name: discovery, key set, a code, tokens, claims.
+  for (const doc of ['openid-configuration', 'keys']) {
+    const res = await kit.secrets.read(`${provider}/.well-known/${doc}`);
+    expect(res.status, `GET /v1/${provider}/.well-known/${doc} answers 200 on the provider's own name`).toBe(200);
+  }
+  const { token } = await codeFlow(setup);
+  kit.secret(token.access_token);
+  const claims = await setup.api.userinfo(setup.provider, token.access_token);
+  expect(claims.status, `userinfo answers 200 on the provider's own name (${claims.text.slice(0, 120)})`).toBe(200);
+  try {
+    await kit.property(
+      fc.integer({ min: 1, max: 3 }),
+      async (dots) => {
+        const bad = `${setup.provider}${'.'.repeat(dots)}`;
+        const badSetup = { ...setup, provider: bad };
+        const code = codeOf(await authorize(setup));
+        const probes = [
+          await kit.secrets.read(`identity/oidc/provider/${bad}/.well-known/openid-configuration`),
+          await kit.secrets.read(`identity/oidc/provider/${bad}/.well-known/keys`),
+          await authorize(badSetup),
+          await authorize(badSetup, {}, 'POST'),
+          await exchange(badSetup, code),
+          // The client token, not the access token: see the rule's notes.
+          await kit.secrets.write(`identity/oidc/provider/${bad}/userinfo`, {}),
+          await kit.secrets.read(`identity/oidc/provider/${bad}/userinfo`),
+        ];
+        for (const res of probes) {
+          expect(res.status, `${res.exchange.method} ${res.exchange.url}: the provider name ends in a period, so 404 although ${setup.provider} works (answered ${res.status}: ${res.text.slice(0, 120)})`).toBe(404);
+        }
+      },
+      { numRuns: Math.min(kit.ctx.runs, 3), examples: [1] },
+    );
+  } finally {
+    await kit.secrets.delete(provider);
+    await kit.secrets.delete(`identity/oidc/client/${setup.client.name}`);
+  }
+});
+
+/** Version prefixes other than /v1/ (none at all among them). */
+const OTHER_VERSIONS = ['v2', 'v0', 'V1', 'v10', ''];
+
+ruleTest('secrets.versioning.v1-only', async (kit) => {
+  const d = kit.secrets.dialect.secrets;
+  const value = { version: uniqueName('only-v1') };
+  const path = `${v1(kit)}${run}/versioned`;
+  expect((await kit.secrets.write(path, value)).status, `the write through /v1/${path} succeeds`).toBeLessThan(300);
+  let n = 0;
+  await kit.property(
+    fc.constantFrom(...OTHER_VERSIONS),
+    async (version) => {
+      n += 1;
+      const under = (p: string) => `${version ? `/${version}` : ''}/${encodePath(p)}`;
+      const headers = { [d.tokenHeader]: kit.secretsTarget.token, [d.requestHeader]: 'true' };
+      const read = await kit.secrets.http.request({ method: 'GET', path: under(path), headers, bare: true });
+      expect(read.text.includes(value.version), `GET ${under(path)} does not serve the secret written under /v1/ (answered ${read.status})`).toBe(false);
+      const fresh = `${v1(kit)}${run}/versioned-${n}`;
+      await kit.secrets.http.request({ method: 'POST', path: under(fresh), headers, bare: true, json: { written: 'elsewhere' } });
+      await kit.secrets.http.request({ method: 'POST', path: under(path), headers, bare: true, json: { overwritten: 'elsewhere' } });
+      expect((await kit.secrets.read(fresh)).status, `POST ${under(fresh)} wrote nothing at /v1/${fresh}`).toBe(404);
+      const still = await kit.secrets.read(path);
+      expect(still.parse(readResultSchema).data, `POST ${under(path)} left the secret at /v1/${path} unchanged`).toEqual(value);
     },
-    { numRuns: Math.min(kit.ctx.runs, 10) },
+    { numRuns: Math.min(kit.ctx.runs, OTHER_VERSIONS.length), examples: OTHER_VERSIONS },
   );
+  await kit.secrets.delete(path);
 });
 
 /** Fields of a secret: each under a megabyte, as real secrets are, and within per-value JSON limits (Vault's max_json_string_value_length is 1 MiB by default). */

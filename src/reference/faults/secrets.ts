@@ -125,4 +125,6 @@ export const secretsFaults: Fault[] = [
   f('cloudauth-token-unusable', ['secrets.cloudauth.token-works'], 'The token login returns belongs to no namespace and works nowhere'),
   f('cloudauth-jwt-required-message', ['secrets.upstream.cloudauth-jwt-required'], 'Login without a jwt answers 400 with another message'),
   f('cloudauth-login-cidr-400', ['secrets.upstream.cloudauth-cidr-403'], 'Login from outside token_bound_cidrs answers 400 instead of 403'),
+  f('trailing-period-stripped', ['secrets.core.path-param-trailing-period-404', 'secrets.core.path-param-trailing-period-flows-404'], 'A name ending in periods is normalised by dropping them, so the route reaches the resource named without them'),
+  f('version-prefix-ignored', ['secrets.versioning.v1-only'], 'Any /v<N>/ prefix is served as /v1/'),
 ];

@@ -12,6 +12,7 @@ import { inCidrs } from './cidr.ts';
 import { MountLayout } from './mount-layout.ts';
 import type { MountTable } from './mount-table.ts';
 import { NamespaceTree, normalizeNamespace } from './namespaces.ts';
+import { checkPathParameters } from './path-params.ts';
 import { dataEnvelope, type EngineResult } from './respond.ts';
 import { TokenStore, type TokenEntry } from './token-store.ts';
 import type { SigningKey } from './oidc/signing-key.ts';
@@ -94,6 +95,8 @@ export class SecretsService {
   async handle(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
     const faults = this.options.faults;
     const url = new URL(req.url ?? '/', 'http://reference.invalid');
+    // The fault: any /v<N>/ prefix is served as version 1.
+    if (faults.has('secrets.version-prefix-ignored')) url.pathname = url.pathname.replace(/^\/v\d+\//, '/v1/');
     if (!url.pathname.startsWith('/v1/')) {
       req.resume();
       return this.sendErrors(res, 404, ['Missing /v1/ prefix in path. Use vault path-help command to retrieve API help for paths']);
@@ -134,6 +137,11 @@ export class SecretsService {
       req.resume();
       return this.sendErrors(res, faults.has('secrets.unknown-path-400') ? 400 : 404, [`no handler for route "${nsHeader}${path}". route entry not found.`]);
     }
+    const params = checkPathParameters(mount.engine.type, rest.slice(mount.prefix.length), faults);
+    if (params.kind === 'unsupported') {
+      req.resume();
+      return this.sendErrors(res, 404, faults.has('secrets.unsupported-path-message') ? [] : [`unsupported path: invalid name "${params.name}"`]);
+    }
 
     let data: Record<string, unknown> = {};
     if (operation === 'create-or-update') {
@@ -154,7 +162,7 @@ export class SecretsService {
       req.resume();
     }
 
-    let rel = rest.slice(mount.prefix.length);
+    let rel = params.path;
     if (operation === 'help') {
       let doc = mount.engine.help(rel);
       if (!doc) return this.sendErrors(res, 404, [`unsupported path: ${rest}`]);

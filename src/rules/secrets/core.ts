@@ -88,11 +88,41 @@ export const secretsCoreRules: Rule[] = [
   }),
   rule({
     id: 'secrets.core.path-param-trailing-period-404',
-    title: 'Any name ending in a period answers 404 on every route that takes a path parameter',
+    title: 'A name ending in periods answers 404 on every :name route (read, write, delete, list) of providers, scopes, clients, assignments and cloud-identity roles, even when the name without the periods exists, and changes nothing',
     level: 'MUST',
     sources: [
       { file, section: 'Endpoints', quote: 'Path parameters must not end with a period; otherwise the service answers 404 (unsupported path).' },
       { file, section: 'Errors', quote: 'path parameter ending in a period' },
+    ],
+    notes: [
+      'Each resource exists under the name without the periods before the probes, so a 404 cannot come from "not found": a target that drops the periods reaches that resource and answers 200, 204 or 405.',
+      'Vault matches every such name against one pattern, a word character first and last (hashicorp/vault sdk/framework/path.go GenericNameRegex; vault/identity_store_oidc_provider.go oidcProviderPaths; vault-plugin-auth-azure path_role.go): a name ending in a period matches no route, ErrUnsupportedPath, 404.',
+      'Key-value keys are no :name parameter (the spec writes <key>; Vault matches them with framework.MatchAllRegex), so they are left out.',
+    ],
+  }),
+  rule({
+    id: 'secrets.core.path-param-trailing-period-flows-404',
+    title: "A provider name ending in periods answers 404 on the provider's discovery, key set, authorize, token and userinfo routes, while the same requests on the provider's own name succeed",
+    level: 'MUST',
+    sources: [
+      { file, section: 'Endpoints', quote: 'Path parameters must not end with a period; otherwise the service answers 404 (unsupported path).' },
+      { file, section: 'Errors', quote: 'path parameter ending in a period' },
+    ],
+    notes: [
+      'Every request is first made on the working provider (discovery and keys 200, a code from authorize, tokens from the token endpoint, claims from userinfo), then the same request with the periods appended to its name must answer 404.',
+      'Userinfo with the periods is sent with the client token rather than the access token: a token whose policy names only the provider\'s own userinfo path may be refused with 403 before routing ("a path the caller may not see" may answer either way), while a client token reaches routing. Vault lists oidc/provider/+/.well-known/* and +/token as unauthenticated, and + matches a name with a period, so those reach routing too (vault/identity_store.go PathsSpecial).',
+    ],
+  }),
+  rule({
+    id: 'secrets.versioning.v1-only',
+    title: 'Only /v1/ serves the routes: the same path under another version prefix (/v2/, /v0/, /V1/, none) neither reads nor writes a secret',
+    level: 'MUST',
+    sources: [
+      { file, section: 'Versioning', quote: 'All routes carry the prefix /v1/; version 1 is the only version.' },
+      { file, section: 'Endpoints', quote: 'All paths below are under {base_url}/v1/.' },
+    ],
+    notes: [
+      'The status is not asserted: Vault serves only /v1/ from its API handler and answers other paths with the Go mux\'s 404, or with a redirect to /ui/ when the UI is enabled (hashicorp/vault http/handler.go handler). What is asserted is that no secret is read, written or changed through them.',
     ],
   }),
   rule({
