@@ -138,3 +138,25 @@ ruleTest('scheduler.metadata.node-id', async (kit) => {
   const other = await kit.scheduler.readMetadata({ node_id: '0e6c7f7a-1111-4222-8333-944445555666' });
   expect(other.status, 'node_id of no node is refused').toBeGreaterThanOrEqual(400);
 });
+
+ruleTest('scheduler.metadata.node-id-default', async (kit) => {
+  const nodeId = kit.ctx.provisioned?.scheduler?.nodeId ?? kit.ctx.targets.scheduler?.nodeId;
+  if (!nodeId) throw new SkipRule('the node ID is not known: none was detected and the scheduler profile names none');
+  const key = runKey(kit, 'nodedefault');
+  const s = kit.scheduler;
+  try {
+    // Set without node_id (query and body): the receiving node takes it.
+    const set = await s.updateMetadata({ [key]: 'implicit' }, { node_id: undefined });
+    expect(set.status, 'POST /v1/client/metadata without node_id answers 200').toBe(200);
+    const named = expectShape(await s.readMetadata({ node_id: nodeId }), nodeMetadataSchema, 'GET with node_id');
+    expect(named.Dynamic[key], "a key set without node_id is the receiving node's: read with its full ID").toBe('implicit');
+    // Set with NodeID in the body, read without node_id.
+    const body = await s.http.post('/v1/client/metadata', { NodeID: nodeId, Meta: { [key]: 'body' } });
+    expect(body.status, 'POST /v1/client/metadata with NodeID in the body answers 200').toBe(200);
+    const implicit = expectShape(await s.readMetadata({ node_id: undefined }), nodeMetadataSchema, 'GET without node_id');
+    expect(implicit.Dynamic[key], 'GET without node_id reads the receiving node, where NodeID in the body set the key').toBe('body');
+    expect((await s.stats({ node_id: undefined })).status, 'GET /v1/client/stats without node_id answers 200').toBe(200);
+  } finally {
+    await s.updateMetadata({ [key]: null });
+  }
+});

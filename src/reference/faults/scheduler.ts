@@ -51,6 +51,7 @@ export const schedulerFaults: Fault[] = [
   { id: 'scheduler.logs-default-origin-end', system: 'scheduler', breaks: ['scheduler.fs.logs-defaults'], description: 'Logs without origin read from the end: with the default offset, nothing' },
   { id: 'scheduler.stream-frame-file-empty', system: 'scheduler', breaks: ['scheduler.fs.stream'], description: 'Stream frames carry an empty File instead of the file being streamed' },
   { id: 'scheduler.events-namespace-star-open', system: 'scheduler', breaks: ['scheduler.events.namespace-star-acl'], description: "namespace=* is checked as 'default': read-job in default is enough to read every namespace" },
+  { id: 'scheduler.node-id-required', system: 'scheduler', breaks: ['scheduler.metadata.node-id-default'], description: 'A client node refuses metadata and stats requests without node_id instead of answering for itself' },
   { id: 'scheduler.stats-short-node-id', system: 'scheduler', breaks: ['scheduler.ids.full-only'], description: 'Client stats take an 8-character node_id as this node' },
   { id: 'scheduler.readat-short-id', system: 'scheduler', breaks: ['scheduler.ids.full-only'], description: 'readat resolves an 8-character allocation ID by prefix' },
   // Issue 18: the ACL column of the client endpoints.

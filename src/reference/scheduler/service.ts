@@ -235,7 +235,11 @@ export class SchedulerService {
 
   /** node_id may be omitted (this node answers) or must be this node's full ID. */
   private checkNode(nodeId: string | null | undefined, prefixFault?: string): void {
-    if (nodeId === null || nodeId === undefined || nodeId === '') return;
+    if (nodeId === null || nodeId === undefined || nodeId === '') {
+      // The fault asks for node_id as a server would, though this node received the request.
+      if (this.options.faults.has('scheduler.node-id-required')) throw new ClientError(400, 'missing node_id');
+      return;
+    }
     if (prefixFault !== undefined && this.options.faults.has(prefixFault) && this.options.nodeId.startsWith(nodeId)) return;
     if (this.options.faults.has('scheduler.metadata-node-id-ignored') && !SHORT_ID.test(nodeId)) return;
     if (SHORT_ID.test(nodeId) && !this.options.faults.has('scheduler.short-ids-accepted')) throw new ClientError(400, `node_id must be the full node ID, not the short form "${nodeId}"`);

@@ -18,4 +18,17 @@ export const schedulerMetadataRules: Rule[] = [
       "Current Nomad deletes a key set to null from Dynamic unless the key is also static (hashicorp/nomad client/meta_endpoint.go NodeMeta.Apply, PR 18664: 1.5.10, 1.6.3 and 1.7.0 on); older releases keep it as null. Either way the key is unset, so absent and null both pass.",
     ],
   },
+  {
+    id: 'scheduler.metadata.node-id-default',
+    system: 'scheduler',
+    title: 'Without node_id (and without NodeID in the body) the node that receives the request answers: a key set so is the node\'s, read with its full ID; NodeID in the body names the node; stats answer without node_id',
+    level: 'MUST',
+    sources: [
+      { file, section: 'Endpoints', quote: 'Parameter node_id (string, optional): full node ID; required through a server, defaults to the receiving node otherwise; given as query parameter.' },
+      { file, section: 'Endpoints', quote: 'Parameters: NodeID in the body or node_id in the query (string, optional, same rules).' },
+    ],
+    notes: [
+      "The target is the agent of the profile's node (the fixtures' node): a client, or a server that is also that client (nomad agent -dev). Nomad: command/agent/meta_endpoint.go and stats_endpoint.go serve the request on the local client when node_id is empty or names it (rpcHandlerForNode), and refuse it on a server-only agent, which is the \"required through a server\" a client target cannot show.",
+    ],
+  },
 ];
