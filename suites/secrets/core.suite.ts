@@ -148,38 +148,83 @@ function describes(template: string, relative: string): boolean {
   return new RegExp(`^${pattern}$`).test(relative);
 }
 
-ruleTest('secrets.core.help-openapi', async (kit) => {
+/**
+ * A path queried with ?help=1: whether it is itself a route read with GET, and routes beneath it
+ * that are read with GET, relative to it.
+ */
+interface HelpCase {
+  path: string;
+  self: boolean;
+  beneath: string[];
+}
+
+/** Key-value, identity and auth paths: mount roots, collections, named resources, a secret. */
+async function helpCases(kit: RuleKit, resources: Named[]): Promise<HelpCase[]> {
   const secretPath = `${v1(kit)}${run}/helped`;
-  await kit.secrets.write(secretPath, { a: 'b' });
-  // What lies beneath each queried path: the secret beneath the mount, a name beneath the secret.
-  const beneath: [string, string][] = [
-    [v1(kit), `/${run}/helped`],
-    [secretPath, '/child'],
+  expect((await kit.secrets.write(secretPath, { a: 'b' })).status, `writing ${secretPath} succeeds`).toBeLessThan(300);
+  const cases: HelpCase[] = [
+    { path: v1(kit), self: true, beneath: [`/${run}/helped`] },
+    { path: secretPath, self: true, beneath: ['/child'] },
   ];
-  for (const [path, child] of beneath) {
-    const res = await kit.secrets.help(path);
-    expect(res.status, `GET /v1/${path}?help=1 answers 200`).toBe(200);
-    const body = expectShape(res, helpResponseSchema, `?help=1 on ${path}`);
-    const doc = openApi3Schema.safeParse(body.openapi);
-    expect(doc.success, `openapi of ${path} is an OpenAPI 3 document: ${doc.success ? '' : doc.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`).toBe(true);
-    const paths = Object.keys(doc.data!.paths);
-    expect(paths.length, 'the document describes at least the queried path').toBeGreaterThan(0);
-    const queried = path.replace(/\/$/, '');
-    for (const p of paths) {
-      expect(p.startsWith('/v1/'), `path "${p}" is relative to the queried path, not absolute`).toBe(false);
-      expect(p.includes(queried), `path "${p}" does not repeat the queried path ${queried}`).toBe(false);
-    }
-    // "for that path and paths beneath it": the document is about the queried path, and a secret
-    // beneath it can be read (GET) by what it describes.
-    expect(paths.some((p) => describes(p, '/')), `the document for ${path} describes the queried path itself (paths: ${paths.join(', ')})`).toBe(true);
-    const readable = paths.filter((p) => describes(p, child) && (doc.data!.paths[p] as { get?: unknown }).get !== undefined);
-    expect(readable.length, `the document for ${path} describes reading ${child} beneath it (paths: ${paths.join(', ')})`).toBeGreaterThan(0);
+  for (const { route, name } of resources) {
+    const collection = route.replace(/\/$/, '');
+    const own = collection.endsWith('oidc/provider') ? ['/.well-known/openid-configuration', '/.well-known/keys'] : [];
+    cases.push({ path: collection, self: true, beneath: [`/${name}`, ...own.map((o) => `/${name}${o}`)] });
+    cases.push({ path: `${route}${name}`, self: true, beneath: own });
+  }
+  // The mount roots: nothing is served at the root itself, the resources are beneath it.
+  const byMount = new Map<string, string[]>();
+  for (const { route, name } of resources) {
+    const mount = route.startsWith('identity/') ? 'identity/' : route.slice(0, route.indexOf('/role/') + 1);
+    byMount.set(mount, [...(byMount.get(mount) ?? []), `/${route.slice(mount.length)}${name}`]);
+  }
+  for (const [mount, beneath] of byMount) cases.push({ path: mount, self: false, beneath });
+  return cases;
+}
+
+ruleTest('secrets.core.help-openapi', async (kit) => {
+  const resources = await namedResources(kit);
+  const cases = await helpCases(kit, resources);
+  try {
+    await kit.property(
+      fc.constantFrom(...cases),
+      async ({ path, self, beneath }) => {
+        const res = await kit.secrets.help(path);
+        expect(res.status, `GET /v1/${path}?help=1 answers 200 (${res.text.slice(0, 120)})`).toBe(200);
+        const body = expectShape(res, helpResponseSchema, `?help=1 on ${path}`);
+        const doc = openApi3Schema.safeParse(body.openapi);
+        expect(doc.success, `openapi of ${path} is an OpenAPI 3 document: ${doc.success ? '' : doc.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`).toBe(true);
+        const paths = Object.keys(doc.data!.paths);
+        expect(paths.length, `the document for ${path} describes something`).toBeGreaterThan(0);
+        const queried = path.replace(/\/$/, '');
+        for (const p of paths) {
+          expect(p.startsWith('/v1/'), `path "${p}" is relative to the queried path, not absolute`).toBe(false);
+          expect(p.includes(queried), `path "${p}" does not repeat the queried path ${queried}`).toBe(false);
+        }
+        const readable = (relative: string) => paths.filter((p) => describes(p, relative) && (doc.data!.paths[p] as { get?: unknown }).get !== undefined);
+        // "for that path and paths beneath it": the queried route itself, and what lies beneath it,
+        // read relative to the queried path.
+        if (self) expect(readable('/').length, `the document for ${path} describes reading the queried path itself (paths: ${paths.join(', ')})`).toBeGreaterThan(0);
+        for (const child of beneath) {
+          expect(readable(child).length, `the document for ${path} describes reading ${child} beneath it, relative to the queried path (paths: ${paths.join(', ')})`).toBeGreaterThan(0);
+        }
+      },
+      { numRuns: cases.length, examples: cases },
+    );
+  } finally {
+    for (const { route, name } of resources) await kit.secrets.delete(`${route}${name}`);
   }
 });
 
 ruleTest('secrets.core.help-no-leak', async (kit) => {
-  for (const path of [v1(kit), `${v1(kit)}${run}/helped`]) {
-    const res = await kit.secrets.help(path, { bare: true });
+  const paths = [v1(kit), `${v1(kit)}${run}/helped`, 'identity/', 'identity/oidc/provider', 'identity/oidc/client'];
+  try {
+    paths.push(`auth/${kit.cloudAuth.mount}/role`);
+  } catch (err) {
+    if (!(err instanceof SkipRule)) throw err;
+  }
+  for (const path of paths) {
+    const res = await kit.secrets.help(path, { bare: true, headers: { [kit.secrets.dialect.secrets.requestHeader]: 'true' } });
     expect(res.status, `?help=1 on ${path} without a token is refused`).toBeGreaterThanOrEqual(400);
     expect(res.status, 'refused with 403 or 404').toBeOneOf([403, 404]);
     const body = res.json() as Record<string, unknown>;

@@ -127,4 +127,6 @@ export const secretsFaults: Fault[] = [
   f('cloudauth-login-cidr-400', ['secrets.upstream.cloudauth-cidr-403'], 'Login from outside token_bound_cidrs answers 400 instead of 403'),
   f('trailing-period-stripped', ['secrets.core.path-param-trailing-period-404', 'secrets.core.path-param-trailing-period-flows-404'], 'A name ending in periods is normalised by dropping them, so the route reaches the resource named without them'),
   f('version-prefix-ignored', ['secrets.versioning.v1-only'], 'Any /v<N>/ prefix is served as /v1/'),
+  f('help-relative-to-mount', ['secrets.core.help-openapi'], '?help=1 below a mount documents only the route the path matches, keyed relative to the mount instead of the queried path (as Vault does)'),
+  f('help-nothing-beneath', ['secrets.core.help-openapi'], '?help=1 documents the queried route alone, nothing beneath it'),
 ];

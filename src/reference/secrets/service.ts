@@ -13,6 +13,7 @@ import { MountLayout } from './mount-layout.ts';
 import type { MountTable } from './mount-table.ts';
 import { NamespaceTree, normalizeNamespace } from './namespaces.ts';
 import { checkPathParameters } from './path-params.ts';
+import { routeHelp } from './route-help.ts';
 import { dataEnvelope, type EngineResult } from './respond.ts';
 import { TokenStore, type TokenEntry } from './token-store.ts';
 import type { SigningKey } from './oidc/signing-key.ts';
@@ -164,7 +165,7 @@ export class SecretsService {
 
     let rel = params.path;
     if (operation === 'help') {
-      let doc = mount.engine.help(rel);
+      let doc = routeHelp(mount.engine.type, rel, this.flavor, faults) ?? mount.engine.help(rel);
       if (!doc) return this.sendErrors(res, 404, [`unsupported path: ${rest}`]);
       if (faults.has('secrets.help-absolute-paths')) doc = absolutizePaths(doc, nsHeader + path);
       if (faults.has('secrets.help-openapi-unrelated')) doc = unrelatedHelp();
