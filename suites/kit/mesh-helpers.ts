@@ -115,3 +115,24 @@ export function expectRefused(res: HttpResponse, what: string): void {
   expect(res.status, `${what} is refused with a 4xx (got ${res.status}: ${res.text.slice(0, 120)})`).toBeGreaterThanOrEqual(400);
   expect(res.status, `${what} is refused with a 4xx, not a server error (got ${res.status}: ${res.text.slice(0, 120)})`).toBeLessThan(500);
 }
+
+/**
+ * The target's clock as its answer's Date header shows it (1 s resolution, so the lower bound of
+ * its time), for judging a leaf's validity by the clock that issued it; the harness's own clock
+ * when the header is missing.
+ */
+export function targetClock(res: HttpResponse): { now(): number } {
+  const stated = Date.parse(res.header('date') ?? '');
+  const offset = Number.isNaN(stated) ? 0 : stated - Date.now();
+  return { now: () => Date.now() + offset };
+}
+
+/** Runs `body` with the CA's LeafCertTTL at `seconds`, then puts the earlier value back. */
+export async function withLeafCertTtl<T>(kit: RuleKit, seconds: number, body: () => Promise<T>): Promise<T> {
+  const restore = await kit.meshFixtures.leafCertTtl(seconds);
+  try {
+    return await body();
+  } finally {
+    await restore();
+  }
+}

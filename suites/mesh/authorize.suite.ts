@@ -124,9 +124,14 @@ ruleTest('mesh.acl.leaf', async (kit) => {
   const service = serviceName('acl');
   const token = await tokenFor(kit, [service]);
   leafOf(kit, await kit.mesh.leaf(service, { token }), 'a leaf with service:write on the service');
+  const held = leafOf(kit, await kit.mesh.leaf(service, { token }), 'the leaf again');
+  // A blocking query for a leaf the agent already holds must be checked as well, not answered from its cache.
+  const blocking = { query: { index: String(held.ModifyIndex), wait: '1s' }, timeoutMs: 15_000 };
   for (const [what, res] of [
     ['without a token', await kit.mesh.leaf(service, { token: null })],
+    ['with an unknown token', await kit.mesh.leaf(service, { token: 'not-a-token-0000' })],
     ['with a token lacking service:write on the service', await kit.mesh.leaf(serviceName('other'), { token })],
+    ['in a blocking query without a token', await kit.mesh.leaf(service, { token: null, ...blocking })],
   ] as const) {
     expectRefused(res, `a leaf ${what}`);
     expect(res.text.includes('PRIVATE KEY'), `a leaf ${what}: no key is handed out`).toBe(false);

@@ -3,7 +3,11 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { caRootsSchema } from '../../src/client/schemas/mesh.ts';
 import { expectShape } from '../kit/expect-shape.ts';
-import { activeRootCert, certOf, expectChainsToActiveRoot, leafOf, publicKeyOfPrivate, rootsIndex, rootsNow, serialValue, serviceName } from '../kit/mesh-helpers.ts';
+import { x509 } from '../../src/crypto/x509.ts';
+import type { LeafResponse } from '../../src/client/mesh-api.ts';
+import type { HttpResponse } from '../../src/client/http-client.ts';
+import type { RuleKit } from '../kit/rule-kit.ts';
+import { activeRootCert, certOf, expectChainsToActiveRoot, leafOf, publicKeyOfPrivate, rootsIndex, rootsNow, serialValue, serviceName, targetClock, withLeafCertTtl } from '../kit/mesh-helpers.ts';
 import { ruleTest } from '../kit/rule-test.ts';
 
 // Everything that depends on which root is active lives in this one file, so that the rotations
@@ -196,6 +200,102 @@ ruleTest('mesh.leaf.blocking-timeout', async (kit) => {
   expect(elapsed, 'and returned soon after the wait elapsed').toBeLessThan(10_000);
   expect(again.SerialNumber, 'with the same certificate').toBe(first.SerialNumber);
 }, { timeoutMs: 30_000 });
+
+const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
+const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
+const ANY_EXTENDED_USAGE = '2.5.29.37.0';
+
+ruleTest('mesh.leaf.key-usages', async (kit) => {
+  for (const service of [serviceName('usage'), serviceName('usage')]) {
+    const leaf = leafOf(kit, await kit.mesh.leaf(service));
+    const cert = certOf(leaf);
+    expect(cert.ca, `the leaf of ${service} is not a CA certificate`).toBe(false);
+    // Node lists the extended key usages, or leaves them undefined when the certificate does not restrict them.
+    const extended = cert.keyUsage;
+    if (extended !== undefined && !extended.includes(ANY_EXTENDED_USAGE)) {
+      expect(extended, `the leaf of ${service} may serve inbound connections (serverAuth)`).toContain(SERVER_AUTH);
+      expect(extended, `the leaf of ${service} may be the client certificate of outbound connections (clientAuth)`).toContain(CLIENT_AUTH);
+    }
+    const usages = new x509.X509Certificate(cert.raw).getExtension(x509.KeyUsagesExtension);
+    if (usages) expect(usages.usages & x509.KeyUsageFlags.digitalSignature, `the leaf of ${service} may sign a TLS handshake (digitalSignature)`).not.toBe(0);
+  }
+});
+
+ruleTest('mesh.leaf.serial-64-bit', async (kit) => {
+  await kit.property(
+    fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/),
+    async (name) => {
+      const leaf = leafOf(kit, await kit.mesh.leaf(`${serviceName('serial64')}-${name}`));
+      const serial = serialValue(leaf.SerialNumber);
+      expect(serial, `SerialNumber ${leaf.SerialNumber} is the certificate's serial`).toBe(BigInt(`0x${certOf(leaf).serialNumber}`));
+      expect(serial < 2n ** 64n, `SerialNumber ${leaf.SerialNumber} fits in 64 bits`).toBe(true);
+    },
+    { numRuns: Math.min(kit.ctx.runs, 5), examples: ['a'] },
+  );
+});
+
+/**
+ * The leaf lifetime the renewal rules set. Consul backdates NotBefore by a minute and ends the leaf
+ * LeafCertTTL after that (provider_consul.go Sign), so 80 s leaves 20 s of validity after issue.
+ */
+const SHORT_TTL_S = 80;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+/** A leaf issued under the short TTL, with the target's clock; ERROR when the TTL did not take effect. */
+async function shortLivedLeaf(kit: RuleKit, service: string): Promise<{ leaf: LeafResponse; res: HttpResponse; left: number }> {
+  const res = await kit.mesh.leaf(service);
+  const leaf = leafOf(kit, res, `leaf of ${service}`);
+  const left = Date.parse(leaf.ValidBefore) - targetClock(res).now();
+  if (left > SHORT_TTL_S * 1000 + 5_000) throw new Error(`the fixtures set LeafCertTTL ${SHORT_TTL_S}s, but the new leaf is valid for ${Math.round(left / 1000)} s more: the setting did not take effect`);
+  return { leaf, res, left };
+}
+
+ruleTest(
+  'mesh.leaf.renewed-when-expired',
+  async (kit) => {
+    await withLeafCertTtl(kit, SHORT_TTL_S, async () => {
+      const service = serviceName('expiry');
+      const { leaf: first, left } = await shortLivedLeaf(kit, service);
+      expect(left, `a fresh leaf is unexpired (ValidBefore ${first.ValidBefore})`).toBeGreaterThan(0);
+      const end = Date.parse(first.ValidBefore);
+      // Every answer is unexpired, until and after the first leaf ends.
+      for (;;) {
+        const res = await kit.mesh.leaf(service);
+        const leaf = leafOf(kit, res, `leaf of ${service}`);
+        const now = targetClock(res).now();
+        expect(Date.parse(leaf.ValidBefore), `a non-blocking query answered a leaf that ended at ${leaf.ValidBefore}, ${Math.round((now - Date.parse(leaf.ValidBefore)) / 1000)} s before the answer`).toBeGreaterThan(now);
+        if (now > end + 1_000) {
+          expect(leaf.SerialNumber, 'after the first leaf expired, a new one is returned').not.toBe(first.SerialNumber);
+          return;
+        }
+        await sleep(Math.min(2_000, end + 1_500 - now));
+      }
+    });
+  },
+  { timeoutMs: (SHORT_TTL_S + 40) * 1000 },
+);
+
+ruleTest(
+  'mesh.leaf.blocking-wakes-on-expiry',
+  async (kit) => {
+    await withLeafCertTtl(kit, SHORT_TTL_S, async () => {
+      const service = serviceName('expiring');
+      const { leaf: first, left } = await shortLivedLeaf(kit, service);
+      const waitS = Math.ceil(Math.max(0, left) / 1000) + 30;
+      const started = performance.now();
+      const res = await kit.mesh.leaf(service, { query: { index: String(first.ModifyIndex), wait: `${waitS}s` }, timeoutMs: (waitS + 20) * 1000 });
+      const elapsed = performance.now() - started;
+      const woken = leafOf(kit, res, 'the blocking leaf query');
+      const now = targetClock(res).now();
+      kit.note(`the blocking query returned after ${Math.round(elapsed)} ms; the first leaf had ${Math.round(left)} ms left`);
+      expect(woken.SerialNumber, `the blocking query returned a new leaf (after ${Math.round(elapsed)} ms of its ${waitS} s wait)`).not.toBe(first.SerialNumber);
+      expect(now, `the new leaf came no later than the old one's end (${first.ValidBefore})`).toBeLessThanOrEqual(Date.parse(first.ValidBefore) + 1_000);
+      expect(elapsed, `and before the query's ${waitS} s wait elapsed`).toBeLessThan(waitS * 1000);
+      expect(Date.parse(woken.ValidBefore), 'the new leaf is valid now').toBeGreaterThan(now);
+    });
+  },
+  { timeoutMs: (SHORT_TTL_S + 60) * 1000 },
+);
 
 ruleTest('mesh.leaf.service-need-not-exist', async (kit) => {
   await kit.property(

@@ -52,6 +52,14 @@ export interface CaRefusal {
 }
 export type CaUpdate = { ok: true; rotated: boolean } | CaRefusal;
 
+/** Faults of the reference that change how a leaf is signed (see faults/mesh.ts). */
+export interface LeafSigningFaults {
+  /** Signed by the leaf's own key instead of the CA. */
+  selfSigned?: boolean;
+  /** Extended key usage serverAuth only: the leaf cannot act as a TLS client. */
+  serverAuthOnly?: boolean;
+}
+
 export interface CertificateAuthorityOptions {
   /** The serial the next certificate gets; by default a random one in 0x1001..0x2000. */
   firstSerial?: bigint;
@@ -309,7 +317,7 @@ export class CertificateAuthority {
    * and the active root signs it (agent/connect/ca/provider_consul.go Sign). CertPEM is the leaf
    * followed by the active root's IntermediateCerts, as CAManager.SignCertificate appends them.
    */
-  async signLeaf(spiffeUri: string, service: string, serial: bigint, lifetimeMs: number, selfSigned = false): Promise<{ certPem: string; keyPem: string; notBefore: Date; notAfter: Date; rootId: string }> {
+  async signLeaf(spiffeUri: string, service: string, serial: bigint, lifetimeMs: number, { selfSigned = false, serverAuthOnly = false }: LeafSigningFaults = {}): Promise<{ certPem: string; keyPem: string; notBefore: Date; notAfter: Date; rootId: string }> {
     const keys = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as CryptoKeyPair;
     const csr = await x509.Pkcs10CertificateRequestGenerator.create({
       name: `CN=${service}`,
@@ -336,7 +344,7 @@ export class CertificateAuthority {
           x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.dataEncipherment | x509.KeyUsageFlags.keyAgreement,
           true,
         ),
-        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
+        new x509.ExtendedKeyUsageExtension(serverAuthOnly ? [x509.ExtendedKeyUsage.serverAuth] : [x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
         new x509.SubjectAlternativeNameExtension([{ type: 'url', value: spiffeUri }]),
         new x509.SubjectKeyIdentifierExtension(leafKeyId),
         new x509.AuthorityKeyIdentifierExtension(root.key.keyId.toString('hex')),

@@ -84,6 +84,7 @@ export class MeshNamespaces {
     }
     const fromBody = bodyNamespace && !this.faults.has('mesh.ns-body-ignored') ? bodyNamespace : undefined;
     const ordered = this.faults.has('mesh.ns-header-over-query') ? [fromBody, fromHeader, fromQuery] : [fromBody, fromQuery, fromHeader];
-    return { ok: true, namespace: ordered.find(Boolean) ?? tokenNamespace ?? 'default' };
+    const fromToken = this.faults.has('mesh.ns-token-namespace-ignored') ? undefined : tokenNamespace;
+    return { ok: true, namespace: ordered.find(Boolean) ?? fromToken ?? 'default' };
   }
 }

@@ -279,7 +279,7 @@ export class MeshService {
     const f = this.options.faults;
     if (f.has('mesh.leaf-never-cached')) return true;
     const life = leaf.notAfter.getTime() - leaf.notBefore.getTime();
-    const nearExpiry = leaf.notAfter.getTime() - Date.now() < life / 10;
+    const nearExpiry = leaf.notAfter.getTime() - Date.now() < life / 10 && !f.has('mesh.leaf-cache-ignores-expiry');
     return nearExpiry || this.rotatedSince(leaf);
   }
 
@@ -288,6 +288,7 @@ export class MeshService {
   }
 
   private nextSerial(service: string): bigint {
+    if (this.options.faults.has('mesh.leaf-serial-beyond-64-bit')) return this.options.ca.nextSerial() + 2n ** 64n;
     if (this.options.faults.has('mesh.leaf-serial-per-service')) {
       const next = (this.perServiceSerials.get(service) ?? 1n) + 1n;
       this.perServiceSerials.set(service, next);
@@ -296,13 +297,15 @@ export class MeshService {
     return this.options.ca.nextSerial();
   }
 
-  private async currentLeaf(ns: string, service: string): Promise<Leaf> {
+  /** The cached leaf unless it must be replaced; `renew` replaces it regardless (its renewal time came). */
+  private async currentLeaf(ns: string, service: string, renew = false): Promise<Leaf> {
     const key = this.leafKey(ns, service);
     const cached = this.leaves.get(key);
-    if (cached && !this.needsNewLeaf(cached)) return cached;
+    if (cached && !renew && !this.needsNewLeaf(cached)) return cached;
     const uri = `spiffe://${this.trustDomain}/ns/${ns}/dc/${this.options.datacenter}/svc/${service}`;
     const serial = this.nextSerial(service);
-    const signed = await this.options.ca.signLeaf(uri, service, serial, this.leafLifetimeMs, this.options.faults.has('mesh.leaf-self-signed'));
+    const f = this.options.faults;
+    const signed = await this.options.ca.signLeaf(uri, service, serial, this.leafLifetimeMs, { selfSigned: f.has('mesh.leaf-self-signed'), serverAuthOnly: f.has('mesh.leaf-server-auth-only') });
     const index = this.options.nextIndex();
     const leaf: Leaf = { service, namespace: ns, serial, ...signed, createIndex: cached?.createIndex ?? index, modifyIndex: index, fetchedAt: Date.now() };
     this.leaves.set(key, leaf);
@@ -317,8 +320,12 @@ export class MeshService {
   private async blockForLeaf(req: IncomingMessage, ns: string, service: string, leaf: Leaf, waitMs: number): Promise<Leaf | undefined> {
     const deadline = Date.now() + waitMs;
     const renewAt = new Date(leaf.notAfter.getTime() - (leaf.notAfter.getTime() - leaf.notBefore.getTime()) / 10);
-    const end = await this.waitFor('leaf', waitMs, req, renewAt);
+    const watchExpiry = !this.options.faults.has('mesh.leaf-blocking-ignores-expiry');
+    const end = await this.waitFor('leaf', waitMs, req, watchExpiry ? renewAt : undefined);
     if (end === 'closed') return undefined;
+    // The timer that ended the wait was the renewal time, not the wait: the timer may fire on the
+    // very millisecond, when the near-expiry test alone would still keep the leaf.
+    if (end === 'timeout' && watchExpiry && renewAt.getTime() < deadline) return this.currentLeaf(ns, service, true);
     if (end === 'event' && this.hashicorp && this.rotatedSince(leaf)) {
       const spread = Math.random() * LEAF_REISSUE_SPREAD_MS;
       const left = deadline - Date.now();
@@ -342,7 +349,9 @@ export class MeshService {
     const ns = choice.namespace;
     const b = this.blocking(url, res);
     if (!b) return;
-    if (f.has('mesh.leaf-read-suffices')) {
+    if (f.has('mesh.leaf-blocking-skips-acl') && b.index !== undefined && this.leaves.has(this.leafKey(ns, service))) {
+      // The fault: a blocking query for a leaf the agent holds is answered from its cache unchecked.
+    } else if (f.has('mesh.leaf-read-suffices')) {
       if (!token) return this.plain(res, 403, 'ACL not found');
     } else {
       const denial = this.acl.checkServiceWrite(secret, ns, service);

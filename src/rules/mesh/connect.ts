@@ -124,6 +124,40 @@ export const meshConnectRules: Rule[] = [
     sources: [leafBehaviour2],
   }),
   rule({
+    id: 'mesh.leaf.key-usages',
+    title: 'A leaf certificate may serve both sides of a connection: it is no CA, and its key usages allow a TLS server and a TLS client (serverAuth and clientAuth when it restricts extended key usage, digitalSignature when it restricts key usage)',
+    sources: [{ file, section: DOES, quote: 'Leaf certificate returns the certificate of one service, used as server certificate for inbound connections and as client certificate for outbound ones.' }],
+    notes: [
+      "Consul's built-in CA signs leaves with KeyUsage DigitalSignature|KeyEncipherment|DataEncipherment|KeyAgreement and ExtKeyUsage ClientAuth and ServerAuth, BasicConstraintsValid and not CA (hashicorp/consul agent/connect/ca/provider_consul.go ConsulProvider.Sign); a certificate without the extensions is unrestricted (RFC 5280 4.2.1.3, 4.2.1.12), so absent extensions pass",
+    ],
+  }),
+  rule({
+    id: 'mesh.leaf.serial-64-bit',
+    title: "For leaves of generated services, SerialNumber is the certificate's serial and fits in 64 bits (at most 8 bytes of colon-hex, a value below 2^64)",
+    sources: [{ file, section: LEAF, quote: 'Monotonically increasing 64-bit serial across all certificates issued by the cluster' }],
+    notes: [
+      "Consul's built-in CA takes the serial from its provider state index plus one, a uint64 (hashicorp/consul agent/connect/ca/provider_consul.go ConsulProvider.Sign, sn.SetUint64(idx + 1)), and writes it with connect.EncodeSerialNumber (colon-hex of the big-endian bytes); an external provider (Vault PKI) picks random serials of up to 20 bytes: the same conditional deviation as mesh.leaf.serial-monotonic, listed in expectations/consul.json",
+    ],
+  }),
+  rule({
+    id: 'mesh.leaf.renewed-when-expired',
+    title: 'A non-blocking leaf query answers an unexpired leaf: once the cached leaf has expired, the next query returns a new one that is valid now',
+    capability: FIX,
+    sources: [leafBehaviour1, { file, section: DOES, quote: 'caches the result, and returns it until near expiry or until the roots change' }],
+    notes: [
+      "The test shortens the CA configuration's LeafCertTTL through the fixtures (Consul refuses less than 1 h unless SkipValidate) and waits out the leaf. Consul backdates a leaf's NotBefore by a minute and ends it LeafCertTTL after that (hashicorp/consul agent/connect/ca/provider_consul.go ConsulProvider.Sign, effectiveNow), so the TTL is 80 s, which leaves 20 s of validity; a non-blocking query renews at a random point between 60 % and 90 % of the lifetime, and at once for a lifetime under 10 minutes (agent/leafcert/generate.go Manager.attemptLeafRefresh with MustRevalidate, agent/leafcert/util.go calculateSoftExpiry), so the test asserts nothing about when before expiry a new leaf comes, only that an expired one is never returned",
+    ],
+  }),
+  rule({
+    id: 'mesh.leaf.blocking-wakes-on-expiry',
+    title: "A blocking leaf query whose wait outlasts the leaf returns a new leaf, valid now, no later than the old leaf's end of validity and before its wait elapses",
+    capability: FIX,
+    sources: [leafBehaviour2],
+    notes: [
+      "Consul wakes a blocking leaf query at a random point of the soft-expiry window (60 % to 90 % of the lifetime, at once under 10 minutes: hashicorp/consul agent/leafcert/generate.go Manager.attemptLeafRefresh, expiresTimer; agent/leafcert/util.go calculateSoftExpiry); the spec names no point before expiry, so the test asserts only the upper bound: the old leaf's ValidBefore, with the target's clock read from its Date header",
+    ],
+  }),
+  rule({
     id: 'mesh.leaf.service-need-not-exist',
     title: 'A leaf is issued for any service name, registered or not, given the ACL permission',
     sources: [{ file, section: ENDPOINTS, quote: 'it need not exist in the catalog, but ACL permission is required' }],
