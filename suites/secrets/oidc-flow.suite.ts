@@ -203,6 +203,19 @@ ruleTest('secrets.oidc.token-response', async (kit) => {
   );
 });
 
+ruleTest('secrets.oidc.access-token-expires', async (kit) => {
+  const ttl = 2;
+  const setup = await setupOidc(kit, { accessTokenTtl: ttl });
+  const { token } = await codeFlow(setup);
+  expect(token.expires_in, `expires_in says the token lives ${ttl} s`).toBeLessThanOrEqual(ttl);
+  const first = await setup.api.userinfo(setup.provider, token.access_token);
+  expect(first.status, `userinfo takes the access token at once (${first.text.slice(0, 160)})`).toBe(200);
+  await new Promise((r) => setTimeout(r, (ttl + 2) * 1000));
+  const late = await setup.api.userinfo(setup.provider, token.access_token);
+  expect(late.status, `userinfo refuses the access token ${ttl + 2} s after it was issued with access_token_ttl ${ttl} s (${late.status}: ${late.text.slice(0, 160)})`).toBeGreaterThanOrEqual(400);
+  expect(/"sub"\s*:/.test(late.text), 'and returns no claims').toBe(false);
+});
+
 ruleTest('secrets.oidc.id-token-verifies', async (kit) => {
   const setup = await setupOidc(kit);
   const { token } = await codeFlow(setup);

@@ -13,4 +13,5 @@ export const secretsOidcFaults: Fault[] = [
   f('oidc-access-token-any-provider', ['secrets.oidc.userinfo-other-provider'], "An access token is accepted at the userinfo endpoint of every provider that allows its client, not only at the issuing provider's"),
   f('oidc-client-key-ignored', ['secrets.oidc.client-key-signs'], "Every ID token is signed with the default key, whatever key the client names"),
   f('oidc-expires-in-id-token-ttl', ['secrets.oidc.token-response'], "expires_in follows the client's id_token_ttl instead of its access_token_ttl"),
+  f('oidc-access-token-never-expires', ['secrets.oidc.access-token-expires'], "Access tokens never expire: expires_in says the client's access_token_ttl, but userinfo keeps answering after it"),
 ];

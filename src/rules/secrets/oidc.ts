@@ -266,6 +266,18 @@ export const secretsOidcFlowRules: Rule[] = [
     ],
   }),
   rule({
+    id: 'secrets.oidc.access-token-expires',
+    title: "An access token lives the client's access_token_ttl: userinfo takes it at once and refuses it once that many seconds (expires_in) have passed",
+    capability: FIXTURES,
+    sources: [
+      { file, section: CLIENT, quote: "access_token_ttl | integer seconds or duration string | no | Default '24h'" },
+      { file, section: 'Resources and their fields > Token response', quote: 'expires_in | integer | seconds' },
+    ],
+    notes: [
+      "expires_in is the access token's lifetime (RFC 6749 section 5.1). Vault's access token is a batch token whose TTL is access_token_ttl, and a batch token past its TTL is no token (hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCToken; vault/token_store.go lookupBatchTokenInternal, read in the OpenBao fork at internal/vault/token_store.go). A 2 s TTL is used and the refusal checked 4 s later, leaving a second for clocks that count whole seconds.",
+    ],
+  }),
+  rule({
     id: 'secrets.oidc.id-token-verifies',
     title: "The ID token verifies against the key set: signature, iss equal to the discovered issuer, aud the client's client_id, exp after iat, a sub",
     capability: FIXTURES,

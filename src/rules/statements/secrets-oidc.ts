@@ -71,7 +71,7 @@ export const secretsOidcStatements: StatementMap = {
     ),
     // The one OIDC row of Limits: mapped here, not in the core part.
     s('limits-default-ttls', 'Limits', '| Default id_token_ttl and access_token_ttl | 24h |', r('client-defaults')),
-    s('client-access-token-ttl', CLIENT, "| access_token_ttl | integer seconds or duration string | no | Default '24h' |", r('client-defaults', 'client-ttl-forms', 'token-response'), "access_token_ttl is given as integer seconds or a duration string, defaults to 24h, and is the access token's lifetime (expires_in)"),
+    s('client-access-token-ttl', CLIENT, "| access_token_ttl | integer seconds or duration string | no | Default '24h' |", r('client-defaults', 'client-ttl-forms', 'token-response', 'access-token-expires'), "access_token_ttl is given as integer seconds or a duration string, defaults to 24h, and is the access token's lifetime: expires_in says it, and userinfo refuses the token after it"),
     s('client-id-read', CLIENT, '| client_id | string | read only | Returned on read |', r('client-credentials')),
     s('client-secret-read', CLIENT, '| client_secret | string | read only | Returned on read for confidential clients; public clients have none |', r('client-credentials')),
     s('client-ttls-read-as-seconds', CLIENT, 'TTLs are returned by read as integer seconds.', r('client-ttl-forms', 'client-defaults')),
@@ -95,7 +95,7 @@ export const secretsOidcStatements: StatementMap = {
     s('token-response-access-token', TOKEN, '| access_token | string | |', r('token-response', 'userinfo-sub'), 'The token response has an access_token, which userinfo accepts'),
     s('token-response-id-token', TOKEN, '| id_token | string | JWT |', r('id-token-verifies')),
     s('token-response-type', TOKEN, "| token_type | string | 'Bearer' |", r('token-response')),
-    s('token-response-expires-in', TOKEN, '| expires_in | integer | seconds |', r('token-response')),
+    s('token-response-expires-in', TOKEN, '| expires_in | integer | seconds |', r('token-response', 'access-token-expires'), "expires_in is the access token's lifetime in integer seconds"),
     s('userinfo-sub', USERINFO, '| sub | string |', r('userinfo-sub')),
     s('userinfo-username', USERINFO, '| username | string |', r('userinfo-claims-by-scope')),
     s('userinfo-groups', USERINFO, '| groups | array of string |', r('userinfo-claims-by-scope')),

@@ -331,7 +331,7 @@ export class OidcFlows {
       entityId: entity.id,
       // Only the issuing provider's userinfo, as Vault's inline policy on the access token (pathOIDCToken).
       allowedPath: f.has('secrets.oidc-access-token-any-provider') ? /^identity\/oidc\/provider\/[^/]+\/userinfo$/ : new RegExp(`^identity/oidc/provider/${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/userinfo$`),
-      expiresAt: Date.now() + client.access_token_ttl * 1000,
+      expiresAt: f.has('secrets.oidc-access-token-never-expires') ? undefined : Date.now() + client.access_token_ttl * 1000,
       oidc: { provider: name, clientId, scopes: grant.scopes },
     });
     const idTtl = f.has('secrets.oidc-id-token-ttl-ignored') ? 86_400 : client.id_token_ttl;
