@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { helpResponseSchema, openApi3Schema } from '../../src/client/schemas/openapi.ts';
-import { errorBodySchema, readResultSchema } from '../../src/client/schemas/secrets.ts';
+import { errorBodySchema, listResultSchema, readResultSchema } from '../../src/client/schemas/secrets.ts';
 import { expectShape } from '../kit/expect-shape.ts';
 import { kvKey, kvValue, runPrefix } from '../kit/generators/secrets.ts';
 import { uniqueName } from '../kit/run-names.ts';
@@ -344,6 +344,45 @@ ruleTest('secrets.core.path-param-trailing-period-flows-404', async (kit) => {
   } finally {
     await kit.secrets.delete(provider);
     await kit.secrets.delete(`identity/oidc/client/${setup.client.name}`);
+  }
+});
+
+ruleTest('secrets.core.name-one-segment', async (kit) => {
+  // Not providers: they have routes beneath the name (authorize, token, ...).
+  const resources = (await namedResources(kit)).filter((r) => !r.route.endsWith('oidc/provider/'));
+  try {
+    await kit.property(
+      fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/).map((s) => `x${s}`),
+      async (more) => {
+        for (const { route, name, change } of resources) {
+          const before = await kit.secrets.read(`${route}${name}`);
+          expect(before.status, `GET /v1/${route}${name} reads the resource`).toBe(200);
+          const fresh = uniqueName('segment');
+          const probes = [
+            await kit.secrets.read(`${route}${name}/${more}`),
+            await kit.secrets.write(`${route}${name}/${more}`, change),
+            await kit.secrets.delete(`${route}${name}/${more}`),
+            await kit.secrets.write(`${route}${fresh}/${more}`, change),
+          ];
+          for (const res of probes) {
+            expect(res.status, `${res.exchange.method} ${res.exchange.url}: a name is one segment, so no route is there (answered ${res.status}: ${res.text.slice(0, 120)})`).toBeGreaterThanOrEqual(400);
+            expect(res.status, `${res.exchange.method} ${res.exchange.url} is refused as a client error`).toBeLessThan(500);
+          }
+          const after = await kit.secrets.read(`${route}${name}`);
+          expect(after.status, `${route}${name} is still there after the requests to ${name}/${more}`).toBe(200);
+          expect((after.json() as { data?: unknown }).data, `${route}${name} is unchanged by the requests to ${name}/${more}`).toEqual((before.json() as { data?: unknown }).data);
+          const made = await kit.secrets.read(`${route}${fresh}`);
+          expect(made.status, `POST ${route}${fresh}/${more} made no resource named ${fresh}`).toBe(404);
+          const list = await kit.secrets.list(route, 'verb');
+          const keys = list.status === 200 ? list.parse(listResultSchema).data.keys : [];
+          expect(keys.filter((k) => k.includes('/') && (k.startsWith(`${name}/`) || k.startsWith(`${fresh}/`))), `no name with a slash is listed at ${route}`).toEqual([]);
+          if (made.status === 200) await kit.secrets.delete(`${route}${fresh}`);
+        }
+      },
+      { numRuns: Math.min(kit.ctx.runs, 4), examples: ['x'] },
+    );
+  } finally {
+    for (const { route, name } of resources) await kit.secrets.delete(`${route}${name}`);
   }
 });
 

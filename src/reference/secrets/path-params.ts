@@ -20,6 +20,9 @@ export type PathParameterCheck = { kind: 'ok'; path: string } | { kind: 'unsuppo
  */
 export function checkPathParameters(engineType: string, path: string, faults: FaultSet): PathParameterCheck {
   const m = NAMED_SEGMENTS[engineType]?.exec(path);
+  // The fault: a route pattern not anchored at its end, so segments after a name that has no
+  // sub-routes (all but a provider's) are ignored and the name alone is taken.
+  if (m && m[3] && m[3] !== '/' && !m[1]!.startsWith('oidc/provider/') && faults.has('secrets.name-pattern-unanchored')) return { kind: 'ok', path: `${m[1]}${m[2]}` };
   if (!m || !m[2]!.endsWith('.')) return { kind: 'ok', path };
   // A name normalised by dropping its trailing periods (the fault): the route then reaches the
   // resource named without them.

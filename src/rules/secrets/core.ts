@@ -114,6 +114,16 @@ export const secretsCoreRules: Rule[] = [
     ],
   }),
   rule({
+    id: 'secrets.core.name-one-segment',
+    title: 'A name is one path segment: a write, read or delete of <collection>/<name>/<more> on scopes, clients, assignments and cloud-identity roles is refused and makes, reads or removes no resource named <name> or <name>/<more>',
+    level: 'MUST',
+    sources: [{ file, section: 'Endpoints', quote: "':name' is a path segment." }],
+    notes: [
+      'The refusal status is not asserted (404 or 405 both say the route does not exist); what is asserted is that nothing is made under either name and an existing <name> is neither read through the longer path nor changed or deleted by it. Vault anchors every route pattern at its end (sdk/framework/path.go: "The pattern will automatically have a ^ prepended and a $ appended"), so such a path matches no route: 404.',
+      "Provider names are left out: the provider has routes beneath its name (authorize, token, ...), and the trailing-period rules probe those.",
+    ],
+  }),
+  rule({
     id: 'secrets.versioning.v1-only',
     title: 'Only /v1/ serves the routes: the same path under another version prefix (/v2/, /v0/, /V1/, none) neither reads nor writes a secret',
     level: 'MUST',
