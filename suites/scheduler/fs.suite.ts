@@ -9,6 +9,7 @@ import type { RuleKit } from '../kit/rule-kit.ts';
 import { ruleTest } from '../kit/rule-test.ts';
 import { accepted, expectVerdict, gcAllNeed, gcAllocNeed, holders, makeTokens, readEndpoints } from './client-acl.ts';
 import { metadataKeyPrefix } from '../../src/provision/scheduler-provisioner.ts';
+import { escapeExamples, escapeProbeArbitrary, probeQuery } from './path-escape.ts';
 import { expectShapeOf } from './shape.ts';
 
 // All tests that touch allocations are in this one file: GC of all would remove another file's
@@ -116,7 +117,8 @@ ruleTest('scheduler.fs.readat', async (kit) => {
       expect(res.status, `readat offset ${offset} limit ${limit} answers 200`).toBe(200);
       expect(res.body.equals(bytes.subarray(offset, offset + limit)), `readat offset ${offset} limit ${limit} returns exactly that slice (${res.body.length} bytes)`).toBe(true);
     },
-    { examples: [[0, 1], [1, 5], [bytes.length - 1, 10], [bytes.length, 4]] as [number, number][] },
+    // fast-check counts the examples among numRuns: every one runs, then the generated ones.
+    { examples: [[0, 1], [1, 5], [bytes.length - 1, 10], [bytes.length, 4]] as [number, number][], numRuns: 4 + kit.ctx.runs },
   );
 });
 
@@ -180,31 +182,21 @@ ruleTest('scheduler.fs.path-escape', async (kit) => {
   // wherever the fixtures do. /etc/passwd stands for the rest of the machine.
   const fx = await allocation(kit);
   const sibling = await allocation(kit, { tag: `sibling-${Date.now().toString(36)}` });
-  const up = '../'.repeat(12);
-  const enc = (p: string) => p.replaceAll('..', '%2e%2e');
-  const files = [`../${sibling.id}/app/local/data.txt`, `app/../../${sibling.id}/app/local/data.txt`, `/../${sibling.id}/app/local/data.txt`, `${up}etc/passwd`, `app/local/${up}etc/passwd`];
-  const dirs = ['../', `../${sibling.id}/app/local`, `${up}etc`, 'app/../../'];
-  const siblingBytes = sibling.files['app/local/data.txt']!.toString('utf8').slice(0, 40);
   // Content only: error messages may echo the path asked for, and with it the sibling's ID.
-  const outside = [siblingBytes, sibling.stdout.toString('utf8').slice(0, 40), 'root:x:0:0'];
-  const probes: [op: 'cat' | 'readat' | 'ls' | 'stat' | 'stream' | 'logs', query: string][] = [];
-  for (const p of files) {
-    for (const path of [encodeURIComponent(p), enc(p), enc(p).replaceAll('/', '%2f')]) {
-      probes.push(['cat', `path=${path}`], ['readat', `path=${path}&offset=0&limit=4096`], ['stat', `path=${path}`], ['stream', `path=${path}&offset=0&origin=start&follow=false`]);
-    }
-  }
-  for (const p of dirs) for (const path of [encodeURIComponent(p), enc(p)]) probes.push(['ls', `path=${path}`], ['stat', `path=${path}`]);
-  for (const levels of [2, 3]) {
-    const task = `${'../'.repeat(levels)}${sibling.id}/alloc/logs/app`;
-    for (const t of [encodeURIComponent(task), enc(task)]) probes.push(['logs', `task=${t}&type=stdout&offset=0&origin=start`], ['logs', `task=${t}&type=stdout&plain=true`]);
-  }
-  for (const [op, query] of probes) {
-    const res = await kit.scheduler.fsRaw(op, fx.id, query, { maxMs: 3_000 });
-    const text = shown(res);
-    expect(res.status >= 200 && res.status < 300, `${op} ?${query} is not answered with success (got ${res.status}: ${text.slice(0, 120)})`).toBe(false);
-    const leaked = outside.find((marker) => text.includes(marker));
-    expect(leaked, `${op} ?${query} shows nothing from outside the allocation`).toBeUndefined();
-  }
+  const outside = [sibling.files['app/local/data.txt']!.toString('utf8').slice(0, 40), sibling.stdout.toString('utf8').slice(0, 40), 'root:x:0:0'];
+  await kit.property(
+    escapeProbeArbitrary,
+    async (probe) => {
+      const query = probeQuery(probe, sibling.id);
+      const res = await kit.scheduler.fsRaw(probe.op, fx.id, query, { maxMs: 3_000 });
+      const text = shown(res);
+      expect(res.status >= 200 && res.status < 300, `${probe.op} ?${query} is not answered with success (got ${res.status}: ${text.slice(0, 120)})`).toBe(false);
+      const leaked = outside.find((marker) => text.includes(marker));
+      expect(leaked, `${probe.op} ?${query} shows nothing from outside the allocation`).toBeUndefined();
+    },
+    // fast-check counts the examples among numRuns: every one runs, then the generated ones.
+    { examples: escapeExamples(), numRuns: escapeExamples().length + kit.ctx.runs },
+  );
 });
 
 ruleTest('scheduler.fs.stream', async (kit) => {
@@ -222,7 +214,7 @@ ruleTest('scheduler.fs.stream', async (kit) => {
       const named = dataFrames(res).length === 0 || res.values.every((v) => !(v as { Data?: string }).Data || String((v as { File?: unknown }).File ?? '').endsWith(path));
       expect(named, `every frame with data names the streamed file ${path} in File`).toBe(true);
     },
-    { numRuns: Math.min(kit.ctx.runs, 12), examples: [[0, 'start'], [10, 'end']] as [number, 'start' | 'end'][] },
+    { numRuns: 2 + Math.min(kit.ctx.runs, 12), examples: [[0, 'start'], [10, 'end']] as [number, 'start' | 'end'][] },
   );
 });
 

@@ -52,6 +52,9 @@ export const schedulerFaults: Fault[] = [
   { id: 'scheduler.stream-frame-file-empty', system: 'scheduler', breaks: ['scheduler.fs.stream'], description: 'Stream frames carry an empty File instead of the file being streamed' },
   { id: 'scheduler.events-namespace-star-open', system: 'scheduler', breaks: ['scheduler.events.namespace-star-acl'], description: "namespace=* is checked as 'default': read-job in default is enough to read every namespace" },
   { id: 'scheduler.node-id-required', system: 'scheduler', breaks: ['scheduler.metadata.node-id-default'], description: 'A client node refuses metadata and stats requests without node_id instead of answering for itself' },
+  { id: 'scheduler.readat-path-escape', system: 'scheduler', breaks: ['scheduler.fs.path-escape'], description: 'readat alone skips the check that the path stays in the allocation directory: it serves files outside it' },
+  { id: 'scheduler.fs-path-decoded-twice', system: 'scheduler', breaks: ['scheduler.fs.path-escape'], description: "The path is percent-decoded a second time after its containment check, so a double-encoded '..' (%252e%252e) leaves the directory" },
+  { id: 'scheduler.fs-absolute-path-from-root', system: 'scheduler', breaks: ['scheduler.fs.path-escape'], description: "An absolute path is taken from the machine's root instead of the allocation directory's" },
   { id: 'scheduler.stats-short-node-id', system: 'scheduler', breaks: ['scheduler.ids.full-only'], description: 'Client stats take an 8-character node_id as this node' },
   { id: 'scheduler.readat-short-id', system: 'scheduler', breaks: ['scheduler.ids.full-only'], description: 'readat resolves an 8-character allocation ID by prefix' },
   // Issue 18: the ACL column of the client endpoints.

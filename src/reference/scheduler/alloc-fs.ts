@@ -76,6 +76,17 @@ export class AllocationFs {
     return full;
   }
 
+  /** Whether `path` stays inside the allocation's directory (the check `inside` makes, as a test). */
+  isInside(id: string, path: string): boolean {
+    try {
+      this.inside(id, path);
+      return true;
+    } catch (err) {
+      if (err instanceof PathEscapeError) return false;
+      throw err;
+    }
+  }
+
   /** Resolves symlinks too: a link inside the allocation must not lead outside it. */
   async real(id: string, path: string, confined = true): Promise<string> {
     const full = this.inside(id, path, confined);

@@ -57,6 +57,14 @@ export const EVENT_BUFFER_FRAMES = { upstream: 100, otherwise: 256 } as const;
 /** The Node fields the fault scheduler.events-node-payload-missing-fields leaves out of Node events. */
 const NODE_FIELDS_DROPPED = ['Datacenter', 'SchedulingEligibility', 'Status', 'Drain'];
 
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
 /** The fault scheduler.events-node-network-mbits-text: network entries carry MBits as text ("1000 Mbit/s"). */
 function mbitsAsText(node: Record<string, unknown>): void {
   const networks = (node.NodeResources as { Networks?: { MBits?: unknown }[] } | undefined)?.Networks ?? [];
@@ -474,6 +482,7 @@ export class SchedulerService {
   private confined(url: URL, op: string): boolean {
     const f = this.options.faults;
     if (f.has('scheduler.fs-stream-path-escape') && (op === 'stream' || op === 'readat')) return false;
+    if (f.has('scheduler.readat-path-escape') && op === 'readat') return false;
     if (f.has('scheduler.fs-escape-check-before-decoding')) {
       const raw = url.search.slice(1).split('&').find((p) => p.startsWith('path='))?.slice(5) ?? '';
       return raw.includes('..');
@@ -490,8 +499,18 @@ export class SchedulerService {
     if (f.has('scheduler.fs-path-required') && !given) throw new ClientError(400, 'must provide a file name');
     // Spec 002 gives stat the default path '/'; Nomad's FileStatRequest refuses a missing path.
     if (params.op === 'stat' && !given && (this.upstream || f.has('scheduler.fs-stat-path-required'))) throw new ClientError(400, 'must provide a file name');
-    const path = given || '/';
-    const confined = this.confined(url, params.op ?? '');
+    let path = given || '/';
+    let confined = this.confined(url, params.op ?? '');
+    // Faults: a second percent-decoding after the containment check; an absolute path taken from the machine's root.
+    if (f.has('scheduler.fs-path-decoded-twice') && path.includes('%')) {
+      if (!this.fs.isInside(id, path)) throw new PathEscapeError(`Path "${path}" escapes the alloc directory`);
+      path = safeDecode(path);
+      confined = false;
+    }
+    if (f.has('scheduler.fs-absolute-path-from-root') && path.startsWith('/') && path !== '/' && !path.includes('..')) {
+      path = `${'../'.repeat(32)}${path.slice(1)}`;
+      confined = false;
+    }
     const framing = this.nomad ? 'nomad' : 'lines';
     switch (params.op) {
       case 'ls': {

@@ -258,12 +258,13 @@ export const schedulerClientRules: Rule[] = [
   }),
   rule({
     id: 'scheduler.fs.path-escape',
-    title: 'A path that leaves the allocation directory (.., percent-encoded .., a task name for logs) is not answered with success by cat, readat, ls, stat, stream or logs, and nothing from outside the directory is returned',
+    title: 'For generated paths that leave the allocation directory (dot segments from any depth, with or without a leading slash or a ./ segment; percent-encoded, with encoded slashes, mixed or double-encoded; absolute paths; a traversing task name for logs), cat, readat, ls, stat, stream and logs answer no success and return nothing from outside the directory',
     capability: FIX,
     sources: [{ file, section: EP, quote: "path (string, default '/', relative to the allocation directory root)" }],
     notes: [
       'The spec states no status for a refused path: any non-2xx passes. Nomad answers 500 for ls and stat (client/allocdir/alloc_dir.go AllocDir.List and AllocDir.Stat return a plain "Path escapes the alloc directory" error, which command/agent/http.go errCodeFromHandler makes a 500) and 400 for cat, readat and stream (client/fs_endpoint.go FileSystem.stream fails its Stat with code 400); logs refuses a task name it does not know with 400 (FileSystem.logs).',
-      "Percent-encoded dots are sent as they are ('%2e%2e'), not re-encoded by the client, and stream frames are decoded before looking for outside bytes.",
+      "Percent-encoded dots are sent as they are ('%2e%2e'), not re-encoded by the client, and stream frames are decoded before looking for outside bytes. A double-encoded '%252e%252e', decoded once as a server must, names a directory literally called '%2e%2e', which does not exist: no success either way. An absolute path is relative to the allocation directory's root (the spec's 'relative to the allocation directory root'; Nomad joins it to the allocation directory, client/allocdir/alloc_dir.go), so /etc/passwd names nothing there.",
+      'The generated probes (suites/scheduler/path-escape.ts) run after explicit examples that give every operation every encoding toward a sibling allocation and toward the machine, an absolute path, and the logs task forms, so any seed reaches them. Symlinks are not tried: the fixture job makes none (its task writes files through templates and appends to one).',
     ],
   }),
   rule({
