@@ -367,6 +367,24 @@ ruleTest('secrets.oidc.userinfo-claims-by-scope', async (kit) => {
   expect((ungrouped.groups ?? []).slice().sort(), 'the groups claim of an entity in no group names none').toEqual(lone.entity.groups.map((g) => g.name).sort());
 });
 
+ruleTest('secrets.oidc.scope-not-supported-no-claims', async (kit) => {
+  const setup = await setupOidc(kit, { scopes: [{ template: '{"on_provider":"yes"}' }] });
+  const outside = uniqueName('scope');
+  expectWritten(await setup.api.write('scope', outside, { template: '{"off_provider":"leaked"}' }), "create a scope the provider does not list");
+  const res = await authorize(setup, { scope: `openid ${setup.scopes[0]} ${outside}` });
+  if (res.status >= 400) return kit.note(`authorize refused the scope the provider does not list (${res.status}), as the spec allows`);
+  const code = codeOf(res);
+  const exchanged = await exchange(setup, code);
+  if (exchanged.status >= 400) return kit.note(`the token endpoint refused the scope the provider does not list (${exchanged.status}), as the spec allows`);
+  const token = exchanged.parse(tokenResponseSchema);
+  const idClaims = await verifyIdToken(setup, token.id_token);
+  expect(idClaims.on_provider, "the provider's own scope gives its claim").toBe('yes');
+  expect(idClaims.off_provider, 'the ID token has no claim of a scope the provider does not list').toBeUndefined();
+  const info = (await setup.api.userinfo(setup.provider, token.access_token)).json() as Record<string, unknown>;
+  expect(info.on_provider, "userinfo has the provider's own scope's claim").toBe('yes');
+  expect(info.off_provider, 'userinfo has no claim of a scope the provider does not list').toBeUndefined();
+});
+
 ruleTest('secrets.oidc.userinfo-methods', async (kit) => {
   const setup = await setupOidc(kit);
   const { token } = await codeFlow(setup);

@@ -14,4 +14,5 @@ export const secretsOidcFaults: Fault[] = [
   f('oidc-client-key-ignored', ['secrets.oidc.client-key-signs'], "Every ID token is signed with the default key, whatever key the client names"),
   f('oidc-expires-in-id-token-ttl', ['secrets.oidc.token-response'], "expires_in follows the client's id_token_ttl instead of its access_token_ttl"),
   f('oidc-access-token-never-expires', ['secrets.oidc.access-token-expires'], "Access tokens never expire: expires_in says the client's access_token_ttl, but userinfo keeps answering after it"),
+  f('oidc-unsupported-scope-rendered', ['secrets.oidc.scope-not-supported-no-claims'], "A requested scope that exists but is not among the provider's scopes_supported still puts its claims in the ID token and userinfo"),
 ];

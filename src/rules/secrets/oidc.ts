@@ -414,6 +414,13 @@ export const secretsOidcFlowRules: Rule[] = [
     notes: ["The token endpoint is the provider's own (identity/oidc/provider/:name/token). Vault's access token carries an inline policy for the issuing provider's userinfo path alone (hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCToken), so another provider's answers 403."],
   }),
   rule({
+    id: 'secrets.oidc.scope-not-supported-no-claims',
+    title: "A scope that exists but is not among the provider's scopes_supported, when requested, is refused or gives no claims (in the ID token or userinfo)",
+    capability: FIXTURES,
+    sources: [{ file, section: PROVIDER, quote: 'Scopes that may be requested on the provider' }],
+    notes: ['Refused or ignored: the spec does not say which. Vault ignores it: pathOIDCAuthorize keeps only the requested scopes the provider supports (hashicorp/vault vault/identity_store_oidc_provider.go).'],
+  }),
+  rule({
     id: 'secrets.oidc.userinfo-methods',
     title: 'Userinfo answers POST and GET alike',
     capability: FIXTURES,

@@ -42,7 +42,7 @@ export const secretsOidcStatements: StatementMap = {
     ),
     s('provider-issuer-read-empty', PROVIDER, 'Read returns the empty string when not set', r('provider-issuer-empty-when-unset')),
     s('provider-allowed-client-ids', PROVIDER, "Empty list: no client allowed. Value '*': all clients allowed", r('allowed-client-ids')),
-    s('provider-scopes-supported', PROVIDER, 'Scopes that may be requested on the provider', r('provider-scopes-supported', 'userinfo-claims-by-scope'), "The provider's scopes are the ones its configuration advertises and whose claims a request for them yields"),
+    s('provider-scopes-supported', PROVIDER, 'Scopes that may be requested on the provider', r('provider-scopes-supported', 'userinfo-claims-by-scope', 'scope-not-supported-no-claims'), "The provider's scopes are the ones its configuration advertises and whose claims a request yields; a scope it does not list gives no claims (or is refused)"),
 
     // Resources: OIDC scope.
     s('scope-name-from-url', SCOPE, '| name | string | yes | From URL.', r('scope-crud'), 'A scope is created, read, listed and deleted under the name in its URL'),

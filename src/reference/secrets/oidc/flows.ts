@@ -386,7 +386,8 @@ export class OidcFlows {
     // Vault renders an empty group list as null (a Go nil slice: hashicorp/vault
     // sdk/helper/identitytpl PopulateString, jsonTemplateHandler); the spec leaves absent vs null open.
     const subject = { entity, groupNames: this.ctx.identity.groupNames(entity), emptyListAsNull: this.ctx.flavor.vaultChoices };
-    const names = this.ctx.faults.has('secrets.oidc-userinfo-all-scopes') ? provider.scopes_supported : requested.filter((s) => provider.scopes_supported.includes(s));
+    const f = this.ctx.faults;
+    const names = f.has('secrets.oidc-userinfo-all-scopes') ? provider.scopes_supported : f.has('secrets.oidc-unsupported-scope-rendered') ? requested : requested.filter((s) => provider.scopes_supported.includes(s));
     const claims: Record<string, unknown> = {};
     for (const name of names) {
       const scope = this.ctx.config.scopes.items.get(name);
