@@ -42,6 +42,22 @@ ruleTest('secrets.auth.token-required', async (kit) => {
     const requestHeader = { [kit.secrets.dialect.secrets.requestHeader]: 'true' };
     for (const [what, res] of await attempts(kit, path, dir, requestHeader)) expectRefused(`${what} without a token`, res, value);
     await expectIntact(kit, path, value);
+    const v2 = kit.secretsTarget.capabilities.kvV2 ? kit.secretsTarget.kv.v2Mount : undefined;
+    if (!v2) return;
+    // The version 2 engine's operations too: data/ for a secret, metadata/ for listing.
+    const data = `${v2}data/${run}/required/${n}/${key}`;
+    expect((await kit.secrets.write(data, { data: value })).status, 'the version 2 write with a token succeeds').toBeLessThan(300);
+    const options = { bare: true, headers: requestHeader };
+    for (const [what, res] of [
+      ['version 2 read', await kit.secrets.read(data, options)],
+      ['version 2 write', await kit.secrets.write(data, { data: { overwritten: 'yes' } }, 'POST', options)],
+      ['version 2 delete', await kit.secrets.delete(data, options)],
+      ['version 2 LIST', await kit.secrets.list(`${v2}metadata/${run}/required/${n}/`, 'verb', options)],
+    ] as const) expectRefused(`${what} without a token`, res, value);
+    const read = await kit.secrets.read(data);
+    expect(read.status, `${data} is still there after the refused requests`).toBe(200);
+    expect(read.parse(readResultSchema).data.data, `${data} is unchanged after the refused requests`).toEqual(value);
+    await kit.secrets.delete(`${v2}metadata/${run}/required/${n}/${key}`);
   });
 });
 

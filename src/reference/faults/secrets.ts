@@ -130,4 +130,5 @@ export const secretsFaults: Fault[] = [
   f('help-relative-to-mount', ['secrets.core.help-openapi'], '?help=1 below a mount documents only the route the path matches, keyed relative to the mount instead of the queried path (as Vault does)'),
   f('help-nothing-beneath', ['secrets.core.help-openapi'], '?help=1 documents the queried route alone, nothing beneath it'),
   f('name-pattern-unanchored', ['secrets.core.name-one-segment'], 'A name route is matched without anchoring its end: <collection>/a/b acts on the resource named a'),
+  f('kv2-data-unauthenticated', ['secrets.auth.token-required'], "The version 2 engine's data/ paths need no client token"),
 ];

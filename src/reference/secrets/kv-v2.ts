@@ -26,6 +26,11 @@ export class KvV2Engine implements SecretsEngine {
     private readonly flavor: SecretsFlavor,
   ) {}
 
+  /** No path of the engine is open (the fault opens its data/ paths, as a misdeclared unauthenticated path would). */
+  isUnauthenticated(path: string): boolean {
+    return this.faults.has('secrets.kv2-data-unauthenticated') && path.startsWith('data/');
+  }
+
   handle(req: EngineRequest): EngineResult {
     const [area, ...rest] = req.path.split('/');
     const key = rest.join('/');

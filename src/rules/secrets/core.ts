@@ -151,7 +151,7 @@ export const secretsCoreRules: Rule[] = [
 export const secretsAuthRules: Rule[] = [
   rule({
     id: 'secrets.auth.token-required',
-    title: 'Without a client token no operation on a secret succeeds: 403 with the error body, and no data',
+    title: 'Without a client token no operation on a secret succeeds (read, LIST, GET ?list=true, write, delete; on the version 2 engine too where the target has one): 403 with the error body, no data, nothing changed',
     level: 'MUST',
     sources: [
       { file, section: 'What the service does', quote: 'nearly every operation requires a client token' },
