@@ -18,7 +18,10 @@ export function secretsConventionObserver(record: (o: Observation) => void): Exc
     if (raw.status === undefined) return;
     const where = `${exchange.method} ${exchange.url} answered ${raw.status}`;
     const body = raw.body ?? '';
-    if (raw.status >= 400 && !OAUTH_ENDPOINT.test(exchange.url)) {
+    // Paths outside /v1/ are no route of the API (secrets.versioning.v1-only probes them): Vault
+    // answers them with its HTTP mux's plain 404 (hashicorp/vault http/handler.go).
+    const outsideApi = !new URL(exchange.url, 'http://x.invalid').pathname.startsWith('/v1/');
+    if (raw.status >= 400 && !OAUTH_ENDPOINT.test(exchange.url) && !outsideApi) {
       let ok = false;
       try {
         ok = errorBodySchema.safeParse(JSON.parse(body)).success;
