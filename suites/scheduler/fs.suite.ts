@@ -534,3 +534,25 @@ ruleTest('scheduler.fs.logs-defaults', async (kit) => {
     expect(plain.body.equals(whole), `plain ${type} logs without offset and origin are the whole log, unframed`).toBe(true);
   }
 });
+
+ruleTest('scheduler.endpoints.no-blocking', async (kit) => {
+  const fx = await allocation(kit);
+  const s = kit.scheduler;
+  const blocking = { index: 1_000_000_000_000, wait: '4s' };
+  const path = 'app/local/data.txt';
+  const calls: [string, () => Promise<unknown>][] = [
+    ['GET /v1/client/metadata', () => s.readMetadata(blocking)],
+    ['GET /v1/client/stats', () => s.stats(blocking)],
+    ['GET /v1/client/allocation/:alloc_id/stats', () => s.http.get(`/v1/client/allocation/${fx.id}/stats`, blocking)],
+    ['GET /v1/client/fs/cat/:alloc_id', () => s.fs('cat', fx.id, { path, ...blocking })],
+    ['GET /v1/client/fs/readat/:alloc_id', () => s.fs('readat', fx.id, { path, offset: 0, limit: 8, ...blocking })],
+    ['GET /v1/client/fs/ls/:alloc_id', () => s.fs('ls', fx.id, { path: 'app/local', ...blocking })],
+    ['GET /v1/client/fs/stat/:alloc_id', () => s.fs('stat', fx.id, { path, ...blocking })],
+  ];
+  for (const [what, call] of calls) {
+    const started = Date.now();
+    await call();
+    const ms = Date.now() - started;
+    expect(ms, `${what}?index=${blocking.index}&wait=${blocking.wait} answers at once, not as a blocking query (${ms} ms)`).toBeLessThan(2_000);
+  }
+});

@@ -349,9 +349,14 @@ export class SchedulerService {
 
   // --- metadata, stats --------------------------------------------------------------------
 
-  private readMetadata({ req, res, url }: RouteContext): void {
+  private async readMetadata({ req, res, url }: RouteContext): Promise<void> {
     this.checkNode(url.searchParams.get('node_id'));
     this.requireNode(req, 'read');
+    // The fault holds a read with a blocking-query index back, as a blocking query would (up to its wait, at most 5 s).
+    if (this.options.faults.has('scheduler.metadata-blocking-query') && url.searchParams.get('index')) {
+      const wait = Number(/^(\d+)s$/.exec(url.searchParams.get('wait') ?? '')?.[1] ?? 5);
+      await new Promise((r) => setTimeout(r, Math.min(wait, 5) * 1000));
+    }
     sendJsonBody(res, 200, this.metadata.view());
   }
 

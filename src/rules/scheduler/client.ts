@@ -375,6 +375,15 @@ export const schedulerClientRules: Rule[] = [
     ],
   }),
   rule({
+    id: 'scheduler.endpoints.no-blocking',
+    title: 'A blocking-query index far ahead (with wait=4s) does not hold back the answer of a client endpoint (metadata, stats, allocation stats, cat, readat, ls, stat)',
+    capability: FIX,
+    sources: [{ file, section: EP, quote: 'For every endpoint blocking queries are not supported.' }],
+    notes: [
+      "Each answer must come within 2 s, whatever its status (the spec does not say whether the parameters are ignored or refused). Nomad parses index and wait into the request's QueryOptions (command/agent/http.go parse) but the client endpoints answer at once (client/meta_endpoint.go, client/client_stats_endpoint.go, client/alloc_endpoint.go, client/fs_endpoint.go have no blocking query).",
+    ],
+  }),
+  rule({
     id: 'scheduler.ids.full-only',
     title: 'The short 8-character form of an allocation ID (stats, cat, readat, stream, logs, ls, stat, GC) or node ID (metadata read and update, stats, GC of all) is refused where the full ID works, and a refused GC collects nothing',
     capability: FIX,
