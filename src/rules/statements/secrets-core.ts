@@ -250,7 +250,7 @@ export const secretsCoreStatements: StatementMap = {
       id: 'secrets.errors.404',
       section: ERRORS,
       quote: '| 404 | Invalid path, or no permission to see it (used to avoid leaking state); empty LIST result; path parameter ending in a period |',
-      rules: ['secrets.errors.unknown-path-404', 'secrets.core.list-empty-404', 'secrets.core.path-param-trailing-period-404', 'secrets.core.help-no-leak'],
+      rules: ['secrets.errors.unknown-path-404', 'secrets.core.list-empty-404', 'secrets.core.path-param-trailing-period-404', 'secrets.core.path-param-trailing-period-flows-404', 'secrets.core.help-no-leak'],
     },
     { id: 'secrets.errors.405', section: ERRORS, quote: '| 405 | Method not supported on the path |', rules: ['secrets.errors.method-not-allowed-405'] },
     {
