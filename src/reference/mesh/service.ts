@@ -42,6 +42,8 @@ interface Leaf {
   modifyIndex: number;
   /** When the agent got it signed, for the Age of a cache hit. */
   fetchedAt: number;
+  /** When the agent replaces it: see renewalTime. */
+  renewAt: number;
 }
 
 type WaitEnd = 'event' | 'timeout' | 'closed';
@@ -274,13 +276,25 @@ export class MeshService {
     return `${ns}/${service}`;
   }
 
-  /** A leaf needs replacing when it is near expiry (less than a tenth of its life left) or its root is no longer active. */
+  /** A leaf needs replacing when it is near expiry (its renewal time came) or its root is no longer active. */
   private needsNewLeaf(leaf: Leaf): boolean {
     const f = this.options.faults;
     if (f.has('mesh.leaf-never-cached')) return true;
-    const life = leaf.notAfter.getTime() - leaf.notBefore.getTime();
-    const nearExpiry = leaf.notAfter.getTime() - Date.now() < life / 10 && !f.has('mesh.leaf-cache-ignores-expiry');
+    const nearExpiry = Date.now() >= leaf.renewAt && !f.has('mesh.leaf-cache-ignores-expiry');
     return nearExpiry || this.rotatedSince(leaf);
+  }
+
+  /**
+   * When a leaf counts as near expiry. The spec dialect: in the last tenth of its life. The hashicorp
+   * dialect as Consul's agent (agent/leafcert/util.go calculateSoftExpiry, generate.go
+   * attemptLeafRefresh): at a random point between 60 % and 90 % of its life, and at once for a life
+   * under 10 minutes; Consul draws the point again on each query, one draw per leaf is the same spread.
+   */
+  private renewalTime(notBefore: Date, notAfter: Date): number {
+    const life = notAfter.getTime() - notBefore.getTime();
+    if (!this.hashicorp) return notAfter.getTime() - life / 10;
+    if (life < 10 * 60_000) return notBefore.getTime();
+    return notBefore.getTime() + life * (0.6 + 0.3 * Math.random());
   }
 
   private rotatedSince(leaf: Leaf): boolean {
@@ -307,7 +321,7 @@ export class MeshService {
     const f = this.options.faults;
     const signed = await this.options.ca.signLeaf(uri, service, serial, this.leafLifetimeMs, { selfSigned: f.has('mesh.leaf-self-signed'), serverAuthOnly: f.has('mesh.leaf-server-auth-only') });
     const index = this.options.nextIndex();
-    const leaf: Leaf = { service, namespace: ns, serial, ...signed, createIndex: cached?.createIndex ?? index, modifyIndex: index, fetchedAt: Date.now() };
+    const leaf: Leaf = { service, namespace: ns, serial, ...signed, createIndex: cached?.createIndex ?? index, modifyIndex: index, fetchedAt: Date.now(), renewAt: this.renewalTime(signed.notBefore, signed.notAfter) };
     this.leaves.set(key, leaf);
     return leaf;
   }
@@ -319,7 +333,7 @@ export class MeshService {
    */
   private async blockForLeaf(req: IncomingMessage, ns: string, service: string, leaf: Leaf, waitMs: number): Promise<Leaf | undefined> {
     const deadline = Date.now() + waitMs;
-    const renewAt = new Date(leaf.notAfter.getTime() - (leaf.notAfter.getTime() - leaf.notBefore.getTime()) / 10);
+    const renewAt = new Date(leaf.renewAt);
     const watchExpiry = !this.options.faults.has('mesh.leaf-blocking-ignores-expiry');
     const end = await this.waitFor('leaf', waitMs, req, watchExpiry ? renewAt : undefined);
     if (end === 'closed') return undefined;
