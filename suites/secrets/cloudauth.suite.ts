@@ -310,7 +310,14 @@ ruleTest('secrets.cloudauth.role-list-forms', async (kit) => {
       expectSameBlocks(data.token_bound_cidrs, cidrs, `token_bound_cidrs given as ${asString ? 'a comma-delimited string' : 'an array'} read back as the list`);
       await kit.cloudAuth.auth.deleteRole(name);
     },
-    { numRuns: Math.min(kit.ctx.runs, 15) },
+    // Several names in one comma-delimited string first, then as an array: the corners any run must reach.
+    {
+      numRuns: Math.max(2, Math.min(kit.ctx.runs, 15)),
+      examples: [
+        { policies: ['p-one', 'p-two', 'p-three'], cidrs: ['10.0.0.0/8', '192.168.0.0/16'], asString: true },
+        { policies: ['p-one', 'p-two'], cidrs: ['10.0.0.0/8', '172.16.0.0/12'], asString: false },
+      ],
+    },
   );
 });
 
