@@ -556,3 +556,39 @@ ruleTest('scheduler.endpoints.no-blocking', async (kit) => {
     expect(ms, `${what}?index=${blocking.index}&wait=${blocking.wait} answers at once, not as a blocking query (${ms} ms)`).toBeLessThan(2_000);
   }
 });
+
+/** The media type of an answer's Content-Type, without parameters; undefined without one. */
+const mediaType = (headers: Record<string, string>) => headers['content-type']?.split(';')[0]!.trim().toLowerCase();
+
+ruleTest('scheduler.endpoints.produces', async (kit) => {
+  const fx = await allocation(kit);
+  const s = kit.scheduler;
+  const path = 'app/local/data.txt';
+  const key = `${metadataKeyPrefix(kit.ctx.runPrefix)}produces`;
+  const logs = { task: 'app', type: 'stdout', offset: 0, origin: 'start', follow: false };
+  // [row, what its Produces column lists, the answer, whether a body-less answer may carry no type]
+  const rows: [string, string, () => Promise<{ headers: Record<string, string>; bytes: number }>, boolean?][] = [
+    ['GET /v1/client/metadata', 'application/json', async () => ({ ...(await s.readMetadata()), bytes: 1 })],
+    ['POST /v1/client/metadata', 'application/json', async () => ({ ...(await s.updateMetadata({ [key]: null })), bytes: 1 })],
+    ['GET /v1/client/stats', 'application/json', async () => ({ ...(await s.stats()), bytes: 1 })],
+    ['GET /v1/client/allocation/:alloc_id/stats', 'application/json', async () => ({ ...(await s.allocStats(fx.id)), bytes: 1 })],
+    ['GET /v1/client/fs/cat/:alloc_id', 'text/plain', async () => ({ ...(await s.fs('cat', fx.id, { path })), bytes: 1 })],
+    ['GET /v1/client/fs/readat/:alloc_id', 'text/plain', async () => ({ ...(await s.fs('readat', fx.id, { path, offset: 0, limit: 16 })), bytes: 1 })],
+    ['GET /v1/client/fs/stream/:alloc_id', 'text/plain', async () => ({ ...(await s.fsStream('stream', fx.id, { path, offset: 0, origin: 'start', follow: false }, { maxMs: 3_000 })), bytes: 1 })],
+    ['GET /v1/client/fs/logs/:alloc_id', 'text/plain', async () => ({ ...(await s.fsStream('logs', fx.id, logs, { maxMs: 3_000 })), bytes: 1 })],
+    ['GET /v1/client/fs/logs/:alloc_id?plain=true', 'text/plain', async () => ({ ...(await s.fs('logs', fx.id, { ...logs, plain: true })), bytes: 1 })],
+    ['GET /v1/client/fs/ls/:alloc_id', 'text/plain', async () => ({ ...(await s.fs('ls', fx.id, { path: 'app/local' })), bytes: 1 })],
+    ['GET /v1/client/fs/stat/:alloc_id', 'text/plain', async () => ({ ...(await s.fs('stat', fx.id, { path })), bytes: 1 })],
+    // GC last: it collects the allocation. Its body is not shown: an empty answer may carry no type.
+    ['GET /v1/client/allocation/:alloc_id/gc', 'application/json', async () => {
+      const res = await s.gcAlloc(fx.id);
+      return { headers: res.headers, bytes: res.body.length };
+    }, true],
+  ];
+  for (const [row, listed, call, emptyMayBeUntyped] of rows) {
+    const res = await call();
+    const got = mediaType(res.headers);
+    if (got === undefined && emptyMayBeUntyped && res.bytes === 0) continue;
+    expect(got ?? 'no Content-Type', `${row} answers with its Produces column's media type`).toBe(listed);
+  }
+});

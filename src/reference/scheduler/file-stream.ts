@@ -22,6 +22,8 @@ export interface StreamOptions {
    * the offset after each read to the framer). `lines`: one frame per line, Offset where the bytes start.
    */
   framing: 'lines' | 'nomad';
+  /** The Content-Type of framed answers (plain ones are text/plain). */
+  framedType: string;
   faults: FaultSet;
 }
 
@@ -35,7 +37,7 @@ export async function streamFile(req: IncomingMessage, res: ServerResponse, o: S
   const size = (await stat(o.file)).size;
   const fromEnd = o.origin === 'end' && !f.has('scheduler.stream-origin-end-ignored');
   let pos = Math.min(size, fromEnd ? Math.max(0, size - o.offset) : o.offset);
-  res.writeHead(200, { 'content-type': o.plain ? 'text/plain' : 'application/json', 'cache-control': 'no-cache' });
+  res.writeHead(200, { 'content-type': o.plain ? 'text/plain' : o.framedType, 'cache-control': 'no-cache' });
   res.flushHeaders();
   let closed = false;
   req.once('close', () => (closed = true));

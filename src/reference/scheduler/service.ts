@@ -442,6 +442,14 @@ export class SchedulerService {
 
   // --- files ------------------------------------------------------------------------------
 
+  /**
+   * Spec 002's Produces column lists text/plain for ls and stat; Nomad answers their JSON as
+   * application/json (command/agent/http.go wrap), a deviation behaviour upstream reproduces.
+   */
+  private fileInfoType(): Record<string, string> {
+    return { 'content-type': this.upstream ? 'application/json' : 'text/plain' };
+  }
+
   private int(url: URL, name: string, required: boolean, fallback = 0): number {
     const raw = url.searchParams.get(name);
     if (raw === null || raw === '') {
@@ -520,12 +528,12 @@ export class SchedulerService {
     switch (params.op) {
       case 'ls': {
         const list = await this.fs.list(id, path);
-        return sendJsonBody(res, 200, f.has('scheduler.ls-sizes-zero') ? list.map((e) => ({ ...e, Size: 0 })) : list);
+        return sendJsonBody(res, 200, f.has('scheduler.ls-sizes-zero') ? list.map((e) => ({ ...e, Size: 0 })) : list, this.fileInfoType());
       }
       case 'stat': {
         const full = this.fs.inside(id, path, confined);
         await this.fs.real(id, path, confined);
-        return sendJsonBody(res, 200, await this.fs.info(full, path === '/' ? '/' : path.replace(/\/+$/, '').split('/').pop()!));
+        return sendJsonBody(res, 200, await this.fs.info(full, path === '/' ? '/' : path.replace(/\/+$/, '').split('/').pop()!), this.fileInfoType());
       }
       case 'cat': {
         const s = await this.fs.stat(id, path, confined);
@@ -553,7 +561,8 @@ export class SchedulerService {
         const follow = this.bool(url, 'follow', !f.has('scheduler.stream-follow-default-false')) || f.has('scheduler.stream-follow-false-tails');
         const s = await this.fs.stat(id, path, confined);
         if (s.isDir) throw new ClientError(400, `file "${path}" is a directory`);
-        return streamFile(req, res, { file: s.full, name: path, offset, origin, follow, plain: false, framing, faults: f });
+        // Spec 002: stream produces text/plain (Nomad's answer has no type of its own; Go sniffs its JSON frames as text/plain).
+        return streamFile(req, res, { file: s.full, name: path, offset, origin, follow, plain: false, framing, framedType: f.has('scheduler.stream-content-type-json') ? 'application/json' : 'text/plain', faults: f });
       }
       case 'logs': {
         const task = url.searchParams.get('task');
@@ -577,7 +586,7 @@ export class SchedulerService {
         }
         const file = this.fs.logPath(id, task, type);
         await stat(file);
-        return streamFile(req, res, { file, name: `alloc/logs/${task}.${type}.0`, offset, origin, follow, plain: plain && !f.has('scheduler.logs-plain-framed'), framing, faults: f });
+        return streamFile(req, res, { file, name: `alloc/logs/${task}.${type}.0`, offset, origin, follow, plain: plain && !f.has('scheduler.logs-plain-framed'), framing, framedType: this.upstream ? 'application/json' : 'text/plain', faults: f });
       }
       default:
         throw new ClientError(404, 'Invalid method');

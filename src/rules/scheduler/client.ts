@@ -384,6 +384,19 @@ export const schedulerClientRules: Rule[] = [
     ],
   }),
   rule({
+    id: 'scheduler.endpoints.produces',
+    title: "Each client endpoint answers with the media type its Produces column lists (application/json for metadata, stats and allocation stats; text/plain for cat, readat, stream, logs, ls and stat; application/json for an allocation GC answer with a body)",
+    capability: FIX,
+    sources: [
+      { file, section: EP, quote: "'Produces' is as listed for each endpoint." },
+      { file, section: EP, quote: 'GET | /v1/client/fs/ls/:alloc_id | text/plain | namespace:read-fs' },
+    ],
+    notes: [
+      "Only the media type is compared (parameters such as charset are left out). The allocation GC's body is not shown: an empty answer without a Content-Type passes (Nomad returns no body: command/agent/alloc_endpoint.go ClientGCRequest returns nil). GC of all is not asked (it would collect the node's stopped allocations).",
+      'Nomad: command/agent/http.go wrap sets application/json on every JSON answer, ls and stat among them (a deviation, expectations/nomad.json); command/agent/fs_endpoint.go Logs sets application/json on framed logs (a deviation) and text/plain on plain ones; cat and readat go through wrapUntrustedContent (noxssrw: text/plain for text); Stream sets none and Go sniffs its JSON frames as text/plain; charset=utf-8.',
+    ],
+  }),
+  rule({
     id: 'scheduler.ids.full-only',
     title: 'The short 8-character form of an allocation ID (stats, cat, readat, stream, logs, ls, stat, GC) or node ID (metadata read and update, stats, GC of all) is refused where the full ID works, and a refused GC collects nothing',
     capability: FIX,

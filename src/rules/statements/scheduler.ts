@@ -70,7 +70,7 @@ export const schedulerStatements: StatementMap = {
     { id: 'scheduler.stream-frame.file-event', section: SFRAME, quote: "FileEvent | string | 'file deleted' or 'file truncated'; an event that may change the stream position", rules: ['scheduler.fs.stream-file-events'] },
     // Endpoints: the table
     { id: 'scheduler.endpoints.no-blocking', section: EP, quote: 'For every endpoint blocking queries are not supported.', claim: 'A blocking-query index (and wait) on a client endpoint does not hold the answer back', rules: ['scheduler.endpoints.no-blocking'] },
-    { id: 'scheduler.endpoints.produces', section: EP, quote: "'Produces' is as listed for each endpoint.", claim: "Each endpoint answers with the Content-Type of its row's Produces column" },
+    { id: 'scheduler.endpoints.produces', section: EP, quote: "'Produces' is as listed for each endpoint.", claim: "Each endpoint answers with the Content-Type of its row's Produces column", rules: ['scheduler.endpoints.produces'] },
     { id: 'scheduler.acl.event-stream', section: EP, quote: 'GET | /v1/event/stream | application/json | per topic (see Events)', claim: 'The event stream needs the per-topic permissions', rules: ['scheduler.events.acl'] },
     aclRow('metadata-read', 'GET | /v1/client/metadata | application/json | node:read', 'Reading metadata needs node:read: refused to tokens with only namespace capabilities'),
     aclRow('metadata-update', 'POST | /v1/client/metadata | application/json | node:write', 'Updating metadata needs node:write: refused to node:read and namespace capabilities'),
