@@ -553,11 +553,26 @@ ruleTest('secrets.cloudauth.login-response', async (kit) => {
 ruleTest('secrets.cloudauth.login-default-policy', async (kit) => {
   const resource = await configure(kit);
   const m = await machine(kit);
-  // Compared sorted: the spec gives no order, and Vault sorts them.
-  const withDefault = expectLoggedIn(await login(kit, m, await role(kit, { ...admits(m), token_policies: ['p2', 'p1'] }), resource), 'login');
-  expect(withDefault.token_policies.slice().sort(), "the role's policies plus 'default'").toEqual(['default', 'p1', 'p2']);
-  const noDefault = expectLoggedIn(await login(kit, m, await role(kit, { ...admits(m), token_policies: 'p1,p2', token_no_default_policy: true }), resource), 'login');
-  expect(noDefault.token_policies.slice().sort(), "with token_no_default_policy, no 'default'").toEqual(['p1', 'p2']);
+  // Names other than 'default' (whose explicit presence is another matter) and 'root' (no login may make a root token).
+  const policy = fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/).filter((p) => p !== 'default' && p !== 'root');
+  await kit.property(
+    fc.record({ policies: fc.uniqueArray(policy, { minLength: 0, maxLength: 4 }), noDefault: fc.boolean(), asString: fc.boolean() }),
+    async ({ policies, noDefault, asString }) => {
+      const body = { ...admits(m), token_policies: asString ? policies.join(',') : policies, ...(noDefault ? { token_no_default_policy: true } : {}) };
+      const auth = expectLoggedIn(await login(kit, m, await role(kit, body), resource), `login through ${JSON.stringify(body)}`);
+      const expected = noDefault ? [...policies] : [...policies, 'default'];
+      // Compared sorted: the spec gives no order, and Vault sorts them.
+      expect(auth.token_policies.slice().sort(), noDefault ? "the role's policies, without 'default'" : "the role's policies plus 'default'").toEqual(expected.sort());
+    },
+    {
+      numRuns: Math.max(3, Math.min(kit.ctx.runs, 8)),
+      examples: [
+        { policies: ['p2', 'p1'], noDefault: false, asString: false },
+        { policies: ['p1', 'p2'], noDefault: true, asString: true },
+        { policies: ['p1'], noDefault: true, asString: false },
+      ],
+    },
+  );
 });
 
 ruleTest('secrets.cloudauth.login-lease-duration', async (kit) => {

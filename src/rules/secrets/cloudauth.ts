@@ -261,9 +261,12 @@ export const secretsCloudAuthRules: Rule[] = [
   }),
   rule({
     id: 'secrets.cloudauth.login-default-policy',
-    title: "token_policies are the role's policies plus 'default', unless token_no_default_policy",
-    sources: [{ file, section: ROLE, quote: "token_no_default_policy | bool | false | If true the 'default' policy is not added to the token" }],
-    notes: [IDENTITY_BOUND, 'Compared as sets: Vault returns token_policies sorted, de-duplicated and lower-cased (hashicorp/vault vault/request_handling.go LoginCreateToken -> sdk/helper/policyutil SanitizePolicies), and the spec gives no order.'],
+    title: "For generated policy lists, token_policies are the role's policies plus 'default', unless token_no_default_policy",
+    sources: [
+      { file, section: ROLE, quote: "token_no_default_policy | bool | false | If true the 'default' policy is not added to the token" },
+      { file, section: ROLE, quote: 'Policies put on generated tokens; may be supplemented' },
+    ],
+    notes: [IDENTITY_BOUND, "Lists of 0 to 4 names (never 'default' or 'root'), as arrays or comma-delimited strings, with and without token_no_default_policy; both settings are explicit examples.", 'Compared as sets: Vault returns token_policies sorted, de-duplicated and lower-cased (hashicorp/vault vault/request_handling.go LoginCreateToken -> sdk/helper/policyutil SanitizePolicies), and the spec gives no order.'],
   }),
   rule({
     id: 'secrets.cloudauth.login-lease-duration',
