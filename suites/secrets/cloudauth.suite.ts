@@ -177,7 +177,8 @@ async function managementAttempts(kit: RuleKit, options: ReturnType<typeof crede
   return [
     ['config read', await s.read(`${base}/config`, options)],
     ['role read', await s.read(`${base}/role/${roleName}`, options)],
-    ['role list', await s.list(`${base}/role`, 'verb', options)],
+    ['role list (LIST)', await s.list(`${base}/role`, 'verb', options)],
+    ['role list (GET ?list=true)', await s.list(`${base}/role`, 'query', options)],
     ['config write', await s.write(`${base}/config`, { resource: 'https://intruder.example.com/' }, 'POST', options)],
     ['role write', await s.write(`${base}/role/${roleName}`, { ...SOME_BOUND, token_ttl: 7, token_policies: ['intruder'] }, 'POST', options)],
     ['role delete', await s.delete(`${base}/role/${roleName}`, options)],

@@ -64,7 +64,7 @@ export const secretsCloudAuthRules: Rule[] = [
   }),
   rule({
     id: 'secrets.cloudauth.token-required',
-    title: 'Every config and role operation of the method (config read, write, delete; role read, write, list, delete) is refused without a token and with a token the service never issued: no credentials shown, nothing changed',
+    title: 'Every config and role operation of the method (config read, write, delete; role read, write, list by either verb, delete) is refused without a token and with a token the service never issued: no credentials shown, nothing changed',
     sources: [
       { file, section: 'What the service does', quote: 'Once the service is unsealed, nearly every operation requires a client token (see Authentication).' },
       { file, section: ENDPOINTS, quote: 'GET | auth/cloudauth/config | none | {data:{tenant_id, resource, client_id, client_secret}} (credentials are included)' },
