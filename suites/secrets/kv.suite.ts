@@ -42,8 +42,15 @@ ruleTest('secrets.kv.list-keys-at-path', async (kit) => {
       const parts = key.split('/');
       for (let i = 1; i < parts.length; i++) dirs.add(`${parts.slice(0, i).join('/')}/`);
     }
+    // Each secret listed as if it were a directory: "listing is allowed on directories only", so
+    // a secret with nothing beneath it lists nothing (the empty LIST answer, 404).
+    for (const key of keys) dirs.add(`${key}/`);
     for (const dir of dirs) {
       const res = await kit.secrets.list(`${base}${dir}`, 'verb');
+      if (keysAt(keys, dir).length === 0) {
+        expect(res.status, `LIST ${base}${dir}, a secret with nothing beneath it, lists nothing: 404 (${res.text.slice(0, 120)})`).toBe(404);
+        continue;
+      }
       expect(res.status, `LIST ${base}${dir} answers 200`).toBe(200);
       const listed = res.parse(listResultSchema).data.keys.slice().sort();
       expect(listed, `LIST ${base}${dir} returns exactly the keys at that path`).toEqual(keysAt(keys, dir));

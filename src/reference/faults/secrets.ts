@@ -131,4 +131,5 @@ export const secretsFaults: Fault[] = [
   f('help-nothing-beneath', ['secrets.core.help-openapi'], '?help=1 documents the queried route alone, nothing beneath it'),
   f('name-pattern-unanchored', ['secrets.core.name-one-segment'], 'A name route is matched without anchoring its end: <collection>/a/b acts on the resource named a'),
   f('kv2-data-unauthenticated', ['secrets.auth.token-required'], "The version 2 engine's data/ paths need no client token"),
+  f('kv-list-secret-fields', ['secrets.kv.list-keys-at-path'], "LIST on a secret's own path (as a directory) answers its field names"),
 ];

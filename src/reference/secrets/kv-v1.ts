@@ -66,7 +66,10 @@ export class KvV1Engine implements SecretsEngine {
 
   private list(dir: string): EngineResult {
     const prefix = dir === '' || dir.endsWith('/') ? dir : `${dir}/`;
-    const keys = keysAt(this.secrets.keys(), prefix, this.faults.has('secrets.kv-list-recursive'));
+    let keys = keysAt(this.secrets.keys(), prefix, this.faults.has('secrets.kv-list-recursive'));
+    // The fault: a secret listed as a directory shows its field names.
+    const secret = this.secrets.get(prefix.slice(0, -1));
+    if (keys.length === 0 && secret && this.faults.has('secrets.kv-list-secret-fields')) keys = Object.keys(secret);
     if (keys.length === 0 && !this.faults.has('secrets.list-empty-200')) return notFound();
     return { kind: 'data', data: { keys } };
   }

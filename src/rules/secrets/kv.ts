@@ -8,9 +8,10 @@ export const secretsKvRules: Rule[] = [
   {
     id: 'secrets.kv.list-keys-at-path',
     system: 'secrets',
-    title: 'Listing a directory of the version 1 engine returns the keys at that path: its secrets and sub-directories, not deeper keys',
+    title: 'Listing a directory of the version 1 engine returns the keys at that path: its secrets and sub-directories, not deeper keys; a secret listed as a directory with nothing beneath it lists nothing (404)',
     level: 'MUST',
     sources: [{ file, section: 'What the service does', quote: 'listing is allowed on directories only and returns the keys at the path' }],
+    notes: ['Vault lists the storage keys under the path with a slash appended, so a secret with nothing beneath it lists nothing, and the empty list answers 404 (vault-plugin-secrets-kv passthrough.go handleList).'],
   },
   {
     id: 'secrets.kv.v1-model',
