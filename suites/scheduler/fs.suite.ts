@@ -592,3 +592,14 @@ ruleTest('scheduler.endpoints.produces', async (kit) => {
     expect(got ?? 'no Content-Type', `${row} answers with its Produces column's media type`).toBe(listed);
   }
 });
+
+ruleTest('scheduler.upstream.stream-origin-default-start', async (kit) => {
+  const fx = await allocation(kit);
+  const path = 'app/local/data.txt';
+  const bytes = fx.files[path]!;
+  for (const offset of [0, 10]) {
+    const res = await kit.scheduler.fsStream('stream', fx.id, { path, offset, follow: false }, { maxMs: 3_000 });
+    expect(res.status, `stream offset ${offset} without origin answers 200`).toBe(200);
+    expect(decoded(res).equals(bytes.subarray(offset)), `stream offset ${offset} without origin reads from byte ${offset} of the file (origin start)`).toBe(true);
+  }
+});

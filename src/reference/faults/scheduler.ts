@@ -57,6 +57,7 @@ export const schedulerFaults: Fault[] = [
   { id: 'scheduler.fs-absolute-path-from-root', system: 'scheduler', breaks: ['scheduler.fs.path-escape'], description: "An absolute path is taken from the machine's root instead of the allocation directory's" },
   { id: 'scheduler.metadata-blocking-query', system: 'scheduler', breaks: ['scheduler.endpoints.no-blocking'], description: 'A metadata read with index and wait is held back like a blocking query' },
   { id: 'scheduler.stream-content-type-json', system: 'scheduler', breaks: ['scheduler.endpoints.produces'], description: 'A file stream answers as application/json, not the text/plain its Produces column lists' },
+  { id: 'scheduler.stream-default-origin-end', system: 'scheduler', breaks: ['scheduler.upstream.stream-origin-default-start'], description: 'A file stream without origin reads from the end' },
   { id: 'scheduler.stats-short-node-id', system: 'scheduler', breaks: ['scheduler.ids.full-only'], description: 'Client stats take an 8-character node_id as this node' },
   { id: 'scheduler.readat-short-id', system: 'scheduler', breaks: ['scheduler.ids.full-only'], description: 'readat resolves an 8-character allocation ID by prefix' },
   // Issue 18: the ACL column of the client endpoints.

@@ -556,7 +556,7 @@ export class SchedulerService {
       case 'stream': {
         // Spec 002 marks offset required without stating a refusal; Nomad's Stream defaults it to 0.
         const offset = this.int(url, 'offset', !this.nomad, 0);
-        const origin = this.origin(url);
+        const origin = this.origin(url, f.has('scheduler.stream-default-origin-end') ? 'end' : 'start');
         // Spec 002: follow defaults to true for files (false for logs, below).
         const follow = this.bool(url, 'follow', !f.has('scheduler.stream-follow-default-false')) || f.has('scheduler.stream-follow-false-tails');
         const s = await this.fs.stat(id, path, confined);

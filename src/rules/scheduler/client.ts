@@ -423,6 +423,14 @@ export const schedulerUpstreamRules: Rule[] = [
     upstream: nomad('command/agent/event_endpoint.go', 'bad index → 400 "Unable to parse index"; >1 colon → 400 "Invalid topic query"'),
   }),
   rule({
+    id: 'scheduler.upstream.stream-origin-default-start',
+    level: 'UPSTREAM',
+    title: 'A file stream without origin reads from the start (offset counted from the file\'s beginning)',
+    capability: FIX,
+    sources: [{ file, section: EP, quote: 'Default of type for log streaming and default of origin for file streaming: not shown.' }],
+    upstream: nomad('command/agent/fs_endpoint.go', 'HTTPServer.Stream: an empty origin becomes "start"'),
+  }),
+  rule({
     id: 'scheduler.upstream.fs-params-400',
     level: 'UPSTREAM',
     title: 'logs without task or with a bad type, and stream with an origin other than start or end, answer 400',
