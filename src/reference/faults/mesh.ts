@@ -67,7 +67,7 @@ export const meshFaults: Fault[] = [
     id: 'mesh.leaf-blocking-ignores-expiry',
     system: 'mesh',
     breaks: ['mesh.leaf.blocking-wakes-on-expiry'],
-    description: 'A blocking leaf query wakes only on a rotation or when its wait elapses, not when its leaf nears expiry',
+    description: 'A blocking leaf query neither wakes when its leaf nears expiry nor checks the expiry of the leaf it holds: it returns on a rotation or when its wait elapses',
   },
   {
     id: 'mesh.leaf-blocking-skips-acl',

@@ -277,10 +277,11 @@ export class MeshService {
   }
 
   /** A leaf needs replacing when it is near expiry (its renewal time came) or its root is no longer active. */
-  private needsNewLeaf(leaf: Leaf): boolean {
+  private needsNewLeaf(leaf: Leaf, blocking: boolean): boolean {
     const f = this.options.faults;
     if (f.has('mesh.leaf-never-cached')) return true;
-    const nearExpiry = Date.now() >= leaf.renewAt && !f.has('mesh.leaf-cache-ignores-expiry');
+    const expiryIgnored = blocking ? f.has('mesh.leaf-blocking-ignores-expiry') : f.has('mesh.leaf-cache-ignores-expiry');
+    const nearExpiry = Date.now() >= leaf.renewAt && !expiryIgnored;
     return nearExpiry || this.rotatedSince(leaf);
   }
 
@@ -312,10 +313,10 @@ export class MeshService {
   }
 
   /** The cached leaf unless it must be replaced; `renew` replaces it regardless (its renewal time came). */
-  private async currentLeaf(ns: string, service: string, renew = false): Promise<Leaf> {
+  private async currentLeaf(ns: string, service: string, { renew = false, blocking = false } = {}): Promise<Leaf> {
     const key = this.leafKey(ns, service);
     const cached = this.leaves.get(key);
-    if (cached && !renew && !this.needsNewLeaf(cached)) return cached;
+    if (cached && !renew && !this.needsNewLeaf(cached, blocking)) return cached;
     const uri = `spiffe://${this.trustDomain}/ns/${ns}/dc/${this.options.datacenter}/svc/${service}`;
     const serial = this.nextSerial(service);
     const f = this.options.faults;
@@ -339,14 +340,14 @@ export class MeshService {
     if (end === 'closed') return undefined;
     // The timer that ended the wait was the renewal time, not the wait: the timer may fire on the
     // very millisecond, when the near-expiry test alone would still keep the leaf.
-    if (end === 'timeout' && watchExpiry && renewAt.getTime() < deadline) return this.currentLeaf(ns, service, true);
+    if (end === 'timeout' && watchExpiry && renewAt.getTime() < deadline) return this.currentLeaf(ns, service, { renew: true });
     if (end === 'event' && this.hashicorp && this.rotatedSince(leaf)) {
       const spread = Math.random() * LEAF_REISSUE_SPREAD_MS;
       const left = deadline - Date.now();
       await this.pause(Math.min(spread, left), req);
       if (spread >= left) return leaf;
     }
-    return this.currentLeaf(ns, service);
+    return this.currentLeaf(ns, service, { blocking: true });
   }
 
   private async leaf({ req, res, url, params }: RouteContext): Promise<void> {
@@ -371,7 +372,7 @@ export class MeshService {
       const denial = this.acl.checkServiceWrite(secret, ns, service);
       if (denial) return f.has('mesh.leaf-acl-error-500') ? this.plain(res, 500, 'rpc error making call: internal error') : this.plain(res, denial.status, denial.message);
     }
-    let leaf = await this.currentLeaf(ns, service);
+    let leaf = await this.currentLeaf(ns, service, { blocking: b.index !== undefined });
     let cache: CacheMeta = { hit: false };
     if (b.index !== undefined && b.index >= leaf.modifyIndex && !f.has('mesh.leaf-blocking-not-supported')) {
       const woken = await this.blockForLeaf(req, ns, service, leaf, b.waitMs);
