@@ -317,7 +317,8 @@ export class RuleKit {
         throw err;
       }
     };
-    const numRuns = options.numRuns ?? this.ctx.runs;
+    // fast-check counts the examples among numRuns: every example runs, and numRuns generated cases besides.
+    const numRuns = (options.numRuns ?? this.ctx.runs) + (options.examples?.length ?? 0);
     const details = await fc.check(fc.asyncProperty(arbitrary, guarded), {
       numRuns,
       seed: this.ctx.seed,

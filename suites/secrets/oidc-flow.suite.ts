@@ -138,7 +138,7 @@ ruleTest('secrets.oidc.redirect-uri-exact', async (kit) => {
       expect(uri, `the ${what} near miss differs from the registered URI`).not.toBe(registered);
       expectRefused(await authorize(setup, { redirect_uri: uri }), `authorize with redirect_uri ${uri} (${what})`);
     },
-    { numRuns: Math.max(NEAR_MISSES.length, Math.min(kit.ctx.runs, 20)) },
+    { numRuns: 0, examples: NEAR_MISSES },
   );
   // The token call must repeat the URI exactly too: a code issued for the registered URI is refused
   // with any near miss of it (each refused exchange may burn the code, so one code per near miss).
