@@ -55,7 +55,8 @@ export function statementMapProblems(maps: readonly StatementMap[] = STATEMENT_M
       if (!s.id.startsWith(`${map.system}.`)) problems.push(`${s.id}: the id does not start with ${map.system}.`);
       inSection(s.section, s.quote, s.id);
       const rules = s.rules ?? [];
-      if (rules.length === 0 && !s.untestable) problems.push(`${s.id}: neither rules nor a reason it cannot be tested`);
+      if (rules.length === 0 && !s.untestable && !s.gap) problems.push(`${s.id}: neither rules, nor a reason it cannot be tested, nor a known gap's reason`);
+      if (s.gap && (rules.length > 0 || s.untestable)) problems.push(`${s.id}: a known gap cannot have rules or be untestable`);
       if (rules.length > 0 && s.untestable) problems.push(`${s.id}: both rules and a reason it cannot be tested`);
       for (const id of rules) {
         const rule = ruleById.get(id);

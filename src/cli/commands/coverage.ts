@@ -14,7 +14,7 @@ function coverageHtml(c: StatementCoverage): string {
   const statementRows = STATEMENT_MAPS.flatMap((m) =>
     m.statements.map((s) => {
       const state = s.untestable ? 'reasoned' : c.uncovered.some((u) => u.id === s.id) ? 'gap' : 'covered';
-      const how = s.untestable ? `<em>not testable from outside:</em> ${h(s.untestable)}` : s.rules?.length ? s.rules.map(h).join('<br>') : '<strong>no rule</strong>';
+      const how = s.untestable ? `<em>not testable from outside:</em> ${h(s.untestable)}` : s.rules?.length ? s.rules.map(h).join('<br>') : `<strong>no rule</strong>${s.gap ? `: ${h(s.gap)}` : ''}`;
       return `<tr class="${state}"><td>${h(s.id)}</td><td>${h(s.section)}</td><td>${h(s.quote)}${s.claim ? `<br><small>${h(s.claim)}</small>` : ''}</td><td>${how}</td></tr>`;
     }),
   ).join('');
@@ -42,7 +42,7 @@ export async function runCoverageCommand(flags: { json?: boolean; reportsDir?: s
   }
   const out = (line: string) => process.stdout.write(`${line}\n`);
   for (const s of c.sections) out(`${pct(s.covered, s.testable).padStart(6)}  ${String(s.covered).padStart(3)}/${String(s.testable).padEnd(3)} ${s.file.slice(0, 3)} ${s.section}${s.statements > s.testable ? `  (${s.statements - s.testable} not testable from outside)` : ''}`);
-  for (const u of c.uncovered) out(`not asserted  ${u.id}  [${u.section}]  ${(u.claim ?? u.quote).slice(0, 120)}`);
+  for (const u of c.uncovered) out(`not asserted  ${u.id}  [${u.section}]  ${(u.claim ?? u.quote).slice(0, 120)}${u.gap ? `\n    known gap: ${u.gap}` : ''}`);
   for (const u of c.unaccounted) out(`not in the map  ${u.file}:${u.line}  [${u.section}]  ${u.text.slice(0, 120)}`);
   for (const p of problems) out(`map problem  ${p}`);
   out(`\n${c.totals.covered} of ${c.totals.testable} testable statements asserted by a rule's test (${pct(c.totals.covered, c.totals.testable)}); ${c.totals.statements - c.totals.testable} statements cannot be observed from outside; ${join(dir, 'coverage.html')} lists them all`);

@@ -17,6 +17,11 @@ export interface Statement {
   rules?: string[];
   /** Why a client cannot observe it; set instead of `rules`. */
   untestable?: string;
+  /**
+   * A testable statement no rule asserts yet, and why: a known gap, counted as not covered and shown
+   * by `stackproof coverage`, never hidden as untestable.
+   */
+  gap?: string;
   /** Only targets with this capability can show it (e.g. Enterprise `namespaces`). */
   capability?: string;
 }
