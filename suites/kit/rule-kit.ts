@@ -267,6 +267,11 @@ export class RuleKit {
     if (why) throw new SkipRule(why);
   }
 
+  /** Whether the scheduler target allows what part of a rule relies on (the rest of the rule runs either way). */
+  schedulerAllows(capability: string): boolean {
+    return !this.ctx.provisioned?.scheduler?.missing[capability];
+  }
+
   get mesh(): MeshApi {
     const target = this.ctx.targets.mesh;
     if (!target) throw new SkipRule('no mesh target is configured');

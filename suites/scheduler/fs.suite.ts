@@ -402,13 +402,7 @@ ruleTest('scheduler.ids.full-only', async (kit) => {
     expect(await call(shortNode), `${what} with the short node ID ${shortNode} is refused`).toBeGreaterThanOrEqual(400);
   }
   // GC of all with a short node ID would collect every stopped allocation of the node if accepted: only where the profile allows that.
-  let gcAllAllowed = true;
-  try {
-    kit.requireScheduler('gcAll');
-  } catch {
-    gcAllAllowed = false;
-  }
-  if (gcAllAllowed) {
+  if (kit.schedulerAllows('gcAll')) {
     expect((await s.gcAll({ node_id: shortNode })).status, `GET /v1/client/gc with the short node ID ${shortNode} is refused`).toBeGreaterThanOrEqual(400);
     await new Promise((r) => setTimeout(r, 500));
     expect(await hasFiles(kit, fx), 'GC of all asked with the short node ID collected nothing').toBe(true);
@@ -446,13 +440,7 @@ ruleTest('scheduler.acl.client-endpoints', async (kit) => {
   for (const t of tokens.filter((t) => accepted(t, gcAllNeed) === false)) {
     expectVerdict((await kit.scheduler.gcAll({}, { token: t.secret })).status, false, `GET /v1/client/gc with ${t.who}`);
   }
-  let gcAllAllowed = true;
-  try {
-    kit.requireScheduler('gcAll');
-  } catch {
-    gcAllAllowed = false;
-  }
-  if (gcAllAllowed) {
+  if (kit.schedulerAllows('gcAll')) {
     const writer = tokens.find((t) => accepted(t, gcAllNeed) === true)!;
     expectVerdict((await kit.scheduler.gcAll({}, { token: writer.secret })).status, true, `GET /v1/client/gc with ${writer.who}`);
   }
