@@ -25,6 +25,7 @@ import { provisionScheduler } from '../provision/scheduler-provisioner.ts';
 import type { Provision, SweepReport } from '../provision/sweep-report.ts';
 import { ConfigError } from '../config/load-config.ts';
 import { runResultsSchema } from '../report/results-model.ts';
+import { PhaseClock } from './phase-clock.ts';
 
 export class UnreachableTargetError extends Error {}
 
@@ -84,6 +85,8 @@ export interface ConformOptions {
   /** Run the short load smoke after the suites (default: only against the embedded reference). */
   loadSmoke?: boolean;
   log: (line: string) => void;
+  /** Times the run's phases (the caller prints them with the wall time). */
+  clock?: PhaseClock;
 }
 
 export interface ConformOutcome {
@@ -103,6 +106,7 @@ export function exitCodeFor(rules: Pick<RuleResult, 'level' | 'outcome'>[], fail
  */
 export async function conform(options: ConformOptions): Promise<ConformOutcome> {
   const { config, log } = options;
+  const clock = options.clock ?? new PhaseClock();
   const started = new Date();
   // Read the waivers first: a bad file is a usage error before anything runs.
   const waivers = config.waivers ? readWaivers(config.waivers) : [];
@@ -128,6 +132,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     if (external) {
       targets = Object.fromEntries(systems.filter((s) => config.targets[s]).map((s) => [s, config.targets[s]])) as Targets;
     } else {
+      clock.start('reference');
       reference = await startReference({ dialect: config.referenceDialect, behavior: config.referenceBehavior, faults: options.invocation.referenceFaults });
       targets = referenceTargets(reference, systems);
       log(`reference: started on loopback (dialect ${reference.dialect}${reference.behavior !== 'spec' ? `, behaviour ${reference.behavior}` : ''}${reference.faults.length ? `, faults ${reference.faults.join(', ')}` : ''})`);
@@ -137,6 +142,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       log(t ? `  ${s.padEnd(9)} ${t.url}` : `  ${s.padEnd(9)} (no target configured: its rules are SKIP)`);
     }
 
+    clock.start('preflight');
     const probes = await preflight(targets);
     const down = probes.filter((p) => !p.ok);
     if (down.length > 0) {
@@ -153,6 +159,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       provisioning.push(...provision.lines.map((l) => l.trim()));
       return provision;
     };
+    clock.start('provisioning');
     if (targets.secrets) {
       const { target, provisioned: p } = adopt('secrets', await provisionSecrets(own(targets.secrets), runPrefix));
       targets = { ...targets, secrets: target };
@@ -185,6 +192,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     };
     log(`conform: ${rules.length} rule(s), profile ${config.profile}, seed ${seed}, ${config.runs} run(s) per property`);
     const selected = new Set(rules.map((r) => r.id));
+    clock.start('vitest start');
     const runner = await ConformanceRunner.create({
       testTimeoutMs: config.testTimeoutMs,
       // With workers reused across files, tests of rules not selected report as skipped: not worth a line.
@@ -193,6 +201,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     let ruleResults: RuleResult[];
     interrupt.onInterrupt(() => runner.cancel());
     try {
+      clock.start('suites');
       const raw = await runner.run(context, rules);
       interrupt.throwIfInterrupted();
       ruleResults = raw.map((r) => ({
@@ -203,13 +212,15 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
             : undefined,
       }));
     } finally {
+      clock.start('vitest close');
       await runner.close();
+      clock.stop();
     }
 
     let load: LoadScenarioResult[] = [];
     if ((options.loadSmoke ?? !external) && config.load.smoke) {
       log('load smoke: 2 s at 50 requests/s per read path, open model');
-      load = await runLoadSmoke(targets, { rate: 50, durationMs: 2_000 });
+      load = await clock.time('load smoke', () => runLoadSmoke(targets, { rate: 50, durationMs: 2_000 }));
       for (const s of load) {
         log(`  ${s.scenario}: ${s.requests} requests, ${s.errors} errors, p50 ${s.latencyMs.p50} ms, p99 ${s.latencyMs.p99} ms, thresholds ${s.thresholds.every((t) => t.ok) ? 'met' : 'BREACHED'}`);
       }
@@ -259,6 +270,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     };
     return { results, exitCode, secrets };
   } finally {
+    clock.start('cleanup');
     for (const t of teardowns.reverse()) {
       const report = await withDeadline(t.run(), CLEANUP_DEADLINE_MS, runPrefix);
       const line = `cleanup (${t.system}): removed ${report.removed.length} thing(s) made under ${runPrefix}${report.problems.length ? `; ${report.problems.length} could not be removed:` : ''}`;
@@ -269,5 +281,6 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     }
     interrupt.dispose();
     await reference?.stop();
+    clock.stop();
   }
 }

@@ -8,6 +8,7 @@ import { noVerdictLines } from '../../report/skip-summary.ts';
 import { applySkipShare } from '../../run/exit-policy.ts';
 import { conform } from '../../run/conform.ts';
 import type { Invocation } from '../../run/invocation.ts';
+import { PhaseClock } from '../../run/phase-clock.ts';
 import { flagsToConfig, flagTargets, type CommonFlags } from '../flags.ts';
 
 export interface ConformFlags extends CommonFlags {
@@ -33,6 +34,7 @@ export async function runConformCommand(flags: ConformFlags, argvText: string): 
   const log = (line: string) => process.stdout.write(`${line}\n`);
   log(`stackproof ${argvText}`.trim());
   const explicitSmoke = process.argv.includes('--load-smoke') ? true : process.argv.includes('--no-load-smoke') ? false : undefined;
+  const clock = new PhaseClock();
   const run = await conform({
     config,
     invocation,
@@ -40,9 +42,10 @@ export async function runConformCommand(flags: ConformFlags, argvText: string): 
     loadSmoke: explicitSmoke,
     baseline: flags.baseline,
     log,
+    clock,
   });
   const { results, exitCode, secrets } = applySkipShare(run, config.maxSkipShare);
-  const paths = await writeReports(results, config.reportsDir, secrets);
+  const paths = await clock.time('reports', () => writeReports(results, config.reportsDir, secrets));
   log('');
   if (results.summary.noVerdict) for (const line of noVerdictLines(results.summary.noVerdict, results.summary.skipReasons ?? [], results.run.profile)) log(line);
   log(results.summary.verdict);
@@ -56,6 +59,8 @@ export async function runConformCommand(flags: ConformFlags, argvText: string): 
     for (const r of expected) log(`  EXPECTED ${r.id}: ${r.expectation?.product} ${r.expectation?.behavior ?? ''}`);
   }
   log(`reports: ${relative(process.cwd(), paths.html) || paths.html} (also results.json and junit.xml)`);
+  // performance.now() counts from the process's start: the wall time includes loading the CLI.
+  log(`wall time ${(performance.now() / 1000).toFixed(1)} s (${clock.summary()})`);
   return exitCode;
 }
 
