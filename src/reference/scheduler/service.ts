@@ -11,7 +11,8 @@ import { AclStore } from './acl-policies.ts';
 import { AllocationFs, PathEscapeError } from './alloc-fs.ts';
 import { Cluster } from './cluster.ts';
 import { NomadApi } from './nomad-api.ts';
-import { deliveries, EventBroker, type Frame, type MatchRules, type Subscription } from './event-broker.ts';
+import { EventBroker, type Frame, type MatchRules, type Subscription } from './event-broker.ts';
+import { StreamFanout } from './stream-fanout.ts';
 import { streamFile } from './file-stream.ts';
 import { MetadataError, NodeMetadata } from './node-metadata.ts';
 import { nodeRecord } from './node.ts';
@@ -81,6 +82,7 @@ export class SchedulerService {
   private readonly metadata: NodeMetadata;
   readonly acl = new SchedulerAcl();
   readonly broker: EventBroker;
+  private readonly fanout: StreamFanout;
   readonly fs: AllocationFs;
   readonly cluster: Cluster;
   readonly acls: AclStore;
@@ -105,6 +107,7 @@ export class SchedulerService {
     };
     this.metadata = new NodeMetadata(options.staticMeta, options.faults, this.nomad ? 'nomad' : 'spec');
     this.broker = new EventBroker(this.upstream ? EVENT_BUFFER_FRAMES.upstream : EVENT_BUFFER_FRAMES.otherwise, options.nextIndex);
+    this.fanout = new StreamFanout(this.broker, { rules: this.matchRules, omitFilterKeys: f.has('scheduler.events-missing-filterkeys') });
     this.fs = new AllocationFs(options.allocRoot, options.faults.has('scheduler.fs-path-escape'));
     this.acl.add({ management: true, nodeRead: true, nodeWrite: true, readJob: ['*'] }, options.managementToken);
     this.acls = new AclStore(this.broker, options.managementToken, this.nomad);
@@ -307,37 +310,15 @@ export class SchedulerService {
     }
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache' });
     res.flushHeaders();
-    const send = (frame: Frame) => {
-      const events = frame.Events.flatMap((e) => Array.from({ length: deliveries(e, sub, this.matchRules) }, () => e)).map((e) => (f.has('scheduler.events-missing-filterkeys') ? { ...e, FilterKeys: undefined } : e));
-      if (events.length === 0) return;
-      res.write(`${JSON.stringify({ Index: frame.Index, Events: events })}\n`);
-    };
     if (!f.has('scheduler.events-no-initial-heartbeat')) res.write('{}\n');
-    // Live frames that arrive while the backlog is written are queued, so nothing is lost or doubled.
-    const queued: Frame[] = [];
-    let replaying = true;
-    let lastSent = 0;
-    const unsubscribe = this.broker.onFrame((frame) => {
-      if (replaying) queued.push(frame);
-      else {
-        lastSent = frame.Index;
-        send(frame);
-      }
-    });
     const oldest = this.broker.oldestIndex;
     const skipBacklog =
       f.has('scheduler.events-backlog-skipped') ||
       (f.has('scheduler.events-evicted-index-empty') && oldest !== undefined && index > 0 && index < oldest) ||
       (f.has('scheduler.events-evicted-starts-live') && this.broker.wasEvicted(index));
-    if (!skipBacklog) {
-      for (const frame of this.broker.backlog(index)) {
-        send(frame);
-        lastSent = frame.Index;
-      }
-    }
-    for (const frame of queued) if (frame.Index > lastSent) send(frame);
-    replaying = false;
-    const heartbeat = setInterval(() => res.write('{}\n'), this.options.heartbeatMs ?? 10_000);
+    // The backlog and then the live frames, each serialised once for all subscribers (StreamFanout).
+    const unsubscribe = this.fanout.subscribe(sub, res, index, skipBacklog);
+    const heartbeat = setInterval(() => void (res.writableEnded || res.write('{}\n')), this.options.heartbeatMs ?? 10_000);
     await new Promise<void>((resolve) => {
       const done = () => resolve();
       req.once('close', done);

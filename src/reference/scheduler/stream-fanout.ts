@@ -1,0 +1,174 @@
+import { deliveries, type EventBroker, type Frame, type MatchRules, type Subscription } from './event-broker.ts';
+
+/** Where a subscriber's bytes go: the stream's HTTP response (a test passes any Writable). */
+export interface FrameSink {
+  write(chunk: Buffer): boolean;
+  end(): unknown;
+  once(event: 'drain', listener: () => void): unknown;
+  readonly writableNeedDrain: boolean;
+  readonly writableEnded: boolean;
+  readonly destroyed: boolean;
+}
+
+export interface StreamFanoutOptions {
+  rules: MatchRules;
+  /** The fault scheduler.events-missing-filterkeys: events go out without their FilterKeys. */
+  omitFilterKeys: boolean;
+}
+
+interface Member {
+  sink: FrameSink;
+  /** Frames up to this index reached the member through its backlog (or were skipped on purpose). */
+  after: number;
+  /** Frames written since the sink stopped taking more (its buffer past the high-water mark). */
+  behind: number;
+  waitingForDrain: boolean;
+}
+
+/** Subscribers with the same subscription get the same bytes: one match and one encoding per frame for all of them. */
+interface Group {
+  sub: Subscription;
+  members: Set<Member>;
+  /** This turn's frames for the group, written together when the turn ends. */
+  pending: { index: number; bytes: Buffer }[];
+}
+
+/** A frame's encodings: each event's JSON once, and the frame's bytes once per distinct selection of its events. */
+interface FrameEncoding {
+  events: (string | undefined)[];
+  bySelection: Map<string, Buffer | null>;
+}
+
+/**
+ * The event stream's fan-out. Each frame is matched once per distinct subscription (not per
+ * subscriber), serialised once per distinct selection of its events, and the same Buffer is written
+ * to every subscriber it concerns; the frames of one turn of the event loop go out as one write per
+ * subscriber. The bytes are those of JSON.stringify({ Index, Events }) followed by a newline.
+ *
+ * A subscriber that stops reading falls behind: once more frames than the broker buffers are waiting
+ * for its socket, its stream ends, as Nomad ends a subscription whose next event has left the buffer
+ * (nomad/stream/event_buffer.go bufferItem.Next: "event dropped from buffer"). Its memory stays bounded.
+ */
+export class StreamFanout {
+  private readonly groups = new Map<string, Group>();
+  private readonly encodings = new WeakMap<Frame, FrameEncoding>();
+  private readonly dirty = new Set<Group>();
+  private flushScheduled = false;
+
+  constructor(
+    private readonly broker: EventBroker,
+    private readonly options: StreamFanoutOptions,
+  ) {
+    broker.onFrame((frame) => this.onFrame(frame));
+  }
+
+  /**
+   * Writes the backlog from `index` (unless `skipBacklog`), then every later matching frame, until
+   * the returned function is called.
+   */
+  subscribe(sub: Subscription, sink: FrameSink, index: number, skipBacklog: boolean): () => void {
+    const member: Member = { sink, after: this.broker.latestIndex, behind: 0, waitingForDrain: false };
+    if (!skipBacklog) {
+      const chunks: Buffer[] = [];
+      for (const frame of this.broker.backlog(index)) {
+        const bytes = this.bytesFor(frame, sub);
+        if (bytes) chunks.push(bytes);
+      }
+      if (chunks.length) this.write(member, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), chunks.length);
+    }
+    const key = subscriptionKey(sub);
+    let group = this.groups.get(key);
+    if (!group) this.groups.set(key, (group = { sub, members: new Set(), pending: [] }));
+    group.members.add(member);
+    const joined = group;
+    return () => {
+      joined.members.delete(member);
+      if (joined.members.size === 0 && this.groups.get(key) === joined) {
+        this.groups.delete(key);
+        this.dirty.delete(joined);
+      }
+    };
+  }
+
+  /** The bytes of `frame` for a subscription, or null when none of its events match. */
+  bytesFor(frame: Frame, sub: Subscription): Buffer | null {
+    let enc = this.encodings.get(frame);
+    if (!enc) this.encodings.set(frame, (enc = { events: new Array(frame.Events.length), bySelection: new Map() }));
+    const counts = frame.Events.map((e) => deliveries(e, sub, this.options.rules));
+    const selection = counts.join(',');
+    const cached = enc.bySelection.get(selection);
+    if (cached !== undefined) return cached;
+    const parts: string[] = [];
+    counts.forEach((n, i) => {
+      if (n === 0) return;
+      const json = (enc.events[i] ??= this.encodeEvent(frame, i));
+      for (let k = 0; k < n; k++) parts.push(json);
+    });
+    // Byte for byte what JSON.stringify({ Index, Events }) gives: arrays join their elements with ','.
+    const bytes = parts.length ? Buffer.from(`{"Index":${JSON.stringify(frame.Index)},"Events":[${parts.join(',')}]}\n`) : null;
+    enc.bySelection.set(selection, bytes);
+    return bytes;
+  }
+
+  private encodeEvent(frame: Frame, i: number): string {
+    const e = frame.Events[i]!;
+    return JSON.stringify(this.options.omitFilterKeys ? { ...e, FilterKeys: undefined } : e);
+  }
+
+  private onFrame(frame: Frame): void {
+    for (const group of this.groups.values()) {
+      const bytes = this.bytesFor(frame, group.sub);
+      if (!bytes) continue;
+      group.pending.push({ index: frame.Index, bytes });
+      this.dirty.add(group);
+    }
+    if (this.dirty.size && !this.flushScheduled) {
+      this.flushScheduled = true;
+      // The frames published in this turn (a burst of requests read in one poll) go out together.
+      setImmediate(() => this.flush());
+    }
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    for (const group of this.dirty) {
+      const pending = group.pending;
+      group.pending = [];
+      const shared = pending.length === 1 ? pending[0]!.bytes : Buffer.concat(pending.map((p) => p.bytes));
+      for (const member of group.members) {
+        if (member.after < pending[0]!.index) {
+          this.write(member, shared, pending.length);
+          continue;
+        }
+        // Joined during this turn: its backlog already held the frames up to `after`.
+        const own = pending.filter((p) => p.index > member.after);
+        if (own.length) this.write(member, Buffer.concat(own.map((p) => p.bytes)), own.length);
+      }
+    }
+    this.dirty.clear();
+  }
+
+  private write(member: Member, bytes: Buffer, frames: number): void {
+    const sink = member.sink;
+    if (sink.writableEnded || sink.destroyed) return;
+    if (member.waitingForDrain) {
+      member.behind += frames;
+      if (member.behind > this.broker.capacity) {
+        sink.end();
+        return;
+      }
+    }
+    if (!sink.write(bytes) && !member.waitingForDrain) {
+      member.waitingForDrain = true;
+      sink.once('drain', () => {
+        member.waitingForDrain = false;
+        member.behind = 0;
+      });
+    }
+  }
+}
+
+/** Subscriptions with the same key match every event alike. */
+function subscriptionKey(sub: Subscription): string {
+  return JSON.stringify([sub.namespace, [...sub.topics]]);
+}
