@@ -1,11 +1,10 @@
-import { setMaxListeners } from 'node:events';
-import { Agent, request } from 'undici';
+import { Worker } from 'node:worker_threads';
 import { dialectFor, tokenHeaders } from '../config/dialects.ts';
 import type { SchedulerTarget } from '../config/schema.ts';
-import { JsonValueStream } from '../client/json-value-stream.ts';
 import type { SchedulerFixtures } from '../provision/scheduler-fixtures.ts';
 import type { LoadScenarioResult } from '../report/results-model.ts';
-import { encodeHistogram, newLatencyHistogram, percentilesMs, recordLatencyMs } from './latency-histogram.ts';
+import { epochNow, SubscriberSet, type SubscriberSetConfig, type SubscriberSetResult } from './fanout-subscribers.ts';
+import { encodeHistogram, mergeHistograms, percentilesMs } from './latency-histogram.ts';
 
 export interface FanoutOptions {
   subscribers: number;
@@ -14,6 +13,8 @@ export interface FanoutOptions {
   durationMs: number;
   /** Every job the fan-out registers is named under this (the run prefix and a dash). */
   runPrefix: string;
+  /** Worker threads to spread the subscribers over (0, the default: all on this thread, beside the publisher). */
+  workers?: number;
 }
 
 /** The fixtures the fan-out acts through: it registers event jobs and purges them at the end. */
@@ -31,6 +32,10 @@ export interface FanoutResult extends LoadScenarioResult {
   deliveredPerSubscriber: number[];
   /** Why registrations failed (the first few), for the log. */
   problems: string[];
+  /** Worker threads the subscribers ran on (0: the publisher's thread). */
+  workers: number;
+  /** Registrations not sent because MAX_IN_FLIGHT were unanswered: the scheduler was slower than the rate. */
+  skipped: number;
 }
 
 /** The job meta key that carries an action's sequence number into its Job event's payload. */
@@ -42,8 +47,6 @@ const MAX_IN_FLIGHT = 64;
 /** How long the subscribers may take to get the last events after the last registration answered. */
 const DRAIN_MS = 5_000;
 
-type JobFrame = { Events?: { Topic?: string; Key?: string; Payload?: { Job?: { Meta?: Record<string, string> | null } } }[] };
-
 /**
  * Event-stream fan-out driven by real actions, so it runs on a real Nomad as on the reference: N
  * subscribers on the Job topic while the run re-registers a few unplaceable jobs at a set rate,
@@ -53,71 +56,37 @@ type JobFrame = { Events?: { Topic?: string; Key?: string; Payload?: { Job?: { M
  */
 export async function runEventFanout(target: SchedulerTarget, fixtures: FanoutFixtures, options: FanoutOptions): Promise<FanoutResult> {
   const jobs = Array.from({ length: JOBS }, (_, i) => `${options.runPrefix}-fanout-${i}`);
-  const ours = new Set(jobs);
   try {
     // The jobs exist before anyone subscribes: the stream starts after their first events.
     let marker = 0;
     for (const id of jobs) marker = Math.max(marker, (await fixtures.registerJob(id)).index);
-    return await fanOut(target, fixtures, options, jobs, ours, marker);
+    return await fanOut(target, fixtures, options, jobs, marker);
   } finally {
     for (const id of jobs) await fixtures.purgeJob(id).catch(() => undefined);
   }
 }
 
-async function fanOut(target: SchedulerTarget, fixtures: FanoutFixtures, options: FanoutOptions, jobs: string[], ours: Set<string>, marker: number): Promise<FanoutResult> {
+async function fanOut(target: SchedulerTarget, fixtures: FanoutFixtures, options: FanoutOptions, jobs: string[], marker: number): Promise<FanoutResult> {
   const headers = tokenHeaders(dialectFor(target.dialect).scheduler.token, target.token);
-  const agent = new Agent({ connections: options.subscribers + 4, bodyTimeout: 0, headersTimeout: 10_000 });
-  const histogram = newLatencyHistogram();
-  const perSecond = new Map<number, { requests: number; h: ReturnType<typeof newLatencyHistogram> }>();
-  const seen = Array.from({ length: options.subscribers }, () => new Map<number, number>());
-  const sentAt = new Map<number, number>();
-  const abort = new AbortController();
-  setMaxListeners(0, abort.signal);
-  const started = performance.now();
+  const total = Math.max(1, Math.floor((options.rate * options.durationMs) / 1000));
   const topics = jobs.map((id) => `topic=${encodeURIComponent(`Job:${id}`)}`).join('&');
-  let connected = 0;
-
-  const subscriber = async (i: number) => {
-    const res = await request(`${target.url}/v1/event/stream?${topics}&index=${marker + 1}`, { headers, dispatcher: agent, signal: abort.signal });
-    if (res.statusCode !== 200) throw new Error(`subscriber ${i}: the stream answered ${res.statusCode}`);
-    connected += 1;
-    // Frames are read as a stream of JSON values, whatever their delimiting (JsonValueStream).
-    const reader = new JsonValueStream({ retain: false });
-    try {
-      for await (const chunk of res.body) {
-        const now = performance.now();
-        for (const value of reader.push(chunk as Buffer)) {
-          const frame = value as JobFrame;
-          if (!Array.isArray(frame.Events)) continue;
-          for (const e of frame.Events) {
-            if (e.Topic !== 'Job' || !ours.has(e.Key ?? '')) continue;
-            const seq = Number(e.Payload?.Job?.Meta?.[SEQUENCE_META]);
-            if (!Number.isSafeInteger(seq) || seq <= 0) continue;
-            seen[i]!.set(seq, (seen[i]!.get(seq) ?? 0) + 1);
-            const sent = sentAt.get(seq);
-            if (sent === undefined) continue;
-            recordLatencyMs(histogram, now - sent);
-            const sec = Math.floor((now - started) / 1000);
-            let b = perSecond.get(sec);
-            if (!b) perSecond.set(sec, (b = { requests: 0, h: newLatencyHistogram() }));
-            b.requests += 1;
-            recordLatencyMs(b.h, now - sent);
-          }
-        }
-      }
-    } catch (err) {
-      if (!abort.signal.aborted) throw err;
-    }
-  };
-
-  const running = Array.from({ length: options.subscribers }, (_, i) => subscriber(i).catch((err: Error) => err));
-  const connectDeadline = performance.now() + 10_000;
-  while (connected < options.subscribers && performance.now() < connectDeadline) await new Promise((r) => setTimeout(r, 20));
+  const workers = Math.max(0, Math.min(options.workers ?? 0, options.subscribers));
+  const sets = Math.max(1, workers);
+  const sentAtBuffer = new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT * (total + 1));
+  const sentAt = new Float64Array(sentAtBuffer);
+  const progress = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT * sets));
+  const started = epochNow();
+  const configs: SubscriberSetConfig[] = [];
+  for (let w = 0, first = 0; w < sets; w++) {
+    const count = Math.floor(options.subscribers / sets) + (w < options.subscribers % sets ? 1 : 0);
+    configs.push({ url: `${target.url}/v1/event/stream?${topics}&index=${marker + 1}`, headers, count, first, jobs, metaKey: SEQUENCE_META, total, startedAt: started, sentAt: sentAtBuffer, progress: progress.buffer as SharedArrayBuffer, progressSlot: w });
+    first += count;
+  }
+  const group = workers > 0 ? await WorkerSubscribers.start(configs) : await InlineSubscribers.start(configs[0]!);
 
   // Open model: registration n is due at n/rate seconds, whether or not the earlier ones answered.
   const accepted = new Set<number>();
   const failures: string[] = [];
-  const total = Math.max(1, Math.floor((options.rate * options.durationMs) / 1000));
   const inFlight = new Set<Promise<void>>();
   const publishStart = performance.now();
   let skipped = 0;
@@ -129,7 +98,7 @@ async function fanOut(target: SchedulerTarget, fixtures: FanoutFixtures, options
       skipped += 1;
       continue;
     }
-    sentAt.set(seq, performance.now());
+    sentAt[seq] = epochNow();
     const p = fixtures
       .registerJob(jobs[seq % jobs.length]!, 'default', { [SEQUENCE_META]: String(seq) })
       .then(() => void accepted.add(seq))
@@ -139,26 +108,24 @@ async function fanOut(target: SchedulerTarget, fixtures: FanoutFixtures, options
   }
   await Promise.all(inFlight);
   const drainDeadline = performance.now() + DRAIN_MS;
-  const complete = () => seen.every((m) => [...accepted].every((s) => m.has(s)));
+  // Every set publishes the fewest distinct registrations any of its subscribers got.
+  const complete = () => (group.reportProgress(), Array.from(progress).every((n) => n >= accepted.size));
   while (!complete() && performance.now() < drainDeadline) await new Promise((r) => setTimeout(r, 50));
-  abort.abort();
-  const errors = (await Promise.all(running)).filter((r): r is Error => r instanceof Error);
-  await agent.destroy();
-  const elapsed = performance.now() - started;
-  let missed = 0;
-  let duplicates = 0;
-  let delivered = 0;
-  const deliveredPerSubscriber = seen.map((m) => {
-    let count = 0;
-    for (const s of accepted) if (!m.has(s)) missed += 1;
-    for (const [s, c] of m) {
-      if (!accepted.has(s)) continue;
-      count += c;
-      if (c > 1) duplicates += c - 1;
-    }
-    delivered += count;
-    return count;
-  });
+  const results = await group.stop([...accepted]);
+  const elapsed = epochNow() - started;
+  const errors = results.flatMap((r) => r.errors);
+  const missed = results.reduce((n, r) => n + r.missed, 0);
+  const duplicates = results.reduce((n, r) => n + r.duplicates, 0);
+  const deliveredPerSubscriber = results.flatMap((r) => r.deliveredPerSubscriber);
+  const delivered = deliveredPerSubscriber.reduce((n, d) => n + d, 0);
+  const histogram = mergeHistograms(results.map((r) => r.histogram));
+  const seconds = new Map<number, { requests: number; histograms: string[] }>();
+  for (const b of results.flatMap((r) => r.perSecond)) {
+    const s = seconds.get(b.t) ?? { requests: 0, histograms: [] };
+    s.requests += b.requests;
+    s.histograms.push(b.histogram);
+    seconds.set(b.t, s);
+  }
   return {
     scenario: 'scheduler-event-fanout',
     engine: 'stream-subscribers',
@@ -171,15 +138,99 @@ async function fanOut(target: SchedulerTarget, fixtures: FanoutFixtures, options
     throughput: Math.round((delivered / (options.durationMs / 1000)) * 10) / 10,
     latencyMs: percentilesMs(histogram),
     histogram: encodeHistogram(histogram),
-    timeline: [...perSecond.entries()].sort((a, b) => a[0] - b[0]).map(([t, b]) => ({ t, requests: b.requests, errors: 0, p50: percentilesMs(b.h).p50, p99: percentilesMs(b.h).p99 })),
+    timeline: [...seconds.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([t, b]) => {
+        const p = percentilesMs(mergeHistograms(b.histograms));
+        return { t, requests: b.requests, errors: 0, p50: p.p50, p99: p.p99 };
+      }),
     thresholds: [],
     // A subscriber that could not read the stream leaves the row without figures worth judging.
-    ...(errors.length ? { error: errors.slice(0, 3).map((e) => e.message).join('; ') } : {}),
+    ...(errors.length ? { error: errors.slice(0, 3).join('; ') } : {}),
     problems: failures.slice(0, 5),
     subscribers: options.subscribers,
     published: accepted.size,
     missed,
     duplicates,
     deliveredPerSubscriber,
+    workers,
+    skipped,
   };
+}
+
+interface Subscribers {
+  reportProgress(): void;
+  stop(accepted: number[]): Promise<SubscriberSetResult[]>;
+}
+
+/** The subscribers on this thread's event loop, beside the publisher. */
+class InlineSubscribers implements Subscribers {
+  private constructor(private readonly set: SubscriberSet) {}
+
+  static async start(config: SubscriberSetConfig): Promise<InlineSubscribers> {
+    const set = new SubscriberSet(config);
+    await set.start();
+    return new InlineSubscribers(set);
+  }
+
+  reportProgress(): void {
+    this.set.reportProgress();
+  }
+
+  async stop(accepted: number[]): Promise<SubscriberSetResult[]> {
+    return [await this.set.stop(accepted)];
+  }
+}
+
+/** The subscribers spread over worker threads, one SubscriberSet each; the publisher keeps this thread. */
+class WorkerSubscribers implements Subscribers {
+  private constructor(private readonly workers: Worker[]) {}
+
+  static async start(configs: SubscriberSetConfig[]): Promise<WorkerSubscribers> {
+    const workers = configs.map((config) => new Worker(WORKER_ENTRY, { workerData: config }));
+    try {
+      await Promise.all(workers.map((w) => reply(w, 'started')));
+    } catch (err) {
+      await Promise.all(workers.map((w) => w.terminate()));
+      throw err;
+    }
+    return new WorkerSubscribers(workers);
+  }
+
+  reportProgress(): void {
+    // Each worker publishes its own progress on a timer.
+  }
+
+  async stop(accepted: number[]): Promise<SubscriberSetResult[]> {
+    const results = this.workers.map((w) => reply(w, 'result'));
+    for (const w of this.workers) w.postMessage({ stop: true, accepted });
+    try {
+      return (await Promise.all(results)) as SubscriberSetResult[];
+    } finally {
+      await Promise.all(this.workers.map((w) => w.terminate()));
+    }
+  }
+}
+
+const WORKER_ENTRY = new URL('./fanout-worker.mjs', import.meta.url);
+
+/** The worker's next message carrying `field`; a worker that fails or exits first rejects. */
+function reply(w: Worker, field: 'started' | 'result'): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (msg: Record<string, unknown>) => {
+      if (!(field in msg)) return;
+      cleanup();
+      resolve(msg[field]);
+    };
+    const onError = (err: Error) => (cleanup(), reject(err));
+    const onExit = (code: number) => (cleanup(), reject(new Error(`a fan-out worker exited (code ${code}) before its ${field} message`)));
+    const cleanup = () => {
+      w.off('message', onMessage);
+      w.off('error', onError);
+      w.off('exit', onExit);
+    };
+    w.on('message', onMessage);
+    w.on('error', onError);
+    w.on('exit', onExit);
+  });
 }
