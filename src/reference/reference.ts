@@ -125,7 +125,8 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
     servers.push(await startHttpServer('secrets', (req, res, m) => secrets.handle(req, res, m), internalError(sendJsonError), { host }));
     // The request-header proxy mode: a second listener in front of the same service.
     servers.push(await startHttpServer('secrets-proxy', (req, res, m) => secrets.handleViaProxy(req, res, m), internalError(sendJsonError), { host }));
-    servers.push(await startHttpServer('mesh', (req, res, m) => mesh.handle(req, res, m), internalError(sendPlainInternal), { host }));
+    // The mesh agent's API has no LIST method (see HttpServerOptions.listMethod).
+    servers.push(await startHttpServer('mesh', (req, res, m) => mesh.handle(req, res, m), internalError(sendPlainInternal), { host, listMethod: false }));
     servers.push(await startHttpServer('scheduler', (req, res, m) => scheduler.handle(req, res, m), internalError(sendPlainInternal), { host }));
     servers.push(await startHttpServer('cloud', (req, res, m) => cloud.handle(req, res, m), internalError(sendPlainInternal), { host }));
     if (control) servers.push(await startHttpServer('control', (req, res, m) => control.handle(req, res, m), internalError(sendPlainInternal), { host }));

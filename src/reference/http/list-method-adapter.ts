@@ -89,6 +89,12 @@ export class ListMethodRewriter {
 
   private rewriteHead(head: Buffer): Buffer {
     const text = head.toString('latin1');
+    // Most heads are neither LIST nor carry a framing header or the marker: one case-folded scan
+    // tells, instead of splitting every header line on every request (this runs per request).
+    if (!text.startsWith('LIST ')) {
+      const lower = text.toLowerCase();
+      if (!lower.includes('content-length') && !lower.includes('transfer-encoding') && !lower.includes(this.markerHeader)) return head;
+    }
     const lines = text.split('\r\n');
     const requestLine = lines[0] ?? '';
     let contentLength: number | undefined;
@@ -134,7 +140,8 @@ export class ListMethodSocket extends Duplex {
     readonly socket: Socket,
     markerHeader: string,
   ) {
-    super({ allowHalfOpen: false });
+    // Strings pass through to the socket as they are (node:http writes its heads as strings).
+    super({ allowHalfOpen: false, decodeStrings: false });
     this.rewriter = new ListMethodRewriter(markerHeader);
     socket.on('data', (chunk: Buffer) => {
       const out = this.rewriter.push(chunk);
@@ -151,8 +158,21 @@ export class ListMethodSocket extends Duplex {
     this.socket.resume();
   }
 
-  override _write(chunk: Buffer, encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+  override _write(chunk: Buffer | string, encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     this.socket.write(chunk, encoding, callback);
+  }
+
+  /**
+   * node:http corks the socket around a response's head and body: handing them to the socket
+   * corked too makes one writev of them instead of a write each.
+   */
+  override _writev(chunks: { chunk: Buffer | string; encoding: BufferEncoding }[], callback: (error?: Error | null) => void): void {
+    this.socket.cork();
+    chunks.forEach(({ chunk, encoding }, i) => {
+      if (i === chunks.length - 1) this.socket.write(chunk, encoding, callback);
+      else this.socket.write(chunk, encoding);
+    });
+    this.socket.uncork();
   }
 
   override _final(callback: (error?: Error | null) => void): void {

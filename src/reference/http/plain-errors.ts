@@ -19,3 +19,13 @@ export function sendJsonBody(res: ServerResponse, status: number, body: unknown,
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }
+
+/** A JSON body serialised beforehand (an answer kept until what it shows changes). */
+export function sendJsonBytes(res: ServerResponse, status: number, body: Buffer, headers: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length, ...headers });
+  res.end(body);
+}

@@ -11,20 +11,38 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+export interface HttpServerOptions {
+  host?: string;
+  port?: number;
+  /**
+   * Whether handlers receive the LIST method (default true). Only the secrets API has LIST; the
+   * rewriting socket it needs keeps node:http off its native read path and puts a JS stream on
+   * every read and write, which costs about as much as the rest of a cached answer (measured on
+   * the mesh agent's hot paths), so a server whose API has no LIST does without it and a LIST
+   * request gets node:http's own 400.
+   */
+  listMethod?: boolean;
+}
+
 /**
  * A real HTTP/1.1 listener on loopback whose handlers also receive the LIST method (see
- * ListMethodSocket). A handler that throws answers 500 instead of taking the process down.
+ * ListMethodSocket) unless told otherwise. A handler that throws answers 500 instead of taking
+ * the process down.
  */
 export async function startHttpServer(
   name: string,
   handler: RequestHandler,
   onError: (req: IncomingMessage, res: ServerResponse, err: unknown) => void,
-  options: { host?: string; port?: number } = {},
+  options: HttpServerOptions = {},
 ): Promise<RunningServer> {
   const marker = `x-stackproof-method-${randomBytes(6).toString('hex')}`;
+  const listMethod = options.listMethod ?? true;
   const http = createHttpServer({ requestTimeout: 0, headersTimeout: 30_000, keepAliveTimeout: 5_000 }, (req, res) => {
-    const method = req.headers[marker] === 'LIST' ? 'LIST' : (req.method ?? 'GET');
-    delete req.headers[marker];
+    let method = req.method ?? 'GET';
+    if (listMethod && req.headers[marker] !== undefined) {
+      if (req.headers[marker] === 'LIST') method = 'LIST';
+      delete req.headers[marker];
+    }
     let result: void | Promise<void>;
     try {
       result = handler(req, res, method);
@@ -38,7 +56,7 @@ export async function startHttpServer(
   const tcp = createNetServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
-    http.emit('connection', new ListMethodSocket(socket, marker));
+    http.emit('connection', listMethod ? new ListMethodSocket(socket, marker) : socket);
   });
   tcp.on('error', (err) => console.error(`[reference ${name}] listener error: ${err.message}`));
   const host = options.host ?? '127.0.0.1';

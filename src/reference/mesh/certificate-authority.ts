@@ -102,6 +102,11 @@ export class CertificateAuthority {
   private provider!: ActiveProvider;
   /** Consul refuses a second reconfiguration while one runs (CAManager.setState). */
   private reconfiguring = false;
+  /**
+   * Goes up on every change of the roots or the configuration, so an answer serialised from them
+   * (the agent's roots) can be kept until it does.
+   */
+  private changes = 0;
 
   private constructor(
     readonly trustDomain: string,
@@ -125,6 +130,10 @@ export class CertificateAuthority {
     ca.config = { Provider: 'consul', Config: { ...DEV_AGENT_CA_CONFIG }, State: null, ForceWithoutCrossSigning: false, CreateIndex: index, ModifyIndex: index };
     ca.provider = { identity: providerIdentity(parsed.value), settings: parsed.value };
     return ca;
+  }
+
+  get version(): number {
+    return this.changes;
   }
 
   get active(): RootGeneration {
@@ -210,6 +219,7 @@ export class CertificateAuthority {
   }
 
   private storeConfig(next: CaConfigurationRecord, settings: ConsulProviderConfig, index = this.nextIndex()): void {
+    this.changes += 1;
     this.config = { ...next, ModifyIndex: index };
     this.provider = { identity: providerIdentity(settings), settings };
   }
@@ -239,6 +249,7 @@ export class CertificateAuthority {
       root.record.IntermediateCerts = [pemOf(crossSigned)];
     }
     const index = this.nextIndex();
+    this.changes += 1;
     for (const g of this.generations) {
       g.record.Active = false;
       g.record.ModifyIndex = index;

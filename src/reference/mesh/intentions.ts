@@ -77,16 +77,31 @@ function byPrecedence(a: Intention, b: Intention): number {
  * intentions (they have an ID); those made through the admin API have none. Both views — the entry
  * and the intention list — are computed from the same records, so they always agree.
  */
+/** How many source/destination pairs match remembers before it starts afresh. */
+const MATCH_MEMO_LIMIT = 10_000;
+
 export class IntentionStore {
   private readonly entries = new Map<string, ServiceIntentionsEntry>();
   /** The agent's index (set by the admin routes; the control interface alone needs none). */
   nextIndex: () => number = () => 0;
+  /** Goes up on every change of any entry, so what is derived from the whole set can be kept until it does. */
+  private changes = 0;
+  /**
+   * The intentions in precedence order as of `changes`, and the decisions made from them, for
+   * match (authorize asks on every request); both are dropped when the set changes.
+   */
+  private ordered: { version: number; list: readonly Intention[]; matched: Map<string, Intention | undefined> } | undefined;
+
+  get version(): number {
+    return this.changes;
+  }
 
   private key(ns: string, name: string): string {
     return `${ns}/${name}`;
   }
 
   private touch(entry: ServiceIntentionsEntry): void {
+    this.changes += 1;
     entry.sources.sort((a, b) => b.precedence - a.precedence);
     entry.modifyIndex = this.nextIndex();
     this.entries.set(this.key(entry.namespace, entry.name), entry);
@@ -172,6 +187,7 @@ export class IntentionStore {
     const at = entry ? entry.sources.findIndex((s) => s.name === src && s.namespace === srcNs) : -1;
     if (!entry || at < 0) return false;
     entry.sources.splice(at, 1);
+    this.changes += 1;
     if (entry.sources.length === 0) this.entries.delete(this.key(destNs, dest));
     else this.touch(entry);
     return true;
@@ -194,10 +210,12 @@ export class IntentionStore {
   }
 
   deleteEntry(ns: string, name: string): boolean {
+    this.changes += 1;
     return this.entries.delete(this.key(ns, name));
   }
 
   dropNamespace(ns: string): void {
+    this.changes += 1;
     for (const [k, e] of this.entries) if (e.namespace === ns || e.sources.some((s) => s.namespace === ns)) {
       e.sources = e.sources.filter((s) => s.namespace !== ns);
       if (e.namespace === ns || e.sources.length === 0) this.entries.delete(k);
@@ -221,7 +239,15 @@ export class IntentionStore {
    * Intention.Match by destination).
    */
   match(sourceNs: string, source: string, destinationNs: string, destination: string): Intention | undefined {
-    return this.list().find((i) => matches(i.destinationNs, destinationNs) && matches(i.destination, destination) && matches(i.sourceNs, sourceNs) && matches(i.source, source));
+    if (this.ordered?.version !== this.changes) this.ordered = { version: this.changes, list: this.list(), matched: new Map() };
+    const key = JSON.stringify([sourceNs, source, destinationNs, destination]);
+    const { matched } = this.ordered;
+    if (matched.has(key)) return matched.get(key);
+    // Bounded: many distinct pairs (a load test's) start the memo afresh rather than grow it.
+    if (matched.size >= MATCH_MEMO_LIMIT) matched.clear();
+    const found = this.ordered.list.find((i) => matches(i.destinationNs, destinationNs) && matches(i.destination, destination) && matches(i.sourceNs, sourceNs) && matches(i.source, source));
+    matched.set(key, found);
+    return found;
   }
 }
 

@@ -4,7 +4,7 @@ import type { Dialect } from '../../config/dialects.ts';
 import type { ReferenceBehavior } from '../behavior.ts';
 import type { FaultSet } from '../faults/types.ts';
 import { BodyError, parseJsonObject, readBody } from '../http/body.ts';
-import { sendJsonBody, sendPlainError } from '../http/plain-errors.ts';
+import { sendJsonBody, sendJsonBytes, sendPlainError } from '../http/plain-errors.ts';
 import { Router, type RouteContext, type RouteHandler } from '../http/router.ts';
 import { AclTokens } from './acl.ts';
 import { decodeAuthorizeRequest } from './authorize-request.ts';
@@ -13,7 +13,7 @@ import type { CertificateAuthority } from './certificate-authority.ts';
 import { registerConsulAdmin } from './consul-admin.ts';
 import { ConsulHeaders, type CacheMeta } from './consul-headers.ts';
 import { parseGoDuration, parseWait } from './durations.ts';
-import { actionIgnoringPermissions, describeIntention, describeIntentionWithoutAction, IntentionStore } from './intentions.ts';
+import { actionIgnoringPermissions, describeIntention, describeIntentionWithoutAction, IntentionStore, type Intention } from './intentions.ts';
 import { MeshNamespaces } from './namespaces.ts';
 import { colonHexSerial } from './serial-number.ts';
 
@@ -44,6 +44,16 @@ interface Leaf {
   fetchedAt: number;
   /** When the agent replaces it: see renewalTime. */
   renewAt: number;
+  /** Its answer's body, serialised on the first fetch; a renewed leaf is a new Leaf, so it never outlives the certificate. */
+  body?: Buffer;
+}
+
+/** The roots answer as of one CA version: serialised once, since every agent fetches it often. */
+interface RootsAnswer {
+  caVersion: number;
+  body: Buffer;
+  /** The highest ModifyIndex of the roots: the answer's index. */
+  index: number;
 }
 
 type WaitEnd = 'event' | 'timeout' | 'closed';
@@ -78,6 +88,13 @@ export class MeshService {
   /** When the agent's cache last filled the roots and each intention match (for X-Cache and Age). */
   private rootsCachedAt: number | undefined;
   private readonly intentionMatchCachedAt = new Map<string, number>();
+  private rootsAnswer: RootsAnswer | undefined;
+  /**
+   * Authorize answers' bodies by the intention that decided them (the intention store hands out
+   * the same object until its set changes); `noMatchBody` is the answer when none matches.
+   */
+  private readonly authorizeBodies = new WeakMap<object, Buffer>();
+  private noMatchBody: Buffer | undefined;
   /** Lifetime of new leaves: the CA configuration's LeafCertTTL; the reference control interface can shorten it. */
   get leafLifetimeMs(): number {
     return this.options.ca.leafLifetimeMs;
@@ -254,9 +271,20 @@ export class MeshService {
     if (f.has('mesh.roots-require-token') && !this.acl.resolve(this.acl.secretOf(req, url))) return this.plain(res, 403, 'Permission denied: token required');
     const b = this.blocking(url, res);
     if (!b) return;
-    const current = () => Math.max(...this.options.ca.roots().map((r) => r.ModifyIndex));
-    if (b.index !== undefined && b.index >= current()) await this.waitFor('roots', b.waitMs, req);
+    if (b.index !== undefined && b.index >= this.currentRoots().index) await this.waitFor('roots', b.waitMs, req);
     if (res.destroyed) return;
+    const answer = this.currentRoots();
+    const cache: CacheMeta = this.rootsCachedAt === undefined ? { hit: false } : { hit: true, ageMs: Date.now() - this.rootsCachedAt };
+    this.rootsCachedAt ??= Date.now();
+    const headers = { ...this.consul.cache(cache), ...this.consul.queryMeta(), ...this.indexHeaders(answer.index) };
+    sendJsonBytes(res, 200, answer.body, headers);
+  }
+
+  /** The roots answer's body and index, serialised again only when the CA changed (a rotation, a new configuration). */
+  private currentRoots(): RootsAnswer {
+    const caVersion = this.options.ca.version;
+    if (this.rootsAnswer?.caVersion === caVersion) return this.rootsAnswer;
+    const f = this.options.faults;
     const roots = this.options.ca.roots().map((root) => {
       const out: Record<string, unknown> = { ...root };
       if (f.has('mesh.roots-missing-signing-key-id')) delete out.SigningKeyID;
@@ -266,10 +294,9 @@ export class MeshService {
     });
     const active = f.has('mesh.rotation-keeps-active-id') ? this.options.ca.roots()[0]! : this.options.ca.active.record;
     const activeId = f.has('mesh.roots-active-id-unknown') ? active.ID.split(':').reverse().join(':') : active.ID;
-    const cache: CacheMeta = this.rootsCachedAt === undefined ? { hit: false } : { hit: true, ageMs: Date.now() - this.rootsCachedAt };
-    this.rootsCachedAt ??= Date.now();
-    const headers = { ...this.consul.cache(cache), ...this.consul.queryMeta(), ...this.indexHeaders(current()) };
-    sendJsonBody(res, 200, { ActiveRootID: activeId, TrustDomain: this.trustDomain, Roots: roots }, headers);
+    const body = Buffer.from(JSON.stringify({ ActiveRootID: activeId, TrustDomain: this.trustDomain, Roots: roots }));
+    this.rootsAnswer = { caVersion, body, index: Math.max(...roots.map((r) => r.ModifyIndex as number)) };
+    return this.rootsAnswer;
   }
 
   private leafKey(ns: string, service: string): string {
@@ -383,6 +410,24 @@ export class MeshService {
       // (agent/leafcert/leafcert.go Manager.internalGet); a non-blocking one always revalidates.
       cache = { hit: true, ageMs: Date.now() - leaf.fetchedAt };
     }
+    const headers = { ...this.consul.cache(cache), ...this.indexHeaders(leaf.modifyIndex) };
+    const body = leaf.body ?? (await this.leafBody(leaf));
+    if (f.has('mesh.leaf-content-type-text')) {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': body.length, ...headers });
+      res.end(body);
+      return;
+    }
+    sendJsonBytes(res, 200, body, headers);
+  }
+
+  /**
+   * A leaf answer's body: serialised once per certificate and kept with it, except under the
+   * fault that hands out a freshly made key on every fetch.
+   */
+  private async leafBody(leaf: Leaf): Promise<Buffer> {
+    if (leaf.body) return leaf.body;
+    const f = this.options.faults;
+    const { service, namespace: ns } = leaf;
     const uri = `spiffe://${this.trustDomain}/ns/${ns}/dc/${this.options.datacenter}/svc/${service}`;
     const time = (d: Date) => (this.hashicorp ? goTime(d) : d.toISOString());
     const body: Record<string, unknown> = {
@@ -399,14 +444,9 @@ export class MeshService {
     // Consul CE has no Namespace here: IssuedCert's EnterpriseMeta is empty there.
     if (this.namespaces.enabled && !f.has('mesh.leaf-missing-namespace')) body.Namespace = ns;
     if (f.has('mesh.leaf-missing-service-uri')) delete body.ServiceURI;
-    const headers = { ...this.consul.cache(cache), ...this.indexHeaders(leaf.modifyIndex) };
-    if (f.has('mesh.leaf-content-type-text')) {
-      const text = JSON.stringify(body);
-      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(text), ...headers });
-      res.end(text);
-      return;
-    }
-    sendJsonBody(res, 200, body, headers);
+    const bytes = Buffer.from(JSON.stringify(body));
+    if (!f.has('mesh.leaf-wrong-private-key')) leaf.body = bytes;
+    return bytes;
   }
 
   /**
@@ -458,13 +498,27 @@ export class MeshService {
     const cachedAt = this.intentionMatchCachedAt.get(matchKey);
     this.intentionMatchCachedAt.set(matchKey, cachedAt ?? Date.now());
     const headers = this.consul.cache(cachedAt === undefined ? { hit: false } : { hit: true, ageMs: Date.now() - cachedAt });
+    sendJsonBytes(res, 200, this.authorizeBody(intention), headers);
+  }
+
+  /**
+   * The decision and its Reason for the intention that matched (or none): serialised once per
+   * intention object, which the store replaces whenever its set changes.
+   */
+  private authorizeBody(intention: Intention | undefined): Buffer {
+    const f = this.options.faults;
     if (!intention) {
-      return sendJsonBody(res, 200, { Authorized: false, Reason: f.has('mesh.default-reason-text') ? 'no match' : 'Default behavior configured by ACLs' }, headers);
+      this.noMatchBody ??= Buffer.from(JSON.stringify({ Authorized: false, Reason: f.has('mesh.default-reason-text') ? 'no match' : 'Default behavior configured by ACLs' }));
+      return this.noMatchBody;
     }
+    const known = this.authorizeBodies.get(intention);
+    if (known) return known;
     const layer7 = (intention.permissions?.length ?? 0) > 0;
     const authorized = layer7 && !f.has('mesh.authorize-permissions-honoured') ? false : actionIgnoringPermissions(intention) === 'allow';
     const described = f.has('mesh.authorize-reason-without-action') ? describeIntentionWithoutAction(intention) : describeIntention(intention, this.hashicorp ? 'consul' : 'spec');
     const reason = f.has('mesh.authorize-empty-reason') ? '' : `Matched ${layer7 ? 'L7' : 'L4'} intention: ${described}`;
-    sendJsonBody(res, 200, { Authorized: authorized, Reason: reason }, headers);
+    const body = Buffer.from(JSON.stringify({ Authorized: authorized, Reason: reason }));
+    this.authorizeBodies.set(intention, body);
+    return body;
   }
 }

@@ -43,6 +43,9 @@ export interface SecretsServiceOptions {
 
 const PROVIDER = String.raw`identity/oidc/provider/[^/]+`;
 
+/** A path segment that is exactly "." or "..". */
+const DOT_SEGMENT = /(?:^|\/)\.{1,2}(?:\/|$)/;
+
 /**
  * The embedded secrets service: resolves the namespace (header joined with the path), checks the
  * client token, and routes to the engine mounted at the longest matching prefix.
@@ -300,6 +303,8 @@ export class SecretsService {
 
 /** Decodes each segment; refuses encodings that would change the path's shape. */
 function decodePath(raw: string): string | undefined {
+  // Without a percent sign every segment decodes to itself: only the dot segments and NUL are left to refuse.
+  if (!raw.includes('%')) return DOT_SEGMENT.test(raw) || raw.includes('\u0000') ? undefined : raw;
   const out: string[] = [];
   for (const segment of raw.split('/')) {
     let decoded: string;

@@ -216,6 +216,7 @@ export class OidcFlows {
       if (elapsed > maxAge && !f.has('secrets.oidc-max-age-ignored')) throw new OAuthError(400, 'max_age_violation', 'active re-authentication is required by max_age');
     }
     const code = randomCode();
+    this.dropExpiredCodes();
     this.codes.set(code, {
       clientId,
       provider: name,
@@ -234,7 +235,20 @@ export class OidcFlows {
     return { kind: 'raw', status: 200, body };
   }
 
-  private providerAllows(provider: Provider, clientId: string): boolean {
+  /**
+   * Codes never exchanged would pile up (a load test makes thousands a second). They all live
+   * CODE_TTL_MS and the map keeps them in the order they were made, so the expired ones are at
+   * its front; an expired code is refused whether it is kept or not.
+   */
+  private dropExpiredCodes(): void {
+    const now = Date.now();
+    for (const [code, grant] of this.codes) {
+      if (grant.expiresAt >= now) return;
+      this.codes.delete(code);
+    }
+  }
+
+    private providerAllows(provider: Provider, clientId: string): boolean {
     if (provider.allowed_client_ids.length === 0) return this.ctx.faults.has('secrets.oidc-allowed-clients-empty-means-all');
     return provider.allowed_client_ids.includes('*') || provider.allowed_client_ids.includes(clientId);
   }
