@@ -34,10 +34,10 @@ class FakeSink implements FrameSink {
 const rules: MatchRules = { repeatPerKey: false, wildcardOnlyAlone: false, filterKeysIgnored: false, namespaceIgnored: false };
 const sub = (topics: [string, string[]][], namespace = 'default'): Subscription => ({ topics: new Map(topics), namespace });
 
-function setup(options: { capacity?: number; rules?: MatchRules; omitFilterKeys?: boolean } = {}) {
+function setup(options: { capacity?: number; rules?: MatchRules; omitFilterKeys?: boolean; flushGapMs?: number } = {}) {
   let index = 0;
   const broker = new EventBroker(options.capacity ?? 256, () => ++index);
-  const fanout = new StreamFanout(broker, { rules: options.rules ?? rules, omitFilterKeys: options.omitFilterKeys ?? false });
+  const fanout = new StreamFanout(broker, { rules: options.rules ?? rules, omitFilterKeys: options.omitFilterKeys ?? false, flushGapMs: options.flushGapMs ?? 0 });
   const job = (key: string, extra: Record<string, unknown> = {}): Omit<SchedulerEvent, 'Index'> => ({ Topic: 'Job', Type: 'JobRegistered', Key: key, Namespace: 'default', FilterKeys: null, Payload: { Job: { ID: key, Meta: { n: '✓' }, ...extra } } });
   const evaluation = (jobId: string): Omit<SchedulerEvent, 'Index'> => ({ Topic: 'Evaluation', Type: 'EvaluationUpdated', Key: `eval-${jobId}`, Namespace: 'default', FilterKeys: [jobId, ''], Payload: { Evaluation: { JobID: jobId } } });
   return { broker, fanout, job, evaluation };
@@ -88,6 +88,23 @@ describe('StreamFanout (the event stream writes each frame once for all its subs
     await turn();
     expect(s.writes).toHaveLength(1);
     expect(s.text).toBe(frames.map((f) => expected(f, () => true)).join(''));
+  });
+
+  it('under load, frames of later turns within the flush gap join the next write; an idle stream writes at once', async () => {
+    const { broker, fanout, job } = setup({ flushGapMs: 200 });
+    const s = new FakeSink();
+    fanout.subscribe(sub([['Job', ['*']]]), s, 0, false);
+    broker.publish([job('a')]);
+    await turn();
+    expect(s.writes).toHaveLength(1);
+    broker.publish([job('b')]);
+    await turn();
+    broker.publish([job('c')]);
+    await turn();
+    expect(s.writes).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 250));
+    expect(s.writes).toHaveLength(2);
+    expect(s.writes[1]!.toString().split('\n').filter(Boolean)).toHaveLength(2);
   });
 
   it('a subscriber that joins in the middle of a turn gets the backlog and then each later frame once', async () => {

@@ -14,7 +14,17 @@ export interface StreamFanoutOptions {
   rules: MatchRules;
   /** The fault scheduler.events-missing-filterkeys: events go out without their FilterKeys. */
   omitFilterKeys: boolean;
+  /** The least time between two writes to the subscribers (FLUSH_GAP_MS unless given). */
+  flushGapMs?: number;
 }
+
+/**
+ * Frames published less than this long after the last write wait for the next one. Under load the
+ * cost is one socket write per subscriber per flush, not per frame (bench: at 1,000 subscribers a
+ * write per subscriber per turn was most of the reference's CPU); when idle, a frame goes out in the
+ * turn it was published, as before.
+ */
+export const FLUSH_GAP_MS = 5;
 
 interface Member {
   sink: FrameSink;
@@ -54,6 +64,7 @@ export class StreamFanout {
   private readonly encodings = new WeakMap<Frame, FrameEncoding>();
   private readonly dirty = new Set<Group>();
   private flushScheduled = false;
+  private lastFlush = -Infinity;
 
   constructor(
     private readonly broker: EventBroker,
@@ -124,13 +135,17 @@ export class StreamFanout {
     }
     if (this.dirty.size && !this.flushScheduled) {
       this.flushScheduled = true;
-      // The frames published in this turn (a burst of requests read in one poll) go out together.
-      setImmediate(() => this.flush());
+      // The frames published in this turn (a burst of requests read in one poll) go out together,
+      // and under load those of FLUSH_GAP_MS.
+      const wait = this.lastFlush + (this.options.flushGapMs ?? FLUSH_GAP_MS) - performance.now();
+      if (wait > 0) setTimeout(() => this.flush(), wait);
+      else setImmediate(() => this.flush());
     }
   }
 
   private flush(): void {
     this.flushScheduled = false;
+    this.lastFlush = performance.now();
     for (const group of this.dirty) {
       const pending = group.pending;
       group.pending = [];
