@@ -7,7 +7,13 @@ import type { Observation } from './evidence.ts';
 import { ruleOutcome } from './outcomes.ts';
 import { PACKAGE_ROOT } from './package-root.ts';
 import type { SuiteContext } from './suite-context.ts';
+import { SuiteSequencer } from './suite-sequencer.ts';
 import { RuleCollector, type TestVerdict } from './vitest-collector.ts';
+
+/** Suite files run at once: the long-waiting ones (suite-sequencer.ts) each get a worker. */
+const SUITE_WORKERS = 4;
+/** Rules of one concurrently() block in flight at once, per worker. */
+const RULES_SIDE_BY_SIDE = 8;
 
 export interface ConformanceRunnerOptions {
   testTimeoutMs: number;
@@ -60,6 +66,12 @@ export class ConformanceRunner {
         // Suites share nothing through module state, and reusing workers saves the fault matrix a
         // fresh module graph per run.
         isolate: false,
+        // The suites wait on the targets far more than they compute: files run side by side (vitest
+        // would take one worker on two cores), the long ones first, and within a file the rules of
+        // a concurrently() block do (suites/kit/rule-test.ts).
+        maxWorkers: SUITE_WORKERS,
+        maxConcurrency: RULES_SIDE_BY_SIDE,
+        sequence: { sequencer: SuiteSequencer },
         silent: true,
         allowOnly: false,
       },

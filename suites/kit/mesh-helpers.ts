@@ -126,13 +126,3 @@ export function targetClock(res: HttpResponse): { now(): number } {
   const offset = Number.isNaN(stated) ? 0 : stated - Date.now();
   return { now: () => Date.now() + offset };
 }
-
-/** Runs `body` with the CA's LeafCertTTL at `seconds`, then puts the earlier value back. */
-export async function withLeafCertTtl<T>(kit: RuleKit, seconds: number, body: () => Promise<T>): Promise<T> {
-  const restore = await kit.meshFixtures.leafCertTtl(seconds);
-  try {
-    return await body();
-  } finally {
-    await restore();
-  }
-}

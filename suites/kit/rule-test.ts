@@ -1,4 +1,4 @@
-import { inject, test } from 'vitest';
+import { describe, inject, test } from 'vitest';
 import { ruleById } from '../../src/rules/catalog.ts';
 import '../../src/run/evidence.ts';
 import '../../src/run/suite-context.ts';
@@ -9,6 +9,29 @@ export interface RuleTestOptions {
   timeoutMs?: number;
 }
 
+/** Set while concurrently() declares its rules. */
+let sideBySide = false;
+
+/**
+ * Declares rules whose tests run side by side (most wait on the target, not on the CPU). The block
+ * is one step of its file: the rules declared before it have ended when it starts, and the rules
+ * after it start once all of its rules have ended. So a rule that changes what is global to the
+ * target (a CA rotation or its configuration, the node's eligibility, GC of every allocation) goes
+ * in no block, or in a block only with rules it cannot disturb; `why` says why these rules may
+ * overlap, and names the block in the test's full name.
+ */
+export function concurrently(why: string, declare: () => void): void {
+  if (sideBySide) throw new Error('concurrently() blocks do not nest');
+  describe(why, () => {
+    sideBySide = true;
+    try {
+      declare();
+    } finally {
+      sideBySide = false;
+    }
+  });
+}
+
 /**
  * Declares the test of one catalog rule. Its name starts with the rule id, which is how the
  * collector, the filters and the fault matrix find it. The rule must exist in the catalog.
@@ -16,7 +39,7 @@ export interface RuleTestOptions {
 export function ruleTest(ruleId: string, body: (kit: RuleKit) => Promise<void>, options: RuleTestOptions = {}): void {
   const rule = ruleById(ruleId);
   if (!rule) throw new Error(`ruleTest: "${ruleId}" is not in the rule catalog (src/rules)`);
-  test(
+  (sideBySide ? test.concurrent : test)(
     `${rule.id} ${rule.title}`,
     async (context) => {
       const ctx = inject('stackproof');

@@ -3,8 +3,13 @@ import { expect } from 'vitest';
 import { nodeMetadataSchema, type NodeMetadataResponse } from '../../src/client/schemas/scheduler.ts';
 import { expectShape } from '../kit/expect-shape.ts';
 import { ruleTest } from '../kit/rule-test.ts';
+import { runAlone } from '../kit/exclusive.ts';
 import { SkipRule, type RuleKit } from '../kit/rule-kit.ts';
 import { metadataKeyPrefix } from '../../src/provision/scheduler-provisioner.ts';
+
+// Not beside the other scheduler files: rules there update the node's metadata too (a key of their
+// own, but the whole Dynamic map is compared here), and each update is a Node event.
+runAlone('scheduler-events');
 
 /**
  * A key this run creates: `stackproof.<run prefix with '_' for '-'>.<rest>`, so the tests touch

@@ -1,0 +1,40 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { runPrefixOfRun } from './run-names.ts';
+
+/** How long a file waits for the others holding the lock (a slow target's whole suite, at worst). */
+const WAIT_MS = 30 * 60_000;
+const POLL_MS = 50;
+
+/**
+ * Keeps the suite files that declare the same `lock` from running at the same time in different
+ * workers, for what is global to a target and that several files change or read back (the
+ * scheduler's event buffer: one file's allocations flood it while another reads its own window
+ * back). Call it at the top of the file: the file takes the lock before its first rule and gives it
+ * back after its last. The lock is a directory named after the run and the lock (mkdir is atomic
+ * across vitest's worker threads and processes), so another run never waits on it.
+ */
+export function runAlone(lock: string): void {
+  let held: string | undefined;
+  beforeAll(async () => {
+    const path = join(tmpdir(), `${runPrefixOfRun()}-${lock}.lock`);
+    const deadline = Date.now() + WAIT_MS;
+    for (;;) {
+      try {
+        await mkdir(path);
+        held = path;
+        return;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        if (Date.now() > deadline) throw new Error(`another suite file held the lock ${path} for ${WAIT_MS / 60_000} min`);
+        await new Promise((r) => setTimeout(r, POLL_MS));
+      }
+    }
+  }, WAIT_MS + 10_000);
+  afterAll(async () => {
+    if (held) await rm(held, { recursive: true, force: true });
+    held = undefined;
+  });
+}
