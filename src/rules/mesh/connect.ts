@@ -145,7 +145,7 @@ export const meshConnectRules: Rule[] = [
     capability: FIX,
     sources: [leafBehaviour1, { file, section: DOES, quote: 'caches the result, and returns it until near expiry or until the roots change' }],
     notes: [
-      "The test shortens the CA configuration's LeafCertTTL through the fixtures (Consul refuses less than 1 h unless SkipValidate) and waits out the leaf. Consul backdates a leaf's NotBefore by a minute and ends it LeafCertTTL after that (hashicorp/consul agent/connect/ca/provider_consul.go ConsulProvider.Sign, effectiveNow), so the TTL is 70 s, which leaves 10 s of validity; a non-blocking query renews at a random point between 60 % and 90 % of the lifetime, and at once for a lifetime under 10 minutes (agent/leafcert/generate.go Manager.attemptLeafRefresh with MustRevalidate, agent/leafcert/util.go calculateSoftExpiry), so the test asserts nothing about when before expiry a new leaf comes, only that an expired one is never returned",
+      "The test shortens the CA configuration's LeafCertTTL through the fixtures (Consul refuses less than 1 h unless SkipValidate) and waits out the leaf. Consul backdates a leaf's NotBefore by a minute and ends it LeafCertTTL after that (hashicorp/consul agent/connect/ca/provider_consul.go ConsulProvider.Sign, effectiveNow), so the TTL is 65 s, which leaves 5 s of validity; a non-blocking query renews at a random point between 60 % and 90 % of the lifetime, and at once for a lifetime under 10 minutes (agent/leafcert/generate.go Manager.attemptLeafRefresh with MustRevalidate, agent/leafcert/util.go calculateSoftExpiry), so the test asserts nothing about when before expiry a new leaf comes, only that an expired one is never returned",
     ],
   }),
   rule({
