@@ -38,36 +38,63 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   }
   // Listeners rather than for-await: leaving a for-await loop destroys the request, and with it the
   // socket the 413 answer still has to go out on.
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        req.pause();
-        reject(new BodyError(413, `request body is over the ${limit}-byte limit`));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(Buffer.concat(chunks));
-    };
-    const onError = (err: Error) => {
-      cleanup();
-      reject(new BodyError(400, `request body could not be read: ${err.message}`));
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-  });
+  return new Promise((resolve, reject) => new BodyCollector(req, limit, resolve, reject).listen());
+}
+
+/**
+ * One body being read. A class rather than closures: every request with a body makes one, and the
+ * loader the reference runs under (tsx, keepNames) renames each closure made on every call.
+ */
+class BodyCollector {
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private readonly onData: (chunk: Buffer) => void;
+  private readonly onEnd: () => void;
+  private readonly onError: (err: Error) => void;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly limit: number,
+    private readonly resolve: (body: Buffer) => void,
+    private readonly reject: (err: BodyError) => void,
+  ) {
+    this.onData = this.data.bind(this);
+    this.onEnd = this.end.bind(this);
+    this.onError = this.error.bind(this);
+  }
+
+  listen(): void {
+    this.req.on('data', this.onData);
+    this.req.on('end', this.onEnd);
+    this.req.on('error', this.onError);
+  }
+
+  private cleanup(): void {
+    this.req.off('data', this.onData);
+    this.req.off('end', this.onEnd);
+    this.req.off('error', this.onError);
+  }
+
+  private data(chunk: Buffer): void {
+    this.size += chunk.length;
+    if (this.size > this.limit) {
+      this.cleanup();
+      this.req.pause();
+      this.reject(new BodyError(413, `request body is over the ${this.limit}-byte limit`));
+      return;
+    }
+    this.chunks.push(chunk);
+  }
+
+  private end(): void {
+    this.cleanup();
+    this.resolve(Buffer.concat(this.chunks));
+  }
+
+  private error(err: Error): void {
+    this.cleanup();
+    this.reject(new BodyError(400, `request body could not be read: ${err.message}`));
+  }
 }
 
 /**
