@@ -1,102 +1,174 @@
-// Section 1: the load generators' own cost and highest rate, against the bare server.
-import { spawnSync } from 'node:child_process';
-import autocannon from 'autocannon';
-import { Pool } from 'undici';
-import { runClosedModel } from '../src/load/autocannon-engine.ts';
-import { runOpenModel } from '../src/load/open-model-runner.ts';
-import type { PreparedScenario } from '../src/load/scenarios/types.ts';
+// Section 1: the load generators' own cost (CPU per request at a fixed rate) and highest rate.
+// Each generator runs in a child process pinned to core 0, the target pinned to core 1 (where the
+// machine has two), so a generator's CPU is counted alone and it never competes with its target.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { findK6 } from '../src/load/k6-engine.ts';
 import type { BenchContext } from './context.ts';
+import type { GeneratorJob, GeneratorRun } from './generator-child.ts';
 import { Table, fmt, type GoalFigure } from './table.ts';
 
-async function plainAutocannon(ctx: BenchContext): Promise<number> {
-  const r = await autocannon({ url: ctx.bareUrl, connections: ctx.connections, duration: ctx.seconds });
-  return r.requests.average;
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+const PINNED = availableParallelism() >= 2;
+const GENERATOR_CORE = '0';
+const TARGET_CORE = '1';
+/** The fixed rates the CPU per request is measured at; the goal is judged at the last. */
+const RATES = [1_000, 5_000];
+
+const pinned = (argv: string[]): string[] => (PINNED ? ['taskset', '-c', GENERATOR_CORE, ...argv] : argv);
+
+function pinProcess(pid: number | undefined, cores: string): void {
+  if (PINNED && pid) spawnSync('taskset', ['-p', '-c', cores, String(pid)], { stdio: 'ignore' });
 }
 
-function wrk(ctx: BenchContext): number | undefined {
-  const which = spawnSync('sh', ['-c', 'command -v wrk']);
-  if (which.status !== 0) return undefined;
-  const out = spawnSync('wrk', ['-t2', `-c${ctx.connections}`, `-d${ctx.seconds}s`, ctx.bareUrl], { encoding: 'utf8' }).stdout;
-  const m = /Requests\/sec:\s+([\d.]+)/.exec(out);
-  return m ? Number(m[1]) : undefined;
+async function generator(job: GeneratorJob): Promise<GeneratorRun> {
+  const [cmd, ...args] = pinned([process.execPath, '--import', 'tsx', here('./generator-child.ts'), JSON.stringify(job)]);
+  const child = spawn(cmd!, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  const [code] = (await once(child, 'exit')) as [number];
+  const line = out.trim().split('\n').pop() ?? '';
+  if (code !== 0 || !line.startsWith('{')) throw new Error(`generator ${job.kind} exited with code ${code}: ${out.slice(0, 300)}`);
+  return JSON.parse(line) as GeneratorRun;
 }
 
-async function openModelMax(url: string): Promise<{ rate: number; throughput: number }> {
-  const pool = new Pool(url, { connections: 256 });
-  let best = { rate: 0, throughput: 0 };
-  for (const rate of [2_000, 5_000, 10_000, 20_000, 40_000]) {
-    const r = await runOpenModel({
-      scenario: 'bare',
-      rate,
-      durationMs: 2_000,
-      maxRequests: rate * 2,
-      maxInFlight: 1024,
-      request: async () => {
-        const res = await pool.request({ method: 'GET', path: '/' });
-        await res.body.dump();
-        return res.statusCode === 200;
-      },
-    });
-    if (r.dropped / (r.requests + r.dropped) > 0.01 || r.throughput < rate * 0.95) break;
-    best = { rate, throughput: r.throughput };
-  }
-  await pool.close();
-  return best;
+/** The fixed-response yardstick (bench/fixed-response-server.mjs), pinned to the target's core. */
+async function fixedResponseServer(): Promise<{ proc: ChildProcess; url: string }> {
+  const [cmd, ...args] = PINNED ? ['taskset', '-c', TARGET_CORE, process.execPath, here('./fixed-response-server.mjs')] : [process.execPath, here('./fixed-response-server.mjs')];
+  const proc = spawn(cmd!, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = (await once(createInterface({ input: proc.stdout! }), 'line')) as [string];
+  return { proc, url: (JSON.parse(line) as { url: string }).url };
+}
+
+/** Children's CPU seconds as bash's `times` prints them (its second line: user then system). */
+function childrenCpuMs(times: string): number {
+  const lines = times.trim().split('\n');
+  const secs = [...(lines[lines.length - 1] ?? '').matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
+  return (secs[0]! + secs[1]!) * 1000;
 }
 
 /**
- * The open model's own cost at fixed rates: CPU of this process (process.cpuUsage counts every
- * thread, the arrival clock's worker included) per second of run, how late requests start after
- * they are due, and its p50 beside the p50 each request measures from its real start.
+ * k6 at a constant arrival rate, pinned like the others. Its CPU is the k6 process's own, read with
+ * bash's `times` (10 ms resolution) less that of a run of a single iteration: k6 spends a few hundred
+ * milliseconds starting (its JavaScript runtime, the script) whatever the load.
  */
-async function openModelCost(ctx: BenchContext, rate: number): Promise<{ cpu: number; lagP50: number; lagP99: number; p50: number; ownP50: number }> {
-  const pool = new Pool(ctx.bareUrl, { connections: 256 });
-  const lags: number[] = [];
-  const own: number[] = [];
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const r = await runOpenModel({
-    scenario: 'bare',
-    rate,
-    durationMs: ctx.seconds * 1000,
-    maxRequests: rate * ctx.seconds,
-    onStart: (_i, intended, actual) => lags.push(actual - intended),
-    request: async () => {
-      const sent = performance.now();
-      const res = await pool.request({ method: 'GET', path: '/' });
-      await res.body.dump();
-      own.push(performance.now() - sent);
-      return res.statusCode === 200;
-    },
-  });
-  const cpu = process.cpuUsage(cpu0);
-  const wall = performance.now() - t0;
-  await pool.close();
-  const q = (a: number[], p: number) => [...a].sort((x, y) => x - y)[Math.min(a.length - 1, Math.floor(a.length * p))]!;
-  return { cpu: (cpu.user + cpu.system) / 1000 / wall, lagP50: q(lags, 0.5), lagP99: q(lags, 0.99), p50: r.latencyMs.p50, ownP50: q(own, 0.5) };
+async function k6(binary: string, url: string, rate: number, seconds: number): Promise<GeneratorRun> {
+  const dir = await mkdtemp(join(tmpdir(), 'stackproof-bench-k6-'));
+  try {
+    const once = async (r: number, s: number) => {
+      const script = join(dir, 'bare.js');
+      const out = join(dir, 'summary.json');
+      await writeFile(
+        script,
+        `import http from 'k6/http';
+export const options = { discardResponseBodies: true, scenarios: { bare: { executor: 'constant-arrival-rate', rate: ${r}, timeUnit: '1s', duration: '${s}s', preAllocatedVUs: ${Math.max(1, Math.min(200, r))}, maxVUs: 1000 } } };
+export default function () { http.get(${JSON.stringify(url)}); }
+export function handleSummary(data) {
+  const m = data.metrics;
+  return { ${JSON.stringify(out)}: JSON.stringify({ requests: m.http_reqs ? m.http_reqs.values.count : 0, failed: m.http_req_failed ? m.http_req_failed.values.passes : 0, dropped: m.dropped_iterations ? m.dropped_iterations.values.count : 0 }) };
+}
+`,
+      );
+      const cmd = `${pinned([binary, 'run', '--quiet', script]).map((a) => `'${a}'`).join(' ')} >/dev/null 2>&1; times`;
+      const t0 = performance.now();
+      const res = spawnSync('bash', ['-c', cmd], { encoding: 'utf8' });
+      const wallMs = performance.now() - t0;
+      const summary = JSON.parse(await readFile(out, 'utf8')) as { requests: number; failed: number; dropped: number };
+      return { requests: summary.requests, errors: summary.failed, dropped: summary.dropped, throughput: summary.requests / s, cpuMs: childrenCpuMs(res.stdout), wallMs };
+    };
+    const idle = await once(1, 1);
+    const run = await once(rate, seconds);
+    return { ...run, cpuMs: Math.max(0, run.cpuMs - idle.cpuMs) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const usPerRequest = (r: GeneratorRun) => (r.requests ? (r.cpuMs * 1000) / r.requests : Number.NaN);
+/** Held: at most 1% dropped and at least 95% of the rate done. */
+const held = (r: GeneratorRun, rate: number) => r.dropped <= 0.01 * (r.requests + r.dropped) && r.errors === 0 && r.throughput >= 0.95 * rate;
+
+/**
+ * The open model's highest held rate, in steps of a tenth of autocannon's closed-model rate: from
+ * half of it upwards while held, or downwards until held when half is not.
+ */
+async function openModelMax(kind: GeneratorJob['kind'], url: string, ceiling: number, seconds: number): Promise<{ rate: number; throughput: number }> {
+  const step = Math.max(1_000, Math.round(ceiling / 10 / 1_000) * 1_000);
+  const attempt = async (rate: number) => {
+    const r = await generator({ kind, url, rate, seconds, connections: 0 });
+    return held(r, rate) ? { rate, throughput: r.throughput } : undefined;
+  };
+  let rate = Math.max(step, Math.round(ceiling / 2 / step) * step);
+  let best = await attempt(rate);
+  if (!best) {
+    for (rate -= step; rate >= step && !best; rate -= step) best = await attempt(rate);
+    return best ?? { rate: 0, throughput: 0 };
+  }
+  for (rate += step; rate <= ceiling * 1.5; rate += step) {
+    const r = await attempt(rate);
+    if (!r) break;
+    best = r;
+  }
+  return best;
 }
 
 export async function benchGenerators(ctx: BenchContext): Promise<GoalFigure[]> {
-  const ac = await plainAutocannon(ctx);
-  const fixed: PreparedScenario = { name: 'bare', url: ctx.bareUrl, iterate: async () => true, fixed: [{ method: 'GET', path: '/', headers: {} }], k6Env: {}, close: async () => undefined };
-  const closed = await runClosedModel(fixed, { connections: ctx.connections, durationMs: ctx.seconds * 1000, maxRequests: 10_000_000 });
-  const open = await openModelMax(ctx.bareUrl);
-  const w = wrk(ctx);
-  const t = new Table(`Load generator efficiency: a bare node:http server on loopback, ${ctx.connections} connections, ${ctx.seconds} s each`);
-  t.row('generator', 'requests/s', 'vs autocannon', 'vs wrk');
-  t.row('autocannon (plain)', fmt(ac), '1.00', w ? fmt(ac / w) : 'n/a');
-  t.row('stackproof closed (autocannon + HDR)', fmt(closed.throughput), fmt(closed.throughput / ac), w ? fmt(closed.throughput / w) : 'n/a');
-  t.row(`stackproof open model (highest rate held: ${open.rate}/s)`, fmt(open.throughput), fmt(open.throughput / ac), w ? fmt(open.throughput / w) : 'n/a');
-  t.row('wrk -t2', w ? fmt(w) : 'not installed (apt-get install wrk)', w ? fmt(w / ac) : 'n/a', w ? '1.00' : 'n/a');
-  t.print();
+  const seconds = ctx.seconds;
+  const pinNote = PINNED ? `generator pinned to core ${GENERATOR_CORE}, target to core ${TARGET_CORE} (taskset)` : 'one core: nothing pinned';
+  pinProcess(ctx.bare.pid, TARGET_CORE);
+  const fast = await fixedResponseServer();
+  try {
+    // CPU per request at fixed rates, against the bare node:http server.
+    const binary = findK6();
+    const cost = new Table(`Generator CPU per request at a fixed rate against the bare node:http server, ${seconds} s each, ${pinNote}`);
+    cost.row('generator', 'rate', 'requests', 'dropped', 'CPU (share of a core)', 'CPU µs/request', 'vs autocannon', 'start lag p50/p99 ms');
+    const goal: Record<string, number> = {};
+    for (const rate of RATES) {
+      const runs: [string, GeneratorRun | undefined][] = [];
+      runs.push(['autocannon (overallRate)', await generator({ kind: 'autocannon', url: ctx.bareUrl, rate, seconds, connections: ctx.connections })]);
+      runs.push(['stackproof open model, fixed requests', await generator({ kind: 'open-fixed', url: ctx.bareUrl, rate, seconds, connections: 0 })]);
+      runs.push(['stackproof open model, general path (undici)', await generator({ kind: 'open-general', url: ctx.bareUrl, rate, seconds, connections: 0 })]);
+      runs.push([`k6 ${binary ? '(constant-arrival-rate)' : `not found (${'$K6'} or k6 on PATH)`}`, binary ? await k6(binary, ctx.bareUrl, rate, seconds) : undefined]);
+      const ac = usPerRequest(runs[0]![1]!);
+      for (const [name, r] of runs) {
+        if (!r) {
+          cost.row(name, `${rate}/s`, 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a');
+          continue;
+        }
+        const us = usPerRequest(r);
+        cost.row(name, `${rate}/s`, r.requests, r.dropped, fmt(r.cpuMs / r.wallMs), us.toFixed(1), fmt(us / ac), r.lagP50 === undefined ? '' : `${r.lagP50.toFixed(3)}/${r.lagP99!.toFixed(3)}`);
+      }
+      goal[rate] = usPerRequest(runs[1]![1]!) / ac;
+    }
+    cost.print();
 
-  const c = new Table(`Open-model generator cost against the bare server, ${ctx.seconds} s per rate (p50s differ by the start lag only)`);
-  c.row('rate', 'CPU (share of a core)', 'start lag p50 ms', 'start lag p99 ms', 'open-model p50 ms', 'request-timed p50 ms');
-  for (const rate of [1_000, 5_000]) {
-    const m = await openModelCost(ctx, rate);
-    c.row(`${rate}/s`, fmt(m.cpu), m.lagP50.toFixed(3), m.lagP99.toFixed(3), m.p50.toFixed(3), m.ownP50.toFixed(3));
+    // Highest rate against the fixed-response server, which answers faster than any generator here.
+    const ac = await generator({ kind: 'autocannon', url: fast.url, rate: 0, seconds, connections: ctx.connections });
+    const closed = await generator({ kind: 'closed', url: fast.url, rate: 0, seconds, connections: ctx.connections });
+    const half = Math.max(1, Math.round(seconds / 2));
+    const openFixed = await openModelMax('open-fixed', fast.url, ac.throughput, half);
+    const openGeneral = await openModelMax('open-general', fast.url, ac.throughput, half);
+    const max = new Table(`Generator maximum rate against a fixed-response server (bench/fixed-response-server.mjs), ${pinNote}; open model: highest rate held for ${half} s (<= 1% dropped, >= 95% done)`);
+    max.row('generator', 'requests/s', 'vs autocannon');
+    max.row(`autocannon (closed model, ${ctx.connections} connections)`, fmt(ac.throughput), '1.00');
+    max.row(`stackproof closed (autocannon + HDR, ${ctx.connections} connections)`, fmt(closed.throughput), fmt(closed.throughput / ac.throughput));
+    max.row(`stackproof open model, fixed requests (held ${openFixed.rate}/s)`, fmt(openFixed.throughput), fmt(openFixed.throughput / ac.throughput));
+    max.row(`stackproof open model, general path (held ${openGeneral.rate}/s)`, fmt(openGeneral.throughput), fmt(openGeneral.throughput / ac.throughput));
+    max.print();
+
+    const last = RATES[RATES.length - 1]!;
+    const maxRatio = openFixed.throughput / ac.throughput;
+    return [
+      { goal: `open-model generator CPU per request vs autocannon (${last}/s)`, measured: fmt(goal[last]!), target: '<= 1.50', met: goal[last]! <= 1.5 },
+      { goal: 'open-model maximum rate vs autocannon', measured: fmt(maxRatio), target: '>= 0.80', met: maxRatio >= 0.8 },
+    ];
+  } finally {
+    fast.proc.kill('SIGTERM');
+    pinProcess(ctx.bare.pid, PINNED ? '0,1' : '0');
   }
-  c.print();
-  const maxRatio = open.throughput / ac;
-  return [{ goal: 'open-model maximum rate vs autocannon', measured: fmt(maxRatio), target: '>= 0.80', met: maxRatio >= 0.8 }];
 }

@@ -1,6 +1,22 @@
 import { newLatencyHistogram, encodeHistogram, percentilesMs, recordLatencyMs } from './latency-histogram.ts';
-import { openArrivalClock } from './arrival-clock.ts';
+import { openArrivalSchedule } from './arrival-schedule.ts';
+import { FixedRequestClient } from './fixed-request-client.ts';
 import type { LoadScenarioResult } from '../report/results-model.ts';
+import type { FixedRequest } from './scenarios/types.ts';
+
+/**
+ * Fixed requests for the lean client (src/load/fixed-request-client.ts): an arrival sends the next
+ * request of the sequence, round robin, on a keep-alive connection of its own.
+ */
+export interface OpenModelFixedRequests {
+  url: string;
+  requests: FixedRequest[];
+  /** Whether an answer is correct (default: a 2xx status). The body is there when keepBodies is set. */
+  accept?: (status: number, body: Buffer | undefined) => boolean;
+  keepBodies?: boolean;
+  /** An answer not complete this long after its request is an error (default 10 s). */
+  timeoutMs?: number;
+}
 
 export interface OpenModelOptions {
   scenario: string;
@@ -11,8 +27,10 @@ export interface OpenModelOptions {
   maxRequests: number;
   /** Requests in flight beyond this are not started and count as dropped. */
   maxInFlight?: number;
-  /** Performs one request; resolves true when the answer was correct. */
-  request: () => Promise<boolean>;
+  /** Performs one iteration (any requests); resolves true when the answers were correct. Either this or `fixed`. */
+  request?: () => Promise<boolean>;
+  /** Fixed requests, sent by the lean client: far less generator CPU per request than a `request` function. */
+  fixed?: OpenModelFixedRequests;
   /**
    * Called just before request i is started, with its intended start and the performance.now() at
    * which it is started (never earlier than intended). Lets tests observe the schedule; a dropped
@@ -28,26 +46,39 @@ export interface OpenModelOptions {
  * started before it is due: starting early and measuring from the intended time would subtract the
  * head start from its latency, which is how sub-millisecond answers used to read as 1 µs.
  */
+/** An arrival due within this long is waited for by turning the loop, not by the worker's next post. */
+const MAIN_TURN_MS = 0.01;
+
 export async function runOpenModel(options: OpenModelOptions): Promise<LoadScenarioResult> {
+  if (!options.request === !options.fixed) throw new Error('the open model needs either a request function or fixed requests');
   const histogram = newLatencyHistogram();
   const total = Math.min(options.maxRequests, Math.floor((options.rate * options.durationMs) / 1000));
   const interval = 1000 / options.rate;
   const maxInFlight = options.maxInFlight ?? 1024;
-  const seconds = new Map<number, { requests: number; errors: number; h: ReturnType<typeof newLatencyHistogram> }>();
+  type Bucket = { requests: number; errors: number; h: ReturnType<typeof newLatencyHistogram> };
+  const seconds = new Map<number, Bucket>();
   let inFlight = 0;
   let errors = 0;
   let dropped = 0;
   let completed = 0;
-  const pending = new Set<Promise<void>>();
-  const clock = await openArrivalClock();
+  let drained: (() => void) | undefined;
+  // Answers come back close to the order of their intended starts: the last bucket used is nearly always the next one.
+  let lastSecond = -1;
+  let lastBucket: Bucket | undefined;
+  const schedule = await openArrivalSchedule();
   const start = performance.now();
+  /** The next arrival to start; set when a setImmediate turn is pending for one due within MAIN_TURN_MS. */
+  let i = 0;
+  let turning = false;
 
-  const record = (intended: number) => (ok: boolean) => {
+  const record = (intended: number, ok: boolean) => {
     const latencyMs = performance.now() - intended;
     recordLatencyMs(histogram, latencyMs);
     const second = Math.floor((intended - start) / 1000);
-    let bucket = seconds.get(second);
+    let bucket = second === lastSecond ? lastBucket : seconds.get(second);
     if (!bucket) seconds.set(second, (bucket = { requests: 0, errors: 0, h: newLatencyHistogram() }));
+    lastSecond = second;
+    lastBucket = bucket;
     bucket.requests += 1;
     recordLatencyMs(bucket.h, latencyMs);
     if (!ok) {
@@ -55,7 +86,17 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
       bucket.errors += 1;
     }
     completed += 1;
+    inFlight -= 1;
+    if (inFlight === 0) drained?.();
+    // At high rates the thread is busy reading answers when arrivals fall due: start them now
+    // rather than after the worker's announcement is read (it then finds nothing left to start).
+    else if (i < total && !turning && start + i * interval <= performance.now()) startDue();
   };
+
+  // The lean path: one callback per answer, no promise, no body stream.
+  const fixed = options.fixed;
+  const client = fixed && new FixedRequestClient(fixed.url, fixed.requests, { maxConnections: maxInFlight, keepBodies: fixed.keepBodies, timeoutMs: fixed.timeoutMs });
+  const accept = fixed?.accept ?? ((status: number) => status >= 200 && status < 300);
 
   const launch = (i: number, intended: number) => {
     if (inFlight >= maxInFlight) {
@@ -64,34 +105,55 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
     }
     inFlight += 1;
     options.onStart?.(i, intended, performance.now());
-    const done = record(intended);
-    const p: Promise<void> = options
-      .request()
-      .then(done, () => done(false))
-      .finally(() => {
-        inFlight -= 1;
-        pending.delete(p);
+    if (client) {
+      client.send((err, status, body) => {
+        let ok = false;
+        try {
+          ok = !err && accept(status, body);
+        } finally {
+          record(intended, ok);
+        }
       });
-    pending.add(p);
+      return;
+    }
+    options.request!().then(
+      (ok) => record(intended, ok),
+      () => record(intended, false),
+    );
   };
 
+  // Start every request that is due by now, in order: a call can find several due (a busy event
+  // loop, arrivals closer than a wake-up), and each is still measured from its own intended start.
+  // The check here, not the schedule, is what guarantees no request starts early.
+  let allStarted!: () => void;
+  const started = new Promise<void>((resolve) => (allStarted = resolve));
+  const startDue = () => {
+    turning = false;
+    const now = performance.now();
+    while (i < total && start + i * interval <= now) {
+      launch(i, start + i * interval);
+      i += 1;
+    }
+    if (i >= total) return allStarted();
+    // The worker's clock and this thread's can differ by a hair: an arrival due within a few
+    // microseconds is taken by turning the loop rather than waiting for the next announcement.
+    if (!turning && start + i * interval - performance.now() <= MAIN_TURN_MS) {
+      turning = true;
+      setImmediate(startDue);
+    }
+  };
   try {
-    let i = 0;
-    while (i < total) {
-      await clock.until(start + i * interval);
-      // Start every request that is due by now, in order: after a late wake-up (a busy event loop,
-      // a coarse timer) several are, and each is still measured from its own intended start. The
-      // check here, not the clock, is what guarantees no request starts early.
-      const now = performance.now();
-      while (i < total && start + i * interval <= now) {
-        launch(i, start + i * interval);
-        i += 1;
-      }
+    if (total > 0) {
+      schedule.run(start, interval, total, () => {
+        if (!turning) startDue();
+      });
+      await started;
     }
   } finally {
-    clock.close();
+    schedule.close();
   }
-  await Promise.all(pending);
+  if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+  client?.close();
   const elapsed = performance.now() - start;
   const timeline = [...seconds.entries()]
     .sort((a, b) => a[0] - b[0])
