@@ -12,12 +12,14 @@ import { RuleCollector, type TestVerdict } from './vitest-collector.ts';
 
 /** Suite files run at once: the long-waiting ones (suite-sequencer.ts) each get a worker. */
 const SUITE_WORKERS = 4;
-/** Rules of one concurrently() block in flight at once, per worker. */
-const RULES_SIDE_BY_SIDE = 8;
+/** Rules in flight at once per worker (vitest counts per block too): more than any block holds. */
+const RULES_SIDE_BY_SIDE = 32;
 
 export interface ConformanceRunnerOptions {
   testTimeoutMs: number;
   onVerdict?: (verdict: TestVerdict) => void;
+  /** Where the suite files are, under the package root: `suites` but for the runner's own tests. */
+  suitesDir?: string;
 }
 
 /** Reads each suite file's ruleTest('<id>' …) declarations. */
@@ -54,7 +56,7 @@ export class ConformanceRunner {
       {
         config: false,
         root: PACKAGE_ROOT,
-        dir: 'suites',
+        dir: options.suitesDir ?? 'suites',
         include: ['**/*.suite.ts'],
         watch: false,
         reporters: [collector],

@@ -9,27 +9,42 @@ export interface RuleTestOptions {
   timeoutMs?: number;
 }
 
-/** Set while concurrently() declares its rules. */
-let sideBySide = false;
+/** How the rules and blocks being declared run beside each other: a file's own, one after another. */
+type Order = 'in order' | 'side by side';
+let declaring: Order = 'in order';
 
 /**
- * Declares rules whose tests run side by side (most wait on the target, not on the CPU). The block
- * is one step of its file: the rules declared before it have ended when it starts, and the rules
- * after it start once all of its rules have ended. So a rule that changes what is global to the
- * target (a CA rotation or its configuration, the node's eligibility, GC of every allocation) goes
- * in no block, or in a block only with rules it cannot disturb; `why` says why these rules may
- * overlap, and names the block in the test's full name.
+ * A block of rules and blocks that run `inner` beside each other. The block itself is one rule of
+ * the block or file around it: it runs in that one's order. Vitest calls a block's callback after
+ * the file's (or outer block's) own declarations, so each callback sets the order it declares in.
  */
-export function concurrently(why: string, declare: () => void): void {
-  if (sideBySide) throw new Error('concurrently() blocks do not nest');
-  describe(why, () => {
-    sideBySide = true;
+function block(why: string, inner: Order, declare: () => void): void {
+  const outer = declaring;
+  describe(why, outer === 'side by side' ? { concurrent: true } : { sequential: true }, () => {
+    const before = declaring;
+    declaring = inner;
     try {
       declare();
     } finally {
-      sideBySide = false;
+      declaring = before;
     }
   });
+}
+
+/**
+ * Declares rules (and blocks) whose tests run side by side: most wait on the target, not on the
+ * CPU. The block ends when all of them have ended. So a rule that changes what is global to the
+ * target (a CA rotation or its configuration, the node's eligibility, GC of every allocation) goes
+ * in no such block, or only with rules it cannot disturb; `why` says why these rules may overlap
+ * (it names the block in the tests' full names, so it must hold no rule id).
+ */
+export function concurrently(why: string, declare: () => void): void {
+  block(why, 'side by side', declare);
+}
+
+/** Declares rules (and blocks) that run one after another, within a concurrently() block: `why` says why. */
+export function inOrder(why: string, declare: () => void): void {
+  block(why, 'in order', declare);
 }
 
 /**
@@ -39,7 +54,7 @@ export function concurrently(why: string, declare: () => void): void {
 export function ruleTest(ruleId: string, body: (kit: RuleKit) => Promise<void>, options: RuleTestOptions = {}): void {
   const rule = ruleById(ruleId);
   if (!rule) throw new Error(`ruleTest: "${ruleId}" is not in the rule catalog (src/rules)`);
-  (sideBySide ? test.concurrent : test)(
+  (declaring === 'side by side' ? test.concurrent : test.sequential)(
     `${rule.id} ${rule.title}`,
     async (context) => {
       const ctx = inject('stackproof');

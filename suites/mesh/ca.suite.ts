@@ -279,10 +279,11 @@ concurrently('side by side, with the CA left alone (no rotation, the usual leaf 
     const service = serviceName('timeout');
     const first = leafOf(kit, await kit.mesh.leaf(service));
     const started = performance.now();
-    const res = await kit.mesh.leaf(service, { query: { index: String(first.ModifyIndex), wait: '2s' }, timeoutMs: 20_000 });
+    // A second is as good a wait as any to see it out, and the rule waits no longer than that.
+    const res = await kit.mesh.leaf(service, { query: { index: String(first.ModifyIndex), wait: '1s' }, timeoutMs: 20_000 });
     const elapsed = performance.now() - started;
     const again = leafOf(kit, res, 'the blocking leaf query');
-    expect(elapsed, `with nothing to change, the query waited ${Math.round(elapsed)} ms of its 2 s`).toBeGreaterThanOrEqual(1_800);
+    expect(elapsed, `with nothing to change, the query waited ${Math.round(elapsed)} ms of its 1 s`).toBeGreaterThanOrEqual(900);
     expect(elapsed, 'and returned soon after the wait elapsed').toBeLessThan(10_000);
     expect(again.SerialNumber, 'with the same certificate').toBe(first.SerialNumber);
   }, { timeoutMs: 30_000 });

@@ -6,7 +6,7 @@ import type { FixtureTask } from '../../src/client/fixture-job.ts';
 import { expectShape } from '../kit/expect-shape.ts';
 import { uniqueName } from '../kit/run-names.ts';
 import type { RuleKit } from '../kit/rule-kit.ts';
-import { concurrently, ruleTest } from '../kit/rule-test.ts';
+import { concurrently, inOrder, ruleTest } from '../kit/rule-test.ts';
 import { runAlone } from '../kit/exclusive.ts';
 import { accepted, expectVerdict, gcAllNeed, gcAllocNeed, holders, makeTokens, readEndpoints } from './client-acl.ts';
 import { metadataKeyPrefix } from '../../src/provision/scheduler-provisioner.ts';
@@ -18,6 +18,7 @@ import { expectShapeOf } from './shape.ts';
 
 // Not beside scheduler/events.suite.ts: the allocations made here would flood the event buffer
 // while a rule there reads its window back.
+
 runAlone('scheduler-events');
 
 /** Text with multi-byte characters, so byte offsets and character offsets differ. */
@@ -165,10 +166,10 @@ const consecutive = (n: (number | undefined)[], from?: number) => n.every((x, i)
 /** The media type of an answer's Content-Type, without parameters; undefined without one. */
 const mediaType = (headers: Record<string, string>) => headers['content-type']?.split(';')[0]!.trim().toLowerCase();
 
-concurrently('side by side: rules that read the allocations they made, and collect only their own', () => {
+concurrently('side by side: rules with running allocations (GC leaves them alone) or none, beside the rules with stopped ones', () => {
   ruleTest('scheduler.fs.stream-file-events', async (kit) => {
     // The task appends a tick line every 200 ms, truncates its file right after tick 12, deletes it right after tick 20:
-  // the stream opens well before the truncation (2.4 s after the task starts), and the rule waits 4 s.
+    // the stream opens well before the truncation (2.4 s after the task starts), and the rule waits 4 s.
     const truncateAt = 12;
     const deleteAt = 20;
     const file = 'events.txt';
@@ -200,6 +201,328 @@ concurrently('side by side: rules that read the allocations they made, and colle
     expect(frames[end]!.bytes.length, "the 'file deleted' frame carries no data").toBe(0);
     expect(frames[end]!.Offset ?? 0, "the 'file deleted' frame carries the stream position: the bytes read since the truncation").toBe(afterBytes.length);
     expect(frames.slice(end + 1).filter((f) => f.bytes.length > 0).length, "nothing is streamed after 'file deleted'").toBe(0);
+  });
+
+  inOrder('one after another: the rules with stopped allocations, then the rules that ask for GC of all, which collects every stopped allocation of the node (and so would a target that wrongly takes the short node ID)', () => {
+    concurrently('side by side: rules that read the stopped allocations they made, and collect only their own', () => {
+      ruleTest('scheduler.fs.readat', async (kit) => {
+        const fx = await allocation(kit);
+        const path = 'app/local/data.txt';
+        const bytes = fx.files[path]!;
+        await kit.property(
+          fc.tuple(fc.nat(bytes.length + 10), fc.integer({ min: 1, max: bytes.length + 10 })),
+          async ([offset, limit]) => {
+            const res = await kit.scheduler.fs('readat', fx.id, { path, offset, limit });
+            expect(res.status, `readat offset ${offset} limit ${limit} answers 200`).toBe(200);
+            expect(res.body.equals(bytes.subarray(offset, offset + limit)), `readat offset ${offset} limit ${limit} returns exactly that slice (${res.body.length} bytes)`).toBe(true);
+          },
+          // fast-check counts the examples among numRuns: every one runs, then the generated ones.
+          { examples: [[0, 1], [1, 5], [bytes.length - 1, 10], [bytes.length, 4]] as [number, number][], numRuns: 4 + kit.ctx.runs },
+        );
+      });
+
+      ruleTest('scheduler.fs.readat-limit-zero', async (kit) => {
+        const fx = await allocation(kit);
+        const path = 'app/local/data.txt';
+        const bytes = fx.files[path]!;
+        for (const offset of [0, 10]) {
+          const res = await kit.scheduler.fs('readat', fx.id, { path, offset, limit: 0 });
+          expect(res.status, `readat offset ${offset} limit 0 answers 200`).toBe(200);
+          // Named, so that a known deviation (the rest of the file) reads apart from any other answer.
+          const got = res.body.length === 0 ? 'no bytes' : res.body.equals(bytes.subarray(offset)) ? 'the rest of the file' : `${res.body.length} other bytes`;
+          expect(got, `readat offset ${offset} limit 0 returns`).toBe('no bytes');
+        }
+      });
+
+      ruleTest('scheduler.fs.cat', async (kit) => {
+        const fx = await allocation(kit);
+        for (const [path, bytes] of Object.entries(fx.files)) {
+          const res = await kit.scheduler.fs('cat', fx.id, { path });
+          expect(res.status).toBe(200);
+          expect(res.body.equals(bytes), `cat ${path} returns the whole file (${res.body.length} of ${bytes.length} bytes)`).toBe(true);
+        }
+      });
+
+      ruleTest('scheduler.fs.ls-stat', async (kit) => {
+        const fx = await allocation(kit);
+        const list = expectShape(await kit.scheduler.fs('ls', fx.id, { path: 'app/local' }), fileListSchema, 'ls');
+        expect(list.map((e) => e.Name).sort(), 'ls lists the directory').toEqual(['conf', 'data.txt']);
+        for (const entry of list) {
+          const stat = expectShape(await kit.scheduler.fs('stat', fx.id, { path: `app/local/${entry.Name}` }), fileInfoSchema, 'stat');
+          expect({ Name: stat.Name, IsDir: stat.IsDir, Size: stat.Size }, `stat of ${entry.Name} agrees with ls`).toEqual({ Name: entry.Name, IsDir: entry.IsDir, Size: entry.Size });
+          if (!entry.IsDir) expect(entry.Size, `the size of ${entry.Name} is its byte length`).toBe(fx.files[`app/local/${entry.Name}`]!.length);
+        }
+      });
+
+      ruleTest('scheduler.fs.default-path', async (kit) => {
+        const fx = await allocation(kit);
+        const res = await kit.scheduler.fs('ls', fx.id);
+        expect(res.status, `ls without path answers 200 (${res.text.slice(0, 120)})`).toBe(200);
+        const list = expectShape(res, fileListSchema, 'ls without path');
+        expect(list.map((e) => e.Name), 'without path, ls lists the allocation root (its task directories)').toEqual(expect.arrayContaining(['app', 'quiet']));
+      });
+
+      ruleTest('scheduler.fs.stat-default-path', async (kit) => {
+        const fx = await allocation(kit);
+        const res = await kit.scheduler.fs('stat', fx.id);
+        expect(res.status, `stat without path answers 200 (${res.text.slice(0, 120)})`).toBe(200);
+        const info = expectShape(res, fileInfoSchema, 'stat without path');
+        expect(info.IsDir, "without path, stat describes the allocation's root, a directory").toBe(true);
+      });
+
+      ruleTest('scheduler.fs.path-escape', async (kit) => {
+        // A sibling allocation on the same node: its files and logs are outside the probed one, and exist
+        // wherever the fixtures do. /etc/passwd stands for the rest of the machine.
+        const fx = await allocation(kit);
+        const sibling = await allocation(kit, { tag: `sibling-${Date.now().toString(36)}` });
+        // Content only: error messages may echo the path asked for, and with it the sibling's ID.
+        const outside = [sibling.files['app/local/data.txt']!.toString('utf8').slice(0, 40), sibling.stdout.toString('utf8').slice(0, 40), 'root:x:0:0'];
+        await kit.property(
+          escapeProbeArbitrary,
+          async (probe) => {
+            const query = probeQuery(probe, sibling.id);
+            const res = await kit.scheduler.fsRaw(probe.op, fx.id, query, { maxMs: 3_000 });
+            const text = shown(res);
+            expect(res.status >= 200 && res.status < 300, `${probe.op} ?${query} is not answered with success (got ${res.status}: ${text.slice(0, 120)})`).toBe(false);
+            const leaked = outside.find((marker) => text.includes(marker));
+            expect(leaked, `${probe.op} ?${query} shows nothing from outside the allocation`).toBeUndefined();
+          },
+          // fast-check counts the examples among numRuns: every one runs, then the generated ones.
+          { examples: escapeExamples() },
+        );
+      });
+
+      ruleTest('scheduler.fs.stream', async (kit) => {
+        const fx = await allocation(kit);
+        const path = 'app/local/data.txt';
+        const bytes = fx.files[path]!;
+        await kit.property(
+          fc.tuple(fc.nat(bytes.length), fc.constantFrom<'start' | 'end'>('start', 'end')),
+          async ([offset, origin]) => {
+            const res = await kit.scheduler.fsStream('stream', fx.id, { path, offset, origin, follow: false }, { maxMs: 3_000 });
+            expect(res.status).toBe(200);
+            const from = origin === 'start' ? offset : Math.max(0, bytes.length - offset);
+            expect(decoded(res).equals(bytes.subarray(from)), `stream offset ${offset} origin ${origin}: frames decode to the bytes from ${from}`).toBe(true);
+            // File: the file being streamed (as asked, or a longer path ending with it).
+            const named = dataFrames(res).length === 0 || res.values.every((v) => !(v as { Data?: string }).Data || String((v as { File?: unknown }).File ?? '').endsWith(path));
+            expect(named, `every frame with data names the streamed file ${path} in File`).toBe(true);
+          },
+          { numRuns: 2 + Math.min(kit.ctx.runs, 12), examples: [[0, 'start'], [10, 'end']] as [number, 'start' | 'end'][] },
+        );
+      });
+
+      ruleTest('scheduler.fs.logs', async (kit) => {
+        const fx = await allocation(kit);
+        await kit.property(
+          fc.tuple(fc.constantFrom<'stdout' | 'stderr'>('stdout', 'stderr'), fc.nat(2000), fc.constantFrom<'start' | 'end'>('start', 'end')),
+          async ([type, rawOffset, origin]) => {
+            const bytes = type === 'stdout' ? fx.stdout : fx.stderr;
+            const offset = rawOffset % (bytes.length + 1);
+            const query = { task: 'app', type, offset, origin };
+            const framed = await kit.scheduler.fsStream('logs', fx.id, query, { maxMs: 3_000 });
+            expect(framed.status).toBe(200);
+            const from = origin === 'start' ? offset : Math.max(0, bytes.length - offset);
+            const fromFrames = decoded(framed);
+            expect(fromFrames.equals(bytes.subarray(from)), `${type} logs offset ${offset} origin ${origin}: frames decode to the log's bytes from ${from}`).toBe(true);
+            const plain = await kit.scheduler.fs('logs', fx.id, { ...query, plain: true });
+            expect(plain.status).toBe(200);
+            expect(plain.body.equals(fromFrames), 'plain logs equal the framed ones decoded').toBe(true);
+          },
+          { numRuns: Math.min(kit.ctx.runs, 10) },
+        );
+      });
+
+      ruleTest('scheduler.fs.logs-disabled-404', async (kit) => {
+        const fx = await allocation(kit);
+        for (const type of ['stdout', 'stderr']) {
+          const res = await kit.scheduler.fs('logs', fx.id, { task: 'quiet', type });
+          expect(res.status, `${type} logs of a task with logging disabled answer 404`).toBe(404);
+        }
+      });
+
+      ruleTest('scheduler.fs.logs-defaults', async (kit) => {
+        const fx = await allocation(kit);
+        for (const type of ['stdout', 'stderr'] as const) {
+          const whole = type === 'stdout' ? fx.stdout : fx.stderr;
+          // Neither offset nor origin: offset 0 from the start, the whole log.
+          const framed = await kit.scheduler.fsStream('logs', fx.id, { task: 'app', type }, { maxMs: 3_000 });
+          expect(framed.status, `${type} logs without offset and origin answer 200`).toBe(200);
+          expect(decoded(framed).equals(whole), `${type} logs without offset and origin (defaults 0 and start) are the whole log`).toBe(true);
+          const plain = await kit.scheduler.fs('logs', fx.id, { task: 'app', type, plain: true });
+          expect(plain.status, `plain ${type} logs without offset and origin answer 200`).toBe(200);
+          expect(plain.body.equals(whole), `plain ${type} logs without offset and origin are the whole log, unframed`).toBe(true);
+        }
+      });
+
+      ruleTest('scheduler.endpoints.no-blocking', async (kit) => {
+        const fx = await allocation(kit);
+        const s = kit.scheduler;
+        const blocking = { index: 1_000_000_000_000, wait: '4s' };
+        const path = 'app/local/data.txt';
+        const calls: [string, () => Promise<unknown>][] = [
+          ['GET /v1/client/metadata', () => s.readMetadata(blocking)],
+          ['GET /v1/client/stats', () => s.stats(blocking)],
+          ['GET /v1/client/allocation/:alloc_id/stats', () => s.http.get(`/v1/client/allocation/${fx.id}/stats`, blocking)],
+          ['GET /v1/client/fs/cat/:alloc_id', () => s.fs('cat', fx.id, { path, ...blocking })],
+          ['GET /v1/client/fs/readat/:alloc_id', () => s.fs('readat', fx.id, { path, offset: 0, limit: 8, ...blocking })],
+          ['GET /v1/client/fs/ls/:alloc_id', () => s.fs('ls', fx.id, { path: 'app/local', ...blocking })],
+          ['GET /v1/client/fs/stat/:alloc_id', () => s.fs('stat', fx.id, { path, ...blocking })],
+        ];
+        for (const [what, call] of calls) {
+          const started = Date.now();
+          await call();
+          const ms = Date.now() - started;
+          expect(ms, `${what}?index=${blocking.index}&wait=${blocking.wait} answers at once, not as a blocking query (${ms} ms)`).toBeLessThan(2_000);
+        }
+      });
+
+      ruleTest('scheduler.endpoints.produces', async (kit) => {
+        const fx = await allocation(kit);
+        const s = kit.scheduler;
+        const path = 'app/local/data.txt';
+        const key = `${metadataKeyPrefix(kit.ctx.runPrefix)}produces`;
+        const logs = { task: 'app', type: 'stdout', offset: 0, origin: 'start', follow: false };
+        // [row, what its Produces column lists, the answer, whether a body-less answer may carry no type]
+        const rows: [string, string, () => Promise<{ headers: Record<string, string>; bytes: number }>, boolean?][] = [
+          ['GET /v1/client/metadata', 'application/json', async () => ({ ...(await s.readMetadata()), bytes: 1 })],
+          ['POST /v1/client/metadata', 'application/json', async () => ({ ...(await s.updateMetadata({ [key]: null })), bytes: 1 })],
+          ['GET /v1/client/stats', 'application/json', async () => ({ ...(await s.stats()), bytes: 1 })],
+          ['GET /v1/client/allocation/:alloc_id/stats', 'application/json', async () => ({ ...(await s.allocStats(fx.id)), bytes: 1 })],
+          ['GET /v1/client/fs/cat/:alloc_id', 'text/plain', async () => ({ ...(await s.fs('cat', fx.id, { path })), bytes: 1 })],
+          ['GET /v1/client/fs/readat/:alloc_id', 'text/plain', async () => ({ ...(await s.fs('readat', fx.id, { path, offset: 0, limit: 16 })), bytes: 1 })],
+          ['GET /v1/client/fs/stream/:alloc_id', 'text/plain', async () => ({ ...(await s.fsStream('stream', fx.id, { path, offset: 0, origin: 'start', follow: false }, { maxMs: 3_000 })), bytes: 1 })],
+          ['GET /v1/client/fs/logs/:alloc_id', 'text/plain', async () => ({ ...(await s.fsStream('logs', fx.id, logs, { maxMs: 3_000 })), bytes: 1 })],
+          ['GET /v1/client/fs/logs/:alloc_id?plain=true', 'text/plain', async () => ({ ...(await s.fs('logs', fx.id, { ...logs, plain: true })), bytes: 1 })],
+          ['GET /v1/client/fs/ls/:alloc_id', 'text/plain', async () => ({ ...(await s.fs('ls', fx.id, { path: 'app/local' })), bytes: 1 })],
+          ['GET /v1/client/fs/stat/:alloc_id', 'text/plain', async () => ({ ...(await s.fs('stat', fx.id, { path })), bytes: 1 })],
+          // GC last: it collects the allocation. Its body is not shown: an empty answer may carry no type.
+          ['GET /v1/client/allocation/:alloc_id/gc', 'application/json', async () => {
+            const res = await s.gcAlloc(fx.id);
+            return { headers: res.headers, bytes: res.body.length };
+          }, true],
+        ];
+        for (const [row, listed, call, emptyMayBeUntyped] of rows) {
+          const res = await call();
+          const got = mediaType(res.headers);
+          if (got === undefined && emptyMayBeUntyped && res.bytes === 0) continue;
+          expect(got ?? 'no Content-Type', `${row} answers with its Produces column's media type`).toBe(listed);
+        }
+      });
+
+      ruleTest('scheduler.upstream.stream-origin-default-start', async (kit) => {
+        const fx = await allocation(kit);
+        const path = 'app/local/data.txt';
+        const bytes = fx.files[path]!;
+        for (const offset of [0, 10]) {
+          const res = await kit.scheduler.fsStream('stream', fx.id, { path, offset, follow: false }, { maxMs: 3_000 });
+          expect(res.status, `stream offset ${offset} without origin answers 200`).toBe(200);
+          expect(decoded(res).equals(bytes.subarray(offset)), `stream offset ${offset} without origin reads from byte ${offset} of the file (origin start)`).toBe(true);
+        }
+      });
+
+      ruleTest('scheduler.upstream.fs-params-400', async (kit) => {
+        const fx = await allocation(kit);
+        for (const query of [{ type: 'stdout' }, { task: 'app', type: 'both' }, { task: 'app' }]) {
+          expect((await kit.scheduler.fs('logs', fx.id, query)).status, `logs ${JSON.stringify(query)} answers 400`).toBe(400);
+        }
+        expect((await kit.scheduler.fs('stream', fx.id, { path: 'app/local/data.txt', offset: 0, origin: 'middle', follow: false })).status, 'origin=middle answers 400').toBe(400);
+      });
+
+      ruleTest('scheduler.gc.alloc', async (kit) => {
+        const stopped = await allocation(kit);
+        const running = await allocation(kit, { running: true });
+        expect(await hasFiles(kit, stopped), 'before GC the allocation has files').toBe(true);
+        expect((await kit.scheduler.gcAlloc(stopped.id)).status, 'GC of the stopped allocation answers 200').toBe(200);
+        expect(await eventually(() => filesGone(kit, stopped), 10_000), 'after GC, ls and cat of the stopped allocation find nothing').toBe(true);
+        // GC is of a stopped allocation: asked of a running one, whatever the answer, its files stay.
+        await kit.scheduler.gcAlloc(running.id);
+        expect(await hasFiles(kit, running), 'GC asked of a running allocation leaves its files').toBe(true);
+      });
+    });
+
+    ruleTest('scheduler.ids.full-only', async (kit) => {
+      const fx = await allocation(kit);
+      const s = kit.scheduler;
+      const path = 'app/local/data.txt';
+      const byAlloc = (id: string): [string, () => Promise<number>][] => [
+        ['allocation stats', async () => (await s.allocStats(id)).status],
+        ['cat', async () => (await s.fs('cat', id, { path })).status],
+        ['readat', async () => (await s.fs('readat', id, { path, offset: 0, limit: 16 })).status],
+        ['stream', async () => (await s.fsStream('stream', id, { path, offset: 0, origin: 'start', follow: false }, { maxMs: 3_000 })).status],
+        ['logs', async () => (await s.fsStream('logs', id, { task: 'app', type: 'stdout', offset: 0, origin: 'start', follow: false }, { maxMs: 3_000 })).status],
+        ['ls', async () => (await s.fs('ls', id)).status],
+        ['stat', async () => (await s.fs('stat', id, { path })).status],
+        ['allocation GC', async () => (await s.gcAlloc(id)).status],
+      ];
+      // Every endpoint answers the full ID (GC last: it collects the allocation), so a refusal of the short one is not "not found".
+      const full = byAlloc(fx.id);
+      for (const [what, call] of full.slice(0, -1)) expect(await call(), `${what} with the full allocation ID answers 200`).toBe(200);
+      const short = fx.id.slice(0, 8);
+      for (const [what, call] of byAlloc(short)) {
+        const status = await call();
+        expect(status, `${what} with the short allocation ID ${short} is refused`).toBeGreaterThanOrEqual(400);
+        expect(status, `${what} with the short allocation ID ${short} is refused as a client error`).toBeLessThan(500);
+      }
+      expect(await hasFiles(kit, fx), 'GC asked with the short allocation ID left the allocation on the node').toBe(true);
+      const nodeId = kit.schedulerFixtures.nodeId;
+      const shortNode = nodeId.slice(0, 8);
+      const byNode: [string, (id: string) => Promise<number>][] = [
+        ['GET /v1/client/metadata', async (id) => (await s.readMetadata({ node_id: id })).status],
+        // Unsets a key of the run's own: Meta must not be empty (Nomad refuses that), and nothing changes.
+        ['POST /v1/client/metadata', async (id) => (await s.updateMetadata({ [`${metadataKeyPrefix(kit.ctx.runPrefix)}ids`]: null }, { node_id: id })).status],
+        ['GET /v1/client/stats', async (id) => (await s.stats({ node_id: id })).status],
+      ];
+      for (const [what, call] of byNode) {
+        expect(await call(nodeId), `${what} with the full node ID answers 200`).toBe(200);
+        expect(await call(shortNode), `${what} with the short node ID ${shortNode} is refused`).toBeGreaterThanOrEqual(400);
+      }
+      // GC of all with a short node ID would collect every stopped allocation of the node if accepted: only where the profile allows that.
+      if (kit.schedulerAllows('gcAll')) {
+        expect((await s.gcAll({ node_id: shortNode })).status, `GET /v1/client/gc with the short node ID ${shortNode} is refused`).toBeGreaterThanOrEqual(400);
+        await new Promise((r) => setTimeout(r, 500));
+        expect(await hasFiles(kit, fx), 'GC of all asked with the short node ID collected nothing').toBe(true);
+      }
+    });
+
+    ruleTest('scheduler.acl.client-endpoints', async (kit) => {
+      kit.requireScheduler('acl');
+      const fx = await allocation(kit);
+      const made = await kit.schedulerFixtures.allocation(uniqueName('acl'), [{ name: 'app', stdout: 'acl\n', files: { 'data.txt': 'acl\n' } }], 'complete');
+      const tokens = await makeTokens(kit, holders(made.namespace, uniqueName('other')));
+      // Every holder on every read endpoint: accepted where the column lists its grant, refused elsewhere.
+      for (const endpoint of readEndpoints(kit, fx.id, 'app', 'app/local/data.txt')) {
+        for (const t of tokens) {
+          const want = accepted(t, endpoint.need);
+          if (want !== undefined) expectVerdict(await endpoint.call(t.secret), want, `${endpoint.name} with ${t.who}`);
+        }
+      }
+      // GC of one allocation: every holder without submit-job first (the files must stay), then submit-job collects it.
+      for (const t of tokens.filter((t) => accepted(t, gcAllocNeed) === false)) {
+        expectVerdict((await kit.scheduler.gcAlloc(made.id, { token: t.secret })).status, false, `GET /v1/client/allocation/:alloc_id/gc with ${t.who}`);
+      }
+      expect((await kit.scheduler.fs('ls', made.id)).status, 'a refused GC leaves the allocation on the node').toBe(200);
+      const collector = tokens.find((t) => accepted(t, gcAllocNeed) === true)!;
+      expectVerdict((await kit.scheduler.gcAlloc(made.id, { token: collector.secret })).status, true, `GET /v1/client/allocation/:alloc_id/gc with ${collector.who}`);
+      // GC of all: refusals only, unless the profile lets the run collect the node's stopped allocations.
+      for (const t of tokens.filter((t) => accepted(t, gcAllNeed) === false)) {
+        expectVerdict((await kit.scheduler.gcAll({}, { token: t.secret })).status, false, `GET /v1/client/gc with ${t.who}`);
+      }
+      if (kit.schedulerAllows('gcAll')) {
+        const writer = tokens.find((t) => accepted(t, gcAllNeed) === true)!;
+        expectVerdict((await kit.scheduler.gcAll({}, { token: writer.secret })).status, true, `GET /v1/client/gc with ${writer.who}`);
+      }
+    });
+
+    ruleTest('scheduler.gc.all', async (kit) => {
+      // GC of all collects every stopped allocation of the node, not only the run's: the profile may forbid it.
+      kit.requireScheduler('gcAll');
+      const a = await allocation(kit);
+      const b = await allocation(kit);
+      const running = await allocation(kit, { running: true });
+      expect((await kit.scheduler.gcAll()).status, 'GC of all answers 200').toBe(200);
+      for (const fx of [a, b]) expect(await eventually(() => filesGone(kit, fx), 10_000), `stopped allocation ${fx.id} is collected`).toBe(true);
+      expect(await hasFiles(kit, running), `running allocation ${running.id} is left with its files`).toBe(true);
+    });
   });
 
   ruleTest('scheduler.fs.stream-follow', async (kit) => {
@@ -280,324 +603,4 @@ concurrently('side by side: rules that read the allocations they made, and colle
   ruleTest('scheduler.stats.device-stats', async (kit) => {
     expectShapeOf((await kit.scheduler.stats()).json(), clientStatsDevicesSchema, 'client stats DeviceStats');
   });
-
-  ruleTest('scheduler.fs.readat', async (kit) => {
-    const fx = await allocation(kit);
-    const path = 'app/local/data.txt';
-    const bytes = fx.files[path]!;
-    await kit.property(
-      fc.tuple(fc.nat(bytes.length + 10), fc.integer({ min: 1, max: bytes.length + 10 })),
-      async ([offset, limit]) => {
-        const res = await kit.scheduler.fs('readat', fx.id, { path, offset, limit });
-        expect(res.status, `readat offset ${offset} limit ${limit} answers 200`).toBe(200);
-        expect(res.body.equals(bytes.subarray(offset, offset + limit)), `readat offset ${offset} limit ${limit} returns exactly that slice (${res.body.length} bytes)`).toBe(true);
-      },
-      // fast-check counts the examples among numRuns: every one runs, then the generated ones.
-      { examples: [[0, 1], [1, 5], [bytes.length - 1, 10], [bytes.length, 4]] as [number, number][], numRuns: 4 + kit.ctx.runs },
-    );
-  });
-
-  ruleTest('scheduler.fs.readat-limit-zero', async (kit) => {
-    const fx = await allocation(kit);
-    const path = 'app/local/data.txt';
-    const bytes = fx.files[path]!;
-    for (const offset of [0, 10]) {
-      const res = await kit.scheduler.fs('readat', fx.id, { path, offset, limit: 0 });
-      expect(res.status, `readat offset ${offset} limit 0 answers 200`).toBe(200);
-      // Named, so that a known deviation (the rest of the file) reads apart from any other answer.
-      const got = res.body.length === 0 ? 'no bytes' : res.body.equals(bytes.subarray(offset)) ? 'the rest of the file' : `${res.body.length} other bytes`;
-      expect(got, `readat offset ${offset} limit 0 returns`).toBe('no bytes');
-    }
-  });
-
-  ruleTest('scheduler.fs.cat', async (kit) => {
-    const fx = await allocation(kit);
-    for (const [path, bytes] of Object.entries(fx.files)) {
-      const res = await kit.scheduler.fs('cat', fx.id, { path });
-      expect(res.status).toBe(200);
-      expect(res.body.equals(bytes), `cat ${path} returns the whole file (${res.body.length} of ${bytes.length} bytes)`).toBe(true);
-    }
-  });
-
-  ruleTest('scheduler.fs.ls-stat', async (kit) => {
-    const fx = await allocation(kit);
-    const list = expectShape(await kit.scheduler.fs('ls', fx.id, { path: 'app/local' }), fileListSchema, 'ls');
-    expect(list.map((e) => e.Name).sort(), 'ls lists the directory').toEqual(['conf', 'data.txt']);
-    for (const entry of list) {
-      const stat = expectShape(await kit.scheduler.fs('stat', fx.id, { path: `app/local/${entry.Name}` }), fileInfoSchema, 'stat');
-      expect({ Name: stat.Name, IsDir: stat.IsDir, Size: stat.Size }, `stat of ${entry.Name} agrees with ls`).toEqual({ Name: entry.Name, IsDir: entry.IsDir, Size: entry.Size });
-      if (!entry.IsDir) expect(entry.Size, `the size of ${entry.Name} is its byte length`).toBe(fx.files[`app/local/${entry.Name}`]!.length);
-    }
-  });
-
-  ruleTest('scheduler.fs.default-path', async (kit) => {
-    const fx = await allocation(kit);
-    const res = await kit.scheduler.fs('ls', fx.id);
-    expect(res.status, `ls without path answers 200 (${res.text.slice(0, 120)})`).toBe(200);
-    const list = expectShape(res, fileListSchema, 'ls without path');
-    expect(list.map((e) => e.Name), 'without path, ls lists the allocation root (its task directories)').toEqual(expect.arrayContaining(['app', 'quiet']));
-  });
-
-  ruleTest('scheduler.fs.stat-default-path', async (kit) => {
-    const fx = await allocation(kit);
-    const res = await kit.scheduler.fs('stat', fx.id);
-    expect(res.status, `stat without path answers 200 (${res.text.slice(0, 120)})`).toBe(200);
-    const info = expectShape(res, fileInfoSchema, 'stat without path');
-    expect(info.IsDir, "without path, stat describes the allocation's root, a directory").toBe(true);
-  });
-
-  ruleTest('scheduler.fs.path-escape', async (kit) => {
-    // A sibling allocation on the same node: its files and logs are outside the probed one, and exist
-    // wherever the fixtures do. /etc/passwd stands for the rest of the machine.
-    const fx = await allocation(kit);
-    const sibling = await allocation(kit, { tag: `sibling-${Date.now().toString(36)}` });
-    // Content only: error messages may echo the path asked for, and with it the sibling's ID.
-    const outside = [sibling.files['app/local/data.txt']!.toString('utf8').slice(0, 40), sibling.stdout.toString('utf8').slice(0, 40), 'root:x:0:0'];
-    await kit.property(
-      escapeProbeArbitrary,
-      async (probe) => {
-        const query = probeQuery(probe, sibling.id);
-        const res = await kit.scheduler.fsRaw(probe.op, fx.id, query, { maxMs: 3_000 });
-        const text = shown(res);
-        expect(res.status >= 200 && res.status < 300, `${probe.op} ?${query} is not answered with success (got ${res.status}: ${text.slice(0, 120)})`).toBe(false);
-        const leaked = outside.find((marker) => text.includes(marker));
-        expect(leaked, `${probe.op} ?${query} shows nothing from outside the allocation`).toBeUndefined();
-      },
-      // fast-check counts the examples among numRuns: every one runs, then the generated ones.
-      { examples: escapeExamples() },
-    );
-  });
-
-  ruleTest('scheduler.fs.stream', async (kit) => {
-    const fx = await allocation(kit);
-    const path = 'app/local/data.txt';
-    const bytes = fx.files[path]!;
-    await kit.property(
-      fc.tuple(fc.nat(bytes.length), fc.constantFrom<'start' | 'end'>('start', 'end')),
-      async ([offset, origin]) => {
-        const res = await kit.scheduler.fsStream('stream', fx.id, { path, offset, origin, follow: false }, { maxMs: 3_000 });
-        expect(res.status).toBe(200);
-        const from = origin === 'start' ? offset : Math.max(0, bytes.length - offset);
-        expect(decoded(res).equals(bytes.subarray(from)), `stream offset ${offset} origin ${origin}: frames decode to the bytes from ${from}`).toBe(true);
-        // File: the file being streamed (as asked, or a longer path ending with it).
-        const named = dataFrames(res).length === 0 || res.values.every((v) => !(v as { Data?: string }).Data || String((v as { File?: unknown }).File ?? '').endsWith(path));
-        expect(named, `every frame with data names the streamed file ${path} in File`).toBe(true);
-      },
-      { numRuns: 2 + Math.min(kit.ctx.runs, 12), examples: [[0, 'start'], [10, 'end']] as [number, 'start' | 'end'][] },
-    );
-  });
-
-  ruleTest('scheduler.fs.logs', async (kit) => {
-    const fx = await allocation(kit);
-    await kit.property(
-      fc.tuple(fc.constantFrom<'stdout' | 'stderr'>('stdout', 'stderr'), fc.nat(2000), fc.constantFrom<'start' | 'end'>('start', 'end')),
-      async ([type, rawOffset, origin]) => {
-        const bytes = type === 'stdout' ? fx.stdout : fx.stderr;
-        const offset = rawOffset % (bytes.length + 1);
-        const query = { task: 'app', type, offset, origin };
-        const framed = await kit.scheduler.fsStream('logs', fx.id, query, { maxMs: 3_000 });
-        expect(framed.status).toBe(200);
-        const from = origin === 'start' ? offset : Math.max(0, bytes.length - offset);
-        const fromFrames = decoded(framed);
-        expect(fromFrames.equals(bytes.subarray(from)), `${type} logs offset ${offset} origin ${origin}: frames decode to the log's bytes from ${from}`).toBe(true);
-        const plain = await kit.scheduler.fs('logs', fx.id, { ...query, plain: true });
-        expect(plain.status).toBe(200);
-        expect(plain.body.equals(fromFrames), 'plain logs equal the framed ones decoded').toBe(true);
-      },
-      { numRuns: Math.min(kit.ctx.runs, 10) },
-    );
-  });
-
-  ruleTest('scheduler.fs.logs-disabled-404', async (kit) => {
-    const fx = await allocation(kit);
-    for (const type of ['stdout', 'stderr']) {
-      const res = await kit.scheduler.fs('logs', fx.id, { task: 'quiet', type });
-      expect(res.status, `${type} logs of a task with logging disabled answer 404`).toBe(404);
-    }
-  });
-
-  ruleTest('scheduler.fs.logs-defaults', async (kit) => {
-    const fx = await allocation(kit);
-    for (const type of ['stdout', 'stderr'] as const) {
-      const whole = type === 'stdout' ? fx.stdout : fx.stderr;
-      // Neither offset nor origin: offset 0 from the start, the whole log.
-      const framed = await kit.scheduler.fsStream('logs', fx.id, { task: 'app', type }, { maxMs: 3_000 });
-      expect(framed.status, `${type} logs without offset and origin answer 200`).toBe(200);
-      expect(decoded(framed).equals(whole), `${type} logs without offset and origin (defaults 0 and start) are the whole log`).toBe(true);
-      const plain = await kit.scheduler.fs('logs', fx.id, { task: 'app', type, plain: true });
-      expect(plain.status, `plain ${type} logs without offset and origin answer 200`).toBe(200);
-      expect(plain.body.equals(whole), `plain ${type} logs without offset and origin are the whole log, unframed`).toBe(true);
-    }
-  });
-
-  ruleTest('scheduler.endpoints.no-blocking', async (kit) => {
-    const fx = await allocation(kit);
-    const s = kit.scheduler;
-    const blocking = { index: 1_000_000_000_000, wait: '4s' };
-    const path = 'app/local/data.txt';
-    const calls: [string, () => Promise<unknown>][] = [
-      ['GET /v1/client/metadata', () => s.readMetadata(blocking)],
-      ['GET /v1/client/stats', () => s.stats(blocking)],
-      ['GET /v1/client/allocation/:alloc_id/stats', () => s.http.get(`/v1/client/allocation/${fx.id}/stats`, blocking)],
-      ['GET /v1/client/fs/cat/:alloc_id', () => s.fs('cat', fx.id, { path, ...blocking })],
-      ['GET /v1/client/fs/readat/:alloc_id', () => s.fs('readat', fx.id, { path, offset: 0, limit: 8, ...blocking })],
-      ['GET /v1/client/fs/ls/:alloc_id', () => s.fs('ls', fx.id, { path: 'app/local', ...blocking })],
-      ['GET /v1/client/fs/stat/:alloc_id', () => s.fs('stat', fx.id, { path, ...blocking })],
-    ];
-    for (const [what, call] of calls) {
-      const started = Date.now();
-      await call();
-      const ms = Date.now() - started;
-      expect(ms, `${what}?index=${blocking.index}&wait=${blocking.wait} answers at once, not as a blocking query (${ms} ms)`).toBeLessThan(2_000);
-    }
-  });
-
-  ruleTest('scheduler.endpoints.produces', async (kit) => {
-    const fx = await allocation(kit);
-    const s = kit.scheduler;
-    const path = 'app/local/data.txt';
-    const key = `${metadataKeyPrefix(kit.ctx.runPrefix)}produces`;
-    const logs = { task: 'app', type: 'stdout', offset: 0, origin: 'start', follow: false };
-    // [row, what its Produces column lists, the answer, whether a body-less answer may carry no type]
-    const rows: [string, string, () => Promise<{ headers: Record<string, string>; bytes: number }>, boolean?][] = [
-      ['GET /v1/client/metadata', 'application/json', async () => ({ ...(await s.readMetadata()), bytes: 1 })],
-      ['POST /v1/client/metadata', 'application/json', async () => ({ ...(await s.updateMetadata({ [key]: null })), bytes: 1 })],
-      ['GET /v1/client/stats', 'application/json', async () => ({ ...(await s.stats()), bytes: 1 })],
-      ['GET /v1/client/allocation/:alloc_id/stats', 'application/json', async () => ({ ...(await s.allocStats(fx.id)), bytes: 1 })],
-      ['GET /v1/client/fs/cat/:alloc_id', 'text/plain', async () => ({ ...(await s.fs('cat', fx.id, { path })), bytes: 1 })],
-      ['GET /v1/client/fs/readat/:alloc_id', 'text/plain', async () => ({ ...(await s.fs('readat', fx.id, { path, offset: 0, limit: 16 })), bytes: 1 })],
-      ['GET /v1/client/fs/stream/:alloc_id', 'text/plain', async () => ({ ...(await s.fsStream('stream', fx.id, { path, offset: 0, origin: 'start', follow: false }, { maxMs: 3_000 })), bytes: 1 })],
-      ['GET /v1/client/fs/logs/:alloc_id', 'text/plain', async () => ({ ...(await s.fsStream('logs', fx.id, logs, { maxMs: 3_000 })), bytes: 1 })],
-      ['GET /v1/client/fs/logs/:alloc_id?plain=true', 'text/plain', async () => ({ ...(await s.fs('logs', fx.id, { ...logs, plain: true })), bytes: 1 })],
-      ['GET /v1/client/fs/ls/:alloc_id', 'text/plain', async () => ({ ...(await s.fs('ls', fx.id, { path: 'app/local' })), bytes: 1 })],
-      ['GET /v1/client/fs/stat/:alloc_id', 'text/plain', async () => ({ ...(await s.fs('stat', fx.id, { path })), bytes: 1 })],
-      // GC last: it collects the allocation. Its body is not shown: an empty answer may carry no type.
-      ['GET /v1/client/allocation/:alloc_id/gc', 'application/json', async () => {
-        const res = await s.gcAlloc(fx.id);
-        return { headers: res.headers, bytes: res.body.length };
-      }, true],
-    ];
-    for (const [row, listed, call, emptyMayBeUntyped] of rows) {
-      const res = await call();
-      const got = mediaType(res.headers);
-      if (got === undefined && emptyMayBeUntyped && res.bytes === 0) continue;
-      expect(got ?? 'no Content-Type', `${row} answers with its Produces column's media type`).toBe(listed);
-    }
-  });
-
-  ruleTest('scheduler.upstream.stream-origin-default-start', async (kit) => {
-    const fx = await allocation(kit);
-    const path = 'app/local/data.txt';
-    const bytes = fx.files[path]!;
-    for (const offset of [0, 10]) {
-      const res = await kit.scheduler.fsStream('stream', fx.id, { path, offset, follow: false }, { maxMs: 3_000 });
-      expect(res.status, `stream offset ${offset} without origin answers 200`).toBe(200);
-      expect(decoded(res).equals(bytes.subarray(offset)), `stream offset ${offset} without origin reads from byte ${offset} of the file (origin start)`).toBe(true);
-    }
-  });
-
-  ruleTest('scheduler.upstream.fs-params-400', async (kit) => {
-    const fx = await allocation(kit);
-    for (const query of [{ type: 'stdout' }, { task: 'app', type: 'both' }, { task: 'app' }]) {
-      expect((await kit.scheduler.fs('logs', fx.id, query)).status, `logs ${JSON.stringify(query)} answers 400`).toBe(400);
-    }
-    expect((await kit.scheduler.fs('stream', fx.id, { path: 'app/local/data.txt', offset: 0, origin: 'middle', follow: false })).status, 'origin=middle answers 400').toBe(400);
-  });
-
-  ruleTest('scheduler.gc.alloc', async (kit) => {
-    const stopped = await allocation(kit);
-    const running = await allocation(kit, { running: true });
-    expect(await hasFiles(kit, stopped), 'before GC the allocation has files').toBe(true);
-    expect((await kit.scheduler.gcAlloc(stopped.id)).status, 'GC of the stopped allocation answers 200').toBe(200);
-    expect(await eventually(() => filesGone(kit, stopped), 10_000), 'after GC, ls and cat of the stopped allocation find nothing').toBe(true);
-    // GC is of a stopped allocation: asked of a running one, whatever the answer, its files stay.
-    await kit.scheduler.gcAlloc(running.id);
-    expect(await hasFiles(kit, running), 'GC asked of a running allocation leaves its files').toBe(true);
-  });
-});
-
-// One at a time, after the others: GC of all collects every stopped allocation of the node (and a target
-// that wrongly takes the short node ID would collect them too).
-ruleTest('scheduler.ids.full-only', async (kit) => {
-  const fx = await allocation(kit);
-  const s = kit.scheduler;
-  const path = 'app/local/data.txt';
-  const byAlloc = (id: string): [string, () => Promise<number>][] => [
-    ['allocation stats', async () => (await s.allocStats(id)).status],
-    ['cat', async () => (await s.fs('cat', id, { path })).status],
-    ['readat', async () => (await s.fs('readat', id, { path, offset: 0, limit: 16 })).status],
-    ['stream', async () => (await s.fsStream('stream', id, { path, offset: 0, origin: 'start', follow: false }, { maxMs: 3_000 })).status],
-    ['logs', async () => (await s.fsStream('logs', id, { task: 'app', type: 'stdout', offset: 0, origin: 'start', follow: false }, { maxMs: 3_000 })).status],
-    ['ls', async () => (await s.fs('ls', id)).status],
-    ['stat', async () => (await s.fs('stat', id, { path })).status],
-    ['allocation GC', async () => (await s.gcAlloc(id)).status],
-  ];
-  // Every endpoint answers the full ID (GC last: it collects the allocation), so a refusal of the short one is not "not found".
-  const full = byAlloc(fx.id);
-  for (const [what, call] of full.slice(0, -1)) expect(await call(), `${what} with the full allocation ID answers 200`).toBe(200);
-  const short = fx.id.slice(0, 8);
-  for (const [what, call] of byAlloc(short)) {
-    const status = await call();
-    expect(status, `${what} with the short allocation ID ${short} is refused`).toBeGreaterThanOrEqual(400);
-    expect(status, `${what} with the short allocation ID ${short} is refused as a client error`).toBeLessThan(500);
-  }
-  expect(await hasFiles(kit, fx), 'GC asked with the short allocation ID left the allocation on the node').toBe(true);
-  const nodeId = kit.schedulerFixtures.nodeId;
-  const shortNode = nodeId.slice(0, 8);
-  const byNode: [string, (id: string) => Promise<number>][] = [
-    ['GET /v1/client/metadata', async (id) => (await s.readMetadata({ node_id: id })).status],
-    // Unsets a key of the run's own: Meta must not be empty (Nomad refuses that), and nothing changes.
-    ['POST /v1/client/metadata', async (id) => (await s.updateMetadata({ [`${metadataKeyPrefix(kit.ctx.runPrefix)}ids`]: null }, { node_id: id })).status],
-    ['GET /v1/client/stats', async (id) => (await s.stats({ node_id: id })).status],
-  ];
-  for (const [what, call] of byNode) {
-    expect(await call(nodeId), `${what} with the full node ID answers 200`).toBe(200);
-    expect(await call(shortNode), `${what} with the short node ID ${shortNode} is refused`).toBeGreaterThanOrEqual(400);
-  }
-  // GC of all with a short node ID would collect every stopped allocation of the node if accepted: only where the profile allows that.
-  if (kit.schedulerAllows('gcAll')) {
-    expect((await s.gcAll({ node_id: shortNode })).status, `GET /v1/client/gc with the short node ID ${shortNode} is refused`).toBeGreaterThanOrEqual(400);
-    await new Promise((r) => setTimeout(r, 500));
-    expect(await hasFiles(kit, fx), 'GC of all asked with the short node ID collected nothing').toBe(true);
-  }
-});
-
-ruleTest('scheduler.acl.client-endpoints', async (kit) => {
-  kit.requireScheduler('acl');
-  const fx = await allocation(kit);
-  const made = await kit.schedulerFixtures.allocation(uniqueName('acl'), [{ name: 'app', stdout: 'acl\n', files: { 'data.txt': 'acl\n' } }], 'complete');
-  const tokens = await makeTokens(kit, holders(made.namespace, uniqueName('other')));
-  // Every holder on every read endpoint: accepted where the column lists its grant, refused elsewhere.
-  for (const endpoint of readEndpoints(kit, fx.id, 'app', 'app/local/data.txt')) {
-    for (const t of tokens) {
-      const want = accepted(t, endpoint.need);
-      if (want !== undefined) expectVerdict(await endpoint.call(t.secret), want, `${endpoint.name} with ${t.who}`);
-    }
-  }
-  // GC of one allocation: every holder without submit-job first (the files must stay), then submit-job collects it.
-  for (const t of tokens.filter((t) => accepted(t, gcAllocNeed) === false)) {
-    expectVerdict((await kit.scheduler.gcAlloc(made.id, { token: t.secret })).status, false, `GET /v1/client/allocation/:alloc_id/gc with ${t.who}`);
-  }
-  expect((await kit.scheduler.fs('ls', made.id)).status, 'a refused GC leaves the allocation on the node').toBe(200);
-  const collector = tokens.find((t) => accepted(t, gcAllocNeed) === true)!;
-  expectVerdict((await kit.scheduler.gcAlloc(made.id, { token: collector.secret })).status, true, `GET /v1/client/allocation/:alloc_id/gc with ${collector.who}`);
-  // GC of all: refusals only, unless the profile lets the run collect the node's stopped allocations.
-  for (const t of tokens.filter((t) => accepted(t, gcAllNeed) === false)) {
-    expectVerdict((await kit.scheduler.gcAll({}, { token: t.secret })).status, false, `GET /v1/client/gc with ${t.who}`);
-  }
-  if (kit.schedulerAllows('gcAll')) {
-    const writer = tokens.find((t) => accepted(t, gcAllNeed) === true)!;
-    expectVerdict((await kit.scheduler.gcAll({}, { token: writer.secret })).status, true, `GET /v1/client/gc with ${writer.who}`);
-  }
-});
-
-ruleTest('scheduler.gc.all', async (kit) => {
-  // GC of all collects every stopped allocation of the node, not only the run's: the profile may forbid it.
-  kit.requireScheduler('gcAll');
-  const a = await allocation(kit);
-  const b = await allocation(kit);
-  const running = await allocation(kit, { running: true });
-  expect((await kit.scheduler.gcAll()).status, 'GC of all answers 200').toBe(200);
-  for (const fx of [a, b]) expect(await eventually(() => filesGone(kit, fx), 10_000), `stopped allocation ${fx.id} is collected`).toBe(true);
-  expect(await hasFiles(kit, running), `running allocation ${running.id} is left with its files`).toBe(true);
 });
