@@ -3,6 +3,7 @@
 // machine has two), so a generator's CPU is counted alone and it never competes with its target.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { accessSync, constants } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,19 @@ const GENERATOR_CORE = '0';
 const TARGET_CORE = '1';
 /** The fixed rates the CPU per request is measured at; the goal is judged at the last. */
 const RATES = [1_000, 5_000];
+
+/** k6 as the load command finds it ($K6, PATH), else the project's shared copy beside the checkout (../shared/bin/k6). */
+function k6Binary(): string | undefined {
+  const found = findK6();
+  if (found) return found;
+  const shared = here('../../shared/bin/k6');
+  try {
+    accessSync(shared, constants.X_OK);
+    return shared;
+  } catch {
+    return undefined;
+  }
+}
 
 const pinned = (argv: string[]): string[] => (PINNED ? ['taskset', '-c', GENERATOR_CORE, ...argv] : argv);
 
@@ -124,7 +138,7 @@ export async function benchGenerators(ctx: BenchContext): Promise<GoalFigure[]> 
   const fast = await fixedResponseServer();
   try {
     // CPU per request at fixed rates, against the bare node:http server.
-    const binary = findK6();
+    const binary = k6Binary();
     const cost = new Table(`Generator CPU per request at a fixed rate against the bare node:http server, ${seconds} s each, ${pinNote}`);
     cost.row('generator', 'rate', 'requests', 'dropped', 'CPU (share of a core)', 'CPU µs/request', 'vs autocannon', 'start lag p50/p99 ms');
     const goal: Record<string, number> = {};
@@ -133,7 +147,7 @@ export async function benchGenerators(ctx: BenchContext): Promise<GoalFigure[]> 
       runs.push(['autocannon (overallRate)', await generator({ kind: 'autocannon', url: ctx.bareUrl, rate, seconds, connections: ctx.connections })]);
       runs.push(['stackproof open model, fixed requests', await generator({ kind: 'open-fixed', url: ctx.bareUrl, rate, seconds, connections: 0 })]);
       runs.push(['stackproof open model, general path (undici)', await generator({ kind: 'open-general', url: ctx.bareUrl, rate, seconds, connections: 0 })]);
-      runs.push([`k6 ${binary ? '(constant-arrival-rate)' : `not found (${'$K6'} or k6 on PATH)`}`, binary ? await k6(binary, ctx.bareUrl, rate, seconds) : undefined]);
+      runs.push([`k6 ${binary ? '(constant-arrival-rate)' : 'not found ($K6, PATH, ../shared/bin/k6)'}`, binary ? await k6(binary, ctx.bareUrl, rate, seconds) : undefined]);
       const ac = usPerRequest(runs[0]![1]!);
       for (const [name, r] of runs) {
         if (!r) {

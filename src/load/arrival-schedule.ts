@@ -12,8 +12,8 @@ import { Worker } from 'node:worker_threads';
  * spinning a full core. The clock this replaced (an until(t) the runner awaited) cost, per arrival, a
  * notify from the main thread, a timed wait and then a 0.1 ms spin in the worker, and a post back:
  * over 100 µs of CPU an arrival at 1,000/s. Knowing the schedule, this worker needs no word from the
- * main thread: one timed wait and one post per arrival, and above ~10,000/s (arrivals closer than a
- * wake-up takes) fewer, as each post covers every arrival due by then.
+ * main thread: one timed wait and one post per arrival up to 5,000/s, and above that one every
+ * MIN_POST_GAP_MS, each covering every arrival due by then.
  *
  * Atomics.wait ends late by Linux's timer slack (50 µs) plus the thread's wake-up, 65-100 µs on the
  * machines measured. The worker aims early by a running estimate of that lateness's 30th
@@ -43,6 +43,12 @@ const LATENESS_QUANTILE = 0.3;
 const LATENESS_STEP_MS = 0.002;
 const INITIAL_MARGIN_MS = 0.07;
 const MAX_MARGIN_MS = 0.3;
+/**
+ * Announcements are at least this far apart: above 5,000/s one covers every arrival due by then, a
+ * batch, rather than one wake-up of each thread per arrival. An arrival then starts up to this much
+ * after it is due, and its latency is still measured from when it was due.
+ */
+const MIN_POST_GAP_MS = 0.2;
 /** Used when the worker is gone: setTimeout may fire this much late, so it aims this much early and turns the loop for the rest. */
 const TIMER_SLACK_MS = 2;
 
@@ -62,8 +68,9 @@ while (Atomics.load(ctl, 0) === 0) Atomics.wait(ctl, 0, 0);
 const start = sched[0], interval = sched[1], count = sched[2];
 let margin = ${INITIAL_MARGIN_MS};
 let i = 0;
+let posted = -Infinity;
 while (i < count && Atomics.load(ctl, 0) === 1) {
-  const remaining = start + i * interval - now();
+  const remaining = Math.max(start + i * interval, posted + ${MIN_POST_GAP_MS}) - now();
   if (remaining > 0) {
     if (remaining <= ${WORKER_SPIN_MS}) continue;
     // A wait shorter than the margin still ends about a margin later: slightly late beats spinning that long.
@@ -82,6 +89,7 @@ while (i < count && Atomics.load(ctl, 0) === 1) {
   while (k + 1 < count && start + (k + 1) * interval <= t) k++;
   while (k > i && start + k * interval > t) k--;
   i = k + 1;
+  posted = t;
   parentPort.postMessage(k);
 }
 `;
