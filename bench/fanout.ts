@@ -4,6 +4,7 @@
 // cell with p99 < 50 ms and nothing missed is the goal row. The subscriber side runs on worker
 // threads (FANOUT_WORKERS, default 2); one cell is also measured with the subscribers on the
 // publisher's thread, side by side.
+import { readFileSync } from 'node:fs';
 import { runEventFanout, type FanoutResult } from '../src/load/event-fanout.ts';
 import type { BenchContext } from './context.ts';
 import { Table, fmt, type GoalFigure } from './table.ts';
@@ -15,21 +16,39 @@ const BADLY_MS = 500;
 /** Each cell's measurement, at most (the bench stays bounded however many cells run). */
 const CELL_SECONDS = 3;
 
+/** A process's CPU time so far in µs (utime + stime from /proc, in clock ticks of 10 ms). */
+function processCpuMicros(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return NaN;
+  }
+}
+
+type Cell = FanoutResult & { referenceCpuMicros: number };
+
 const meets = (f: FanoutResult) => f.latencyMs.p99 < 50 && f.missed === 0 && f.skipped === 0 && f.errors === 0 && !f.error;
 const badly = (f: FanoutResult) => f.latencyMs.p99 > BADLY_MS || f.missed > 0 || f.skipped > 0 || !!f.error;
 
 export async function benchFanout(ctx: BenchContext): Promise<GoalFigure[]> {
   const workers = Number(process.env.FANOUT_WORKERS ?? 2);
   const seconds = Math.min(ctx.seconds, CELL_SECONDS);
-  const cell = (subscribers: number, rate: number, w: number) =>
-    runEventFanout(ctx.targets.scheduler!, ctx.made.scheduler!, { subscribers, rate, durationMs: seconds * 1000, runPrefix: ctx.runPrefix, workers: w });
-  const row = (t: Table, f: FanoutResult, rate: number) =>
-    t.row(f.subscribers, rate, f.workers || 'main', fmt(f.throughput), fmt(f.latencyMs.p50), fmt(f.latencyMs.p99), fmt(f.latencyMs.max), f.missed, f.skipped, meets(f) ? 'yes' : 'no');
-  const header = (t: Table) => t.row('subscribers', 'events/s', 'threads', 'delivered/s', 'p50 ms', 'p99 ms', 'max ms', 'missed', 'not sent', 'p99 < 50 ms, 0 missed');
+  const cell = async (subscribers: number, rate: number, w: number): Promise<Cell> => {
+    const before = processCpuMicros(ctx.reference.pid);
+    const f = await runEventFanout(ctx.targets.scheduler!, ctx.made.scheduler!, { subscribers, rate, durationMs: seconds * 1000, runPrefix: ctx.runPrefix, workers: w });
+    return { ...f, referenceCpuMicros: processCpuMicros(ctx.reference.pid) - before };
+  };
+  // CPU per delivery (this process from the first registration to the end of the drain; the
+  // reference's for the whole cell) moves little when someone else loads the machine.
+  const perDelivery = (us: number, f: FanoutResult) => (f.requests > 0 && Number.isFinite(us) ? fmt(us / f.requests) : '-');
+  const row = (t: Table, f: Cell, rate: number) =>
+    t.row(f.subscribers, rate, f.workers || 'main', fmt(f.throughput), fmt(f.latencyMs.p50), fmt(f.latencyMs.p99), fmt(f.latencyMs.max), f.missed, f.skipped, perDelivery(f.cpuMicros, f), perDelivery(f.referenceCpuMicros, f), meets(f) ? 'yes' : 'no');
+  const header = (t: Table) => t.row('subscribers', 'events/s', 'threads', 'delivered/s', 'p50 ms', 'p99 ms', 'max ms', 'missed', 'not sent', 'harness µs/delivery', 'reference µs/delivery', 'p99 < 50 ms, 0 missed');
 
   const grid = new Table(`Event-stream fan-out grid (${seconds} s a cell; delivery latency from the registration's sending to receipt; subscribers on ${workers || 'the main'} thread${workers === 1 ? '' : 's'})`);
   header(grid);
-  let best: { f: FanoutResult; rate: number } | undefined;
+  let best: { f: Cell; rate: number } | undefined;
   for (const rate of RATES) {
     for (const [i, subscribers] of SUBSCRIBERS.entries()) {
       const f = await cell(subscribers, rate, workers);
@@ -37,7 +56,7 @@ export async function benchFanout(ctx: BenchContext): Promise<GoalFigure[]> {
       if (meets(f) && (!best || f.subscribers * rate > best.f.subscribers * best.rate)) best = { f, rate };
       if (badly(f)) {
         const rest = SUBSCRIBERS.slice(i + 1);
-        if (rest.length) grid.row(rest.join(', '), rate, '', 'not run: the cell above missed badly', '', '', '', '', '', 'no');
+        if (rest.length) grid.row(rest.join(', '), rate, '', 'not run: the cell above missed badly', '', '', '', '', '', '', '', 'no');
         break;
       }
     }

@@ -36,6 +36,8 @@ export interface FanoutResult extends LoadScenarioResult {
   workers: number;
   /** Registrations not sent because MAX_IN_FLIGHT were unanswered: the scheduler was slower than the rate. */
   skipped: number;
+  /** CPU time of this process (all its threads) from the first registration to the end of the drain, in µs. */
+  cpuMicros: number;
 }
 
 /** The job meta key that carries an action's sequence number into its Job event's payload. */
@@ -89,6 +91,7 @@ async function fanOut(target: SchedulerTarget, fixtures: FanoutFixtures, options
   const failures: string[] = [];
   const inFlight = new Set<Promise<void>>();
   const publishStart = performance.now();
+  const cpuAtStart = process.cpuUsage();
   let skipped = 0;
   for (let seq = 1; seq <= total; seq++) {
     const due = publishStart + ((seq - 1) * 1000) / options.rate;
@@ -111,6 +114,7 @@ async function fanOut(target: SchedulerTarget, fixtures: FanoutFixtures, options
   // Every set publishes the fewest distinct registrations any of its subscribers got.
   const complete = () => (group.reportProgress(), Array.from(progress).every((n) => n >= accepted.size));
   while (!complete() && performance.now() < drainDeadline) await new Promise((r) => setTimeout(r, 50));
+  const cpu = process.cpuUsage(cpuAtStart);
   const results = await group.stop([...accepted]);
   const elapsed = epochNow() - started;
   const errors = results.flatMap((r) => r.errors);
@@ -155,6 +159,7 @@ async function fanOut(target: SchedulerTarget, fixtures: FanoutFixtures, options
     deliveredPerSubscriber,
     workers,
     skipped,
+    cpuMicros: cpu.user + cpu.system,
   };
 }
 
