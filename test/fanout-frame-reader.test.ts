@@ -97,6 +97,20 @@ describe('FanoutFrameParser', () => {
     expect(parse(evaluation)).toEqual({ index: 3, jobs: [] });
   });
 
+  it('one parser serves many subscribers: the same bytes again give the same answer, other bytes with the same Index are read afresh', () => {
+    const parser = new FanoutFrameParser('stackproof_seq', 2);
+    const read = (text: string) => {
+      const b = Buffer.from(text);
+      return parser.parse(b, 0, b.length);
+    };
+    expect(read(jobFrame(5, 'job-a', 8))).toEqual({ index: 5, jobs: [{ key: 'job-a', seq: 8 }] });
+    expect(read(jobFrame(5, 'job-a', 8))).toEqual({ index: 5, jobs: [{ key: 'job-a', seq: 8 }] });
+    expect(read(jobFrame(5, 'job-a', 9))).toEqual({ index: 5, jobs: [{ key: 'job-a', seq: 9 }] });
+    expect(read(jobFrame(5, 'job-b', 9))).toEqual({ index: 5, jobs: [{ key: 'job-b', seq: 9 }] });
+    for (let i = 6; i < 10; i++) expect(read(jobFrame(i, 'job-a', i))).toEqual({ index: i, jobs: [{ key: 'job-a', seq: i }] });
+    expect(() => read('{"Index":6,"Events":[{"Topic":"Job"')).toThrow(MalformedFrameError);
+  });
+
   it('a malformed frame is an error, not a crash or a wrong count', () => {
     for (const bad of ['{"Index":1,"Events":[{"Topic":"Job"', 'not json', '[1,2]', 'null', '{"Index":1,"Events":[{"Topic":"Job","Type":"x","Key":"k","Payload":{"Job":{"Meta":{"stackproof_seq":"1"}}}}]}}']) {
       expect(() => parse(bad), bad).toThrow(MalformedFrameError);

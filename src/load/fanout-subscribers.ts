@@ -61,6 +61,8 @@ export class SubscriberSet {
   private readonly sentAt: Float64Array;
   private readonly progress: Int32Array;
   private readonly ours: Set<string>;
+  /** One parser for the set: its memo serves every subscriber the same frame. */
+  private readonly parser: FanoutFrameParser;
   /** Receipts whose send time was not visible yet: recorded once it is. */
   private early: { seq: number; at: number }[] = [];
   private running: Promise<string | undefined>[] = [];
@@ -76,6 +78,7 @@ export class SubscriberSet {
     this.sentAt = new Float64Array(config.sentAt);
     this.progress = new Int32Array(config.progress);
     this.ours = new Set(config.jobs);
+    this.parser = new FanoutFrameParser(config.metaKey);
   }
 
   /** Opens every stream; resolves when all are open or have failed (a failure is in the result's errors). */
@@ -130,7 +133,7 @@ export class SubscriberSet {
   private subscriber(i: number, ready: () => void): Promise<void> {
     const url = new URL(this.config.url);
     const reader = new NdjsonFrameReader();
-    const parser = new FanoutFrameParser(this.config.metaKey);
+    const parser = this.parser;
     let now = 0;
     const onFrame = (buf: Buffer, start: number, end: number) => {
       for (const job of parser.parse(buf, start, end).jobs) if (this.ours.has(job.key)) this.receive(i, job.seq, now);
