@@ -18,8 +18,14 @@ const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const PINNED = availableParallelism() >= 2;
 const GENERATOR_CORE = '0';
 const TARGET_CORE = '1';
-/** The fixed rates the CPU per request is measured at; the goal is judged at the last. */
-const RATES = [1_000, 5_000];
+/**
+ * The fixed rates the CPU per request is measured at; the goal is judged at the last two. On a VM
+ * every wake-up of a thread costs tens of microseconds of CPU: a paced generator (one start every
+ * 1/rate s) pays a few per request at low rates, where autocannon's overallRate sends each second's
+ * requests in a burst and sleeps the rest; the gap closes as the rate rises.
+ */
+const RATES = [1_000, 5_000, 10_000];
+const GOAL_RATES = [5_000, 10_000];
 
 /** k6 as the load command finds it ($K6, PATH), else the project's shared copy beside the checkout (../shared/bin/k6). */
 function k6Binary(): string | undefined {
@@ -175,10 +181,9 @@ export async function benchGenerators(ctx: BenchContext): Promise<GoalFigure[]> 
     max.row(`stackproof open model, general path (held ${openGeneral.rate}/s)`, fmt(openGeneral.throughput), fmt(openGeneral.throughput / ac.throughput));
     max.print();
 
-    const last = RATES[RATES.length - 1]!;
     const maxRatio = openFixed.throughput / ac.throughput;
     return [
-      { goal: `open-model generator CPU per request vs autocannon (${last}/s)`, measured: fmt(goal[last]!), target: '<= 1.50', met: goal[last]! <= 1.5 },
+      ...GOAL_RATES.map((rate) => ({ goal: `open-model generator CPU per request vs autocannon (${rate}/s)`, measured: fmt(goal[rate]!), target: '<= 1.50', met: goal[rate]! <= 1.5 })),
       { goal: 'open-model maximum rate vs autocannon', measured: fmt(maxRatio), target: '>= 0.80', met: maxRatio >= 0.8 },
     ];
   } finally {

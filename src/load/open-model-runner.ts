@@ -110,9 +110,10 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
         let ok = false;
         try {
           ok = !err && accept(status, body);
-        } finally {
-          record(intended, ok);
+        } catch {
+          // A check that throws (a body that is not the JSON it expects) is a wrong answer, as in `request`.
         }
+        record(intended, ok);
       });
       return;
     }
