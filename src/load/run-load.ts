@@ -190,7 +190,17 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
           o.log(`  ${scenario.name} (${engine}): ${engine === 'open' ? `${o.rate}/s` : `${o.connections} connections`} for ${o.durationMs / 1000} s, at most ${o.maxRequests} requests`);
           const raw =
             engine === 'open'
-              ? await runOpenModel({ scenario: scenario.name, rate: o.rate, durationMs: o.durationMs, maxRequests: o.maxRequests, maxInFlight: 256, request: prepared.iterate })
+              ? await runOpenModel({
+                  scenario: scenario.name,
+                  rate: o.rate,
+                  durationMs: o.durationMs,
+                  maxRequests: o.maxRequests,
+                  maxInFlight: 256,
+                  // Fixed requests over plain HTTP go through the lean client; anything else runs the iteration.
+                  ...(prepared.openFixed && prepared.fixed && new URL(prepared.url).protocol === 'http:'
+                    ? { fixed: { url: prepared.url, requests: prepared.fixed, ...prepared.openFixed, timeoutMs: 10_000 } }
+                    : { request: prepared.iterate }),
+                })
               : await runClosedModel(prepared, { connections: o.connections, durationMs: o.durationMs, maxRequests: o.maxRequests });
           const judged = applyThresholds(raw, engine === 'open' ? o.thresholds : { errorRate: o.thresholds.errorRate });
           results.push(judged);

@@ -99,7 +99,7 @@ const meshRoots: LoadScenario = {
     const { t, headers } = meshPrep(targets);
     const p = pool(t.url);
     const req = { method: 'GET' as const, path: '/v1/agent/connect/ca/roots', headers };
-    return { name: this.name, url: t.url, iterate: async () => (await ok(p, req)).ok, fixed: [req], k6Env: { MESH_URL: t.url, MESH_TOKEN: t.token }, close: () => p.close() };
+    return { name: this.name, url: t.url, iterate: async () => (await ok(p, req)).ok, fixed: [req], openFixed: { accept: (status: number) => status === 200 }, k6Env: { MESH_URL: t.url, MESH_TOKEN: t.token }, close: () => p.close() };
   },
 };
 
@@ -112,7 +112,7 @@ const meshLeaf: LoadScenario = {
     const p = pool(t.url);
     const req = { method: 'GET' as const, path: `/v1/agent/connect/ca/leaf/${tag()}`, headers };
     if (!(await ok(p, req)).ok) throw new Error('load setup: the first leaf fetch failed');
-    return { name: this.name, url: t.url, iterate: async () => (await ok(p, req)).ok, fixed: [req], k6Env: { MESH_URL: t.url, MESH_TOKEN: t.token, SERVICE: req.path.split('/').pop()! }, close: () => p.close() };
+    return { name: this.name, url: t.url, iterate: async () => (await ok(p, req)).ok, fixed: [req], openFixed: { accept: (status: number) => status === 200 }, k6Env: { MESH_URL: t.url, MESH_TOKEN: t.token, SERVICE: req.path.split('/').pop()! }, close: () => p.close() };
   },
 };
 
@@ -127,7 +127,7 @@ const meshLeafBlocking: LoadScenario = {
     const first = await ok(p, { method: 'GET', path: `/v1/agent/connect/ca/leaf/${service}`, headers });
     const index = (JSON.parse(first.text) as { ModifyIndex: number }).ModifyIndex;
     const req = { method: 'GET' as const, path: `/v1/agent/connect/ca/leaf/${service}?index=${index}&wait=200ms`, headers };
-    return { name: this.name, url: t.url, iterate: async () => (await ok(p, req)).ok, fixed: [req], k6Env: { MESH_URL: t.url, MESH_TOKEN: t.token, SERVICE: service, INDEX: String(index) }, close: () => p.close() };
+    return { name: this.name, url: t.url, iterate: async () => (await ok(p, req)).ok, fixed: [req], openFixed: { accept: (status: number) => status === 200 }, k6Env: { MESH_URL: t.url, MESH_TOKEN: t.token, SERVICE: service, INDEX: String(index) }, close: () => p.close() };
   },
 };
 
@@ -153,6 +153,7 @@ const meshAuthorize: LoadScenario = {
         return r.ok && (JSON.parse(r.text) as { Authorized: boolean }).Authorized === true;
       },
       fixed: [req],
+      openFixed: { keepBodies: true, accept: (status, answer) => status === 200 && (JSON.parse(String(answer)) as { Authorized: boolean }).Authorized === true },
       k6Env: { MESH_URL: t.url, MESH_TOKEN: t.token, AUTHORIZE_BODY: body },
       close: () => p.close(),
     };
@@ -190,6 +191,7 @@ const schedulerLogs: LoadScenario = {
         return r.ok && r.text.length === stdout.length;
       },
       fixed: [req],
+      openFixed: { keepBodies: true, accept: (status, answer) => status === 200 && String(answer).length === stdout.length },
       k6Env: { SCHEDULER_URL: t.url, SCHEDULER_TOKEN: t.token, ALLOC_ID: alloc },
       close: async () => {
         await p.close();

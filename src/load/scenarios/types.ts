@@ -17,6 +17,11 @@ export interface PreparedScenario {
   iterate: () => Promise<boolean>;
   /** The requests autocannon repeats, when the iteration is a fixed request sequence. */
   fixed?: FixedRequest[];
+  /**
+   * Set when `fixed` is the whole iteration: how an answer is judged, so that the open model sends
+   * `fixed` through its lean client (src/load/fixed-request-client.ts) rather than running `iterate`.
+   */
+  openFixed?: { accept: (status: number, body: Buffer | undefined) => boolean; keepBodies?: boolean };
   /** What the k6 script needs (URLs, tokens, names), passed to it as environment variables. */
   k6Env: Record<string, string>;
   close: () => Promise<void>;
