@@ -145,7 +145,9 @@ export async function benchGenerators(ctx: BenchContext): Promise<GoalFigure[]> 
   try {
     // CPU per request at fixed rates, against the bare node:http server.
     const binary = k6Binary();
-    const cost = new Table(`Generator CPU per request at a fixed rate against the bare node:http server, ${seconds} s each, ${pinNote}`);
+    const cost = new Table(
+      `Generator CPU per request at a fixed rate against the bare node:http server, ${seconds} s each, ${pinNote}. autocannon's overallRate sends each second's requests back to back and then waits; the others pace them, one every 1/rate s`,
+    );
     cost.row('generator', 'rate', 'requests', 'dropped', 'CPU (share of a core)', 'CPU µs/request', 'vs autocannon', 'start lag p50/p99 ms');
     const goal: Record<string, number> = {};
     for (const rate of RATES) {
