@@ -50,7 +50,7 @@ async function run(job: GeneratorJob): Promise<Omit<GeneratorRun, 'cpuMs' | 'wal
   };
   const common = { scenario: 'bare', rate: job.rate, durationMs: job.seconds * 1000, maxRequests: job.rate * job.seconds, maxInFlight: 1024, onStart };
   if (job.kind === 'open-fixed') {
-    const r = await runOpenModel({ ...common, fixed: { url: job.url, requests: [{ method: 'GET', path: '/', headers: {} }], accept: (status) => status === 200 } });
+    const r = await runOpenModel({ ...common, fixed: { url: job.url, requests: [{ method: 'GET', path: '/', headers: {} }], accept: (status) => status === 200, connections: job.connections || 64 } });
     return { requests: r.requests, errors: r.errors, dropped: r.dropped, throughput: r.throughput, ...lagFigures() };
   }
   if (job.kind === 'open-general') {

@@ -124,6 +124,25 @@ describe('fixed-request client', () => {
     expect(c.connections).toBe(3);
   });
 
+  it('with the queue option, a send finding every connection busy waits for the next one free, or fails at its deadline', async () => {
+    let connections = 0;
+    const server = createHttpServer((req, res) => setTimeout(() => res.end(req.url), req.url === '/stuck' ? 10_000 : 20));
+    server.on('connection', () => (connections += 1));
+    const url = await listen(server);
+    const c = client(url, [{ method: 'GET', path: '/', headers: {} }], { maxConnections: 2, queue: true, keepBodies: true });
+    const five = [send(c), send(c), send(c), send(c), send(c)];
+    expect(c.waiting).toBe(3);
+    expect((await Promise.all(five)).map((a) => [a.err, a.status])).toEqual(Array.from({ length: 5 }, () => [undefined, 200]));
+    expect(connections).toBe(2);
+    expect(c.waiting).toBe(0);
+    // One connection held by an answer that never comes: the send queued behind it times out too.
+    const stuck = client(url, [{ method: 'GET', path: '/stuck', headers: {} }], { maxConnections: 1, queue: true, timeoutMs: 200 });
+    const [first, second] = await Promise.all([send(stuck), send(stuck)]);
+    expect(first.err?.message).toMatch(/no complete answer within 200 ms/);
+    // Either it waited in the queue past its deadline, or it got the connection the first one freed and then timed out on it.
+    expect(second.err?.message).toMatch(/within 200 ms/);
+  });
+
   it('takes a body that ends with the connection, and a 204 with none', async () => {
     const url = await listen(
       rawServer((socket, head) => {

@@ -66,6 +66,27 @@ describe('open-model runner with fixed requests', () => {
     expect(r.errors).toBe(r.requests);
   });
 
+  it('with fewer connections than requests in flight, queues arrivals for a free connection rather than dropping them', async () => {
+    let connections = 0;
+    const count = () => (connections += 1);
+    server.on('connection', count);
+    try {
+      const r = await runOpenModel({
+        scenario: 'fixed-queued',
+        rate: 200,
+        durationMs: 500,
+        maxRequests: 1_000,
+        fixed: { url, requests: [{ method: 'GET', path: '/a', headers: {} }], connections: 1 },
+      });
+      expect(r.requests).toBe(100);
+      expect(r.errors).toBe(0);
+      expect(r.dropped).toBe(0);
+      expect(connections).toBe(1);
+    } finally {
+      server.off('connection', count);
+    }
+  });
+
   it('wants exactly one of a request function and fixed requests', async () => {
     await expect(runOpenModel({ scenario: 'x', rate: 1, durationMs: 1, maxRequests: 1 })).rejects.toThrow(/either/);
   });

@@ -17,8 +17,13 @@ import type { FixedRequest } from './scenarios/types.ts';
  * not complete within timeoutMs is an error for that request and ends its connection: never a hang.
  */
 export interface FixedRequestClientOptions {
-  /** Connections open at most; a send beyond them is refused (the open model counts it as dropped). */
+  /** Connections open at most; a send beyond them is refused (the open model counts it as dropped), or queued. */
   maxConnections: number;
+  /**
+   * Queue a send while every allowed connection is busy, for the next one free, rather than refuse
+   * it (default false). Its deadline runs from the send.
+   */
+  queue?: boolean;
   /** An answer not complete this long after its request was written is an error (default 10 s). */
   timeoutMs?: number;
   /** Keep answer bodies for the callback (default false: bodies are framed and dropped). */
@@ -96,10 +101,10 @@ class Connection {
     this.socket.on('end', () => this.ended());
   }
 
-  send(request: Buffer, callback: AnswerCallback, timeoutMs: number): void {
+  send(request: Buffer, callback: AnswerCallback, deadline: number): void {
     this.callback = callback;
     this.state = State.Head;
-    this.deadline = performance.now() + timeoutMs;
+    this.deadline = deadline;
     this.socket.write(request);
   }
 
@@ -293,6 +298,9 @@ export class FixedRequestClient {
   private readonly requests: Buffer[];
   private next = 0;
   private readonly idle: Connection[] = [];
+  /** Sends waiting for a connection (queue option), oldest first; `head` is the next to go. */
+  private readonly queued: { request: Buffer; callback: AnswerCallback; deadline: number }[] = [];
+  private head = 0;
   private readonly all = new Set<Connection>();
   private readonly port: number;
   private readonly host: string;
@@ -329,21 +337,44 @@ export class FixedRequestClient {
    */
   send(callback: AnswerCallback): boolean {
     if (this.closed) throw new Error('the client is closed');
-    let conn = this.idle.pop();
-    if (!conn) {
-      if (this.all.size >= this.options.maxConnections) return false;
-      conn = new Connection(this, this.port, this.host);
-      this.all.add(conn);
-    }
+    const conn = this.idle.pop() ?? this.open();
+    if (!conn && !this.options.queue) return false;
     const request = this.requests[this.next]!;
     this.next = this.next + 1 === this.requests.length ? 0 : this.next + 1;
-    conn.send(request, callback, this.timeoutMs);
+    const deadline = performance.now() + this.timeoutMs;
+    if (conn) conn.send(request, callback, deadline);
+    else this.queued.push({ request, callback, deadline });
     return true;
+  }
+
+  /** Sends waiting for a connection (the queue option). */
+  get waiting(): number {
+    return this.queued.length - this.head;
+  }
+
+  private open(): Connection | undefined {
+    if (this.all.size >= this.options.maxConnections) return undefined;
+    const conn = new Connection(this, this.port, this.host);
+    this.all.add(conn);
+    return conn;
+  }
+
+  private dequeue(): { request: Buffer; callback: AnswerCallback; deadline: number } | undefined {
+    if (this.head === this.queued.length) return undefined;
+    const q = this.queued[this.head++]!;
+    // Compacted now and then, not shifted each time.
+    if (this.head > 1024 && this.head * 2 > this.queued.length) {
+      this.queued.splice(0, this.head);
+      this.head = 0;
+    }
+    return q;
   }
 
   /** @internal a connection finished its answer and may carry the next request. */
   released(conn: Connection): void {
-    this.idle.push(conn);
+    const q = this.dequeue();
+    if (q) conn.send(q.request, q.callback, q.deadline);
+    else this.idle.push(conn);
   }
 
   /** @internal a connection ended. */
@@ -351,17 +382,25 @@ export class FixedRequestClient {
     this.all.delete(conn);
     const i = this.idle.indexOf(conn);
     if (i >= 0) this.idle.splice(i, 1);
+    // A queued send takes the place of the connection that ended.
+    if (this.waiting > 0 && !this.closed) {
+      const q = this.dequeue()!;
+      this.open()!.send(q.request, q.callback, q.deadline);
+    }
   }
 
   private sweep(): void {
     const now = performance.now();
     for (const conn of this.all) if (conn.busy && now > conn.deadline) conn.fail(new HttpAnswerError(`no complete answer within ${this.timeoutMs} ms`));
+    // Queued sends are oldest first: the expired ones are at the front.
+    while (this.waiting > 0 && now > this.queued[this.head]!.deadline) this.dequeue()!.callback(new HttpAnswerError(`no connection free within ${this.timeoutMs} ms`), 0, undefined);
   }
 
   /** Ends every connection; requests still outstanding get an error. */
   close(): void {
     this.closed = true;
     clearInterval(this.sweeper);
+    for (let q = this.dequeue(); q; q = this.dequeue()) q.callback(new HttpAnswerError('the client was closed'), 0, undefined);
     for (const conn of [...this.all]) conn.fail(new HttpAnswerError('the client was closed'));
   }
 }

@@ -16,6 +16,12 @@ export interface OpenModelFixedRequests {
   keepBodies?: boolean;
   /** An answer not complete this long after its request is an error (default 10 s). */
   timeoutMs?: number;
+  /**
+   * Connections at most (default maxInFlight, one per request in flight). Fewer: an arrival finding
+   * them all busy waits for the next free one, still timed from when it was due. Against a fast
+   * target a few suffice, and a burst of late arrivals then does not open hundreds at once.
+   */
+  connections?: number;
 }
 
 export interface OpenModelOptions {
@@ -95,7 +101,8 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
 
   // The lean path: one callback per answer, no promise, no body stream.
   const fixed = options.fixed;
-  const client = fixed && new FixedRequestClient(fixed.url, fixed.requests, { maxConnections: maxInFlight, keepBodies: fixed.keepBodies, timeoutMs: fixed.timeoutMs });
+  const connections = Math.min(maxInFlight, fixed?.connections ?? maxInFlight);
+  const client = fixed && new FixedRequestClient(fixed.url, fixed.requests, { maxConnections: connections, queue: connections < maxInFlight, keepBodies: fixed.keepBodies, timeoutMs: fixed.timeoutMs });
   const accept = fixed?.accept ?? ((status: number) => status >= 200 && status < 300);
 
   const launch = (i: number, intended: number) => {
