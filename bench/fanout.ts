@@ -11,8 +11,10 @@ import { runEventFanout, type FanoutResult } from '../src/load/event-fanout.ts';
 import type { BenchContext } from './context.ts';
 import { Table, fmt, type GoalFigure } from './table.ts';
 
-const SUBSCRIBERS = [10, 50, 100, 200, 500, 1000];
-const RATES = [200, 500, 1000];
+/** The grid's axes (FANOUT_SUBSCRIBERS and FANOUT_RATES, comma-separated, to run a part of it). */
+const axis = (env: string | undefined, all: number[]) => (env ? env.split(',').map(Number) : all);
+const SUBSCRIBERS = axis(process.env.FANOUT_SUBSCRIBERS, [10, 50, 100, 200, 500, 1000]);
+const RATES = axis(process.env.FANOUT_RATES, [200, 500, 1000]);
 /** A cell this far off (p99 past 10x the goal, or anything missed or not sent) ends its rate's escalation. */
 const BADLY_MS = 500;
 /** Each cell's measurement, at most (the bench stays bounded however many cells run). */
