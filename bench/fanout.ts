@@ -50,7 +50,7 @@ export async function benchFanout(ctx: BenchContext): Promise<GoalFigure[]> {
     t.row(f.subscribers, rate, f.workers || 'main', fmt(f.throughput), fmt(f.latencyMs.p50), fmt(f.latencyMs.p99), fmt(f.latencyMs.max), f.missed, f.skipped, perDelivery(f.cpuMicros, f), perDelivery(f.referenceCpuMicros, f), meets(f) ? 'yes' : 'no');
   const header = (t: Table) => t.row('subscribers', 'events/s', 'threads', 'delivered/s', 'p50 ms', 'p99 ms', 'max ms', 'missed', 'not sent', 'harness µs/delivery', 'reference µs/delivery', 'p99 < 50 ms, 0 missed');
 
-  const grid = new Table(`Event-stream fan-out grid (${seconds} s a cell; delivery latency from the registration's sending to receipt; subscribers on ${workers || 'the main'} thread${workers === 1 ? '' : 's'})`);
+  const grid = new Table(`Event-stream fan-out grid (${seconds} s a cell; delivery latency from the registration's sending to receipt; subscribers on ${workers ? `${workers} worker thread${workers === 1 ? '' : 's'}` : 'the main thread'})`);
   header(grid);
   let best: { f: Cell; rate: number } | undefined;
   for (const rate of RATES) {
