@@ -3,11 +3,17 @@ import { openArrivalSchedule } from '../src/load/arrival-schedule.ts';
 
 describe('arrival schedule', () => {
   // The worker thread keeps time; the fallback (timers and turns of the loop) is what runs should
-  // the worker fail. Neither may ever announce an arrival before it is due, nor miss the last one.
-  for (const worker of [true, false]) {
+  // the worker fail; coarse precision is millisecond timers alone. None may ever announce an arrival
+  // before it is due, nor miss the last one.
+  const modes = [
+    { name: 'worker thread', options: { worker: true } },
+    { name: 'timer fallback', options: { worker: false } },
+    { name: 'coarse precision', options: { precision: 'coarse' as const } },
+  ];
+  for (const { name, options } of modes) {
     for (const rate of [300, 5_000, 50_000]) {
-      it(`announces every arrival at or after its time, and reaches the last (${worker ? 'worker thread' : 'timer fallback'}, ${rate}/s)`, async () => {
-        const schedule = await openArrivalSchedule({ worker });
+      it(`announces every arrival at or after its time, and reaches the last (${name}, ${rate}/s)`, async () => {
+        const schedule = await openArrivalSchedule(options);
         const interval = 1000 / rate;
         const count = Math.round(rate * 0.3);
         const start = performance.now() + 5;

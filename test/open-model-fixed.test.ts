@@ -87,6 +87,29 @@ describe('open-model runner with fixed requests', () => {
     }
   });
 
+  it('with coarse precision, starts every arrival at or after it is due and times it from then', async () => {
+    let early = 0;
+    let lagged = 0;
+    const r = await runOpenModel({
+      scenario: 'fixed-coarse',
+      rate: 2_000,
+      durationMs: 300,
+      maxRequests: 1_000,
+      precision: 'coarse',
+      onStart: (_i, intended, actual) => {
+        if (actual < intended) early += 1;
+        if (actual - intended > 0.1) lagged += 1;
+      },
+      fixed: { url, requests: [{ method: 'GET', path: '/a', headers: {} }] },
+    });
+    expect(r.requests + r.dropped).toBe(600);
+    expect(r.errors).toBe(0);
+    expect(early).toBe(0);
+    // Millisecond timers start most arrivals a fraction of a millisecond late; the latency includes it.
+    expect(lagged).toBeGreaterThan(0);
+    expect(r.latencyMs.p50).toBeGreaterThan(0);
+  });
+
   it('wants exactly one of a request function and fixed requests', async () => {
     await expect(runOpenModel({ scenario: 'x', rate: 1, durationMs: 1, maxRequests: 1 })).rejects.toThrow(/either/);
   });

@@ -35,6 +35,12 @@ export interface ArrivalSchedule {
 export interface ArrivalScheduleOptions {
   /** false: timers and turns of the loop instead of the worker (the fallback should it fail; for tests). */
   worker?: boolean;
+  /**
+   * 'coarse': no worker and no spinning; Node's millisecond timers wake the main thread, which starts
+   * every arrival due by then. Arrivals start up to ~1-2 ms late (still measured from when they were
+   * due), but each one costs no wake of a thread of its own: see COARSE in open-model-runner.ts.
+   */
+  precision?: 'fine' | 'coarse';
 }
 
 /** The worker spins, rather than sleeps, for a remainder this short (a sleep would end far later). */
@@ -119,6 +125,7 @@ export async function openArrivalSchedule(options: ArrivalScheduleOptions = {}):
 
   // Timers and turns of the loop: the same schedule on the main thread, from the first arrival not yet announced.
   let next = 0;
+  const coarse = options.precision === 'coarse';
   const tick = () => {
     fallback = undefined;
     if (closed || !plan || !due) return;
@@ -130,6 +137,11 @@ export async function openArrivalSchedule(options: ArrivalScheduleOptions = {}):
     }
     if (next >= count || closed) return;
     const remaining = start + next * intervalMs - performance.now();
+    if (coarse) {
+      // Node's timers count whole milliseconds and may fire a fraction of one early: tick checks and re-arms.
+      fallback = setTimeout(tick, Math.max(1, Math.ceil(remaining)));
+      return;
+    }
     fallback = remaining > TIMER_SLACK_MS ? setTimeout(tick, remaining - TIMER_SLACK_MS) : setImmediate(tick);
   };
   const workerFailed = () => {
@@ -139,7 +151,7 @@ export async function openArrivalSchedule(options: ArrivalScheduleOptions = {}):
     if (plan) tick();
   };
 
-  if (options.worker !== false) {
+  if (options.worker !== false && !coarse) {
     // Plain JavaScript needs none of the parent's flags (loaders, inspector).
     const w = new Worker(ARRIVAL_SCHEDULE_WORKER_SOURCE, { eval: true, execArgv: [], workerData: { sab, origin: performance.timeOrigin } });
     w.on('message', (last: number) => due?.(last));

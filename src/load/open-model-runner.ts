@@ -43,6 +43,8 @@ export interface OpenModelOptions {
    * request is not started and gets no call.
    */
   onStart?: (i: number, intendedMs: number, actualMs: number) => void;
+  /** How arrivals are timed (src/load/arrival-schedule.ts): 'fine' (default) a worker with sub-millisecond precision, 'coarse' millisecond timers on the main thread. */
+  precision?: 'fine' | 'coarse';
 }
 
 /**
@@ -71,7 +73,7 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
   // Answers come back close to the order of their intended starts: the last bucket used is nearly always the next one.
   let lastSecond = -1;
   let lastBucket: Bucket | undefined;
-  const schedule = await openArrivalSchedule();
+  const schedule = await openArrivalSchedule({ precision: options.precision });
   const start = performance.now();
   /** The next arrival to start; set when a setImmediate turn is pending for one due within MAIN_TURN_MS. */
   let i = 0;
