@@ -115,6 +115,18 @@ describe('stackproof load', () => {
     expect(regressed.stdout).toMatch(/REGRESSION mesh-roots \(open-model\): p99 latency/);
   }, 60_000);
 
+  it('runs the open model with coarse arrival timing when asked, and refuses an unknown precision', async () => {
+    const out = dir();
+    const coarse = await runCli(['load', '--scenario', 'mesh-roots', '--duration', '1s', '--rate', '200', '--arrival-precision', 'coarse', '--reports-dir', out]);
+    expect(coarse.code, coarse.stdout).toBe(0);
+    const [row] = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')).load;
+    expect(row.requests).toBe(200);
+    expect(row.errors).toBe(0);
+    const bad = await runCli(['load', '--arrival-precision', 'medium']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--arrival-precision: expected fine or coarse');
+  }, 60_000);
+
   it('refuses targets that are not loopback addresses unless told otherwise, before sending anything', async () => {
     const res = await runCli(['load', '--mesh-url', 'http://staging.example.invalid:8500', '--mesh-token', 'tok-123456']);
     expect(res.code).toBe(2);

@@ -33,6 +33,8 @@ export interface LoadOptions {
   engines: LoadEngine[];
   scenarios: string[];
   rate: number;
+  /** The open model's arrival timing (src/load/arrival-schedule.ts); fine unless asked. */
+  arrivalPrecision?: 'fine' | 'coarse';
   durationMs: number;
   maxRequests: number;
   connections: number;
@@ -196,6 +198,7 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
                   durationMs: o.durationMs,
                   maxRequests: o.maxRequests,
                   maxInFlight: 256,
+                  precision: o.arrivalPrecision,
                   // Fixed requests over plain HTTP go through the lean client; anything else runs the iteration.
                   ...(prepared.openFixed && prepared.fixed && new URL(prepared.url).protocol === 'http:'
                     ? { fixed: { url: prepared.url, requests: prepared.fixed, ...prepared.openFixed, timeoutMs: 10_000 } }

@@ -11,6 +11,7 @@ export interface LoadFlags extends CommonFlags {
   engine: string;
   scenario?: string;
   rate: string;
+  arrivalPrecision: string;
   duration: string;
   maxRequests: string;
   connections: string;
@@ -38,6 +39,11 @@ function durationMs(raw: string): number {
   return ms;
 }
 
+function arrivalPrecision(raw: string): 'fine' | 'coarse' {
+  if (raw !== 'fine' && raw !== 'coarse') throw new ConfigError(`--arrival-precision: expected fine or coarse, got ${JSON.stringify(raw)}`);
+  return raw;
+}
+
 export async function runLoadCommand(flags: LoadFlags, argvText: string): Promise<number> {
   const config = loadConfig({ file: flags.config, env: process.env, flags: flagsToConfig(flags) });
   const engines = flags.engine.split(',').map((e) => e.trim());
@@ -56,6 +62,7 @@ export async function runLoadCommand(flags: LoadFlags, argvText: string): Promis
     engines: engines as LoadEngine[],
     scenarios: flags.scenario ? flags.scenario.split(',').map((s) => s.trim()) : [],
     rate: positive('rate', flags.rate, 100_000),
+    arrivalPrecision: arrivalPrecision(flags.arrivalPrecision),
     durationMs: durationMs(flags.duration),
     maxRequests: positive('max-requests', flags.maxRequests, 10_000_000),
     connections: positive('connections', flags.connections, 10_000),
