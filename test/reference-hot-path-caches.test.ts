@@ -111,9 +111,19 @@ describe('the reference hot paths serve cached answers only while they hold', ()
     expect((await authorize('cache-src2', 'cache-dst2')).status).toBe(200);
   });
 
-  it('refuses LIST on the mesh agent (an API without it) with a 4xx and no hang', async () => {
+  it('refuses LIST on the mesh agent (an API without it) with a 4xx that says why, and no hang', async () => {
     const [res] = await rawExchange(ref.mesh.url, [`LIST /v1/agent/connect/ca/roots HTTP/1.1\r\nHost: x\r\n\r\n`], 5_000);
     expect(res!.statusLine).toMatch(/^HTTP\/1\.1 4\d\d /);
+    expect(res!.body).toContain('method LIST is not supported');
+  });
+
+  it('answers a malformed request on the mesh agent with a 4xx that says why, never echoing raw bytes', async () => {
+    const [res] = await rawExchange(ref.mesh.url, [`GET /v1/agent/connect/ca/roots HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`], 5_000);
+    expect(res!.status).toBe(400);
+    expect(res!.body).toContain('malformed HTTP request');
+    const [odd] = await rawExchange(ref.mesh.url, [`L\u00ffST /v1/agent/connect/ca/roots HTTP/1.1\r\nHost: x\r\n\r\n`], 5_000);
+    expect(odd!.status).toBe(400);
+    expect(odd!.body).not.toContain('\u00ff');
   });
 });
 

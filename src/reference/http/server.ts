@@ -52,6 +52,10 @@ export async function startHttpServer(
     }
     if (result instanceof Promise) result.catch((err) => onError(req, res, err));
   });
+  // Without the LIST socket, node:http's parser refuses a method it does not know before any
+  // handler runs, and its default answer is a bare 400 with no body; a client must still be told
+  // what was wrong, in the API's plain-text error form.
+  if (!listMethod) http.on('clientError', answerClientError);
   const sockets = new Set<Socket>();
   const tcp = createNetServer((socket) => {
     sockets.add(socket);
@@ -79,4 +83,26 @@ export async function startHttpServer(
         tcp.close(() => resolve());
       }),
   };
+}
+
+/** Statuses node:http gives its own parser errors (as its default clientError answer does). */
+const CLIENT_ERROR_STATUS: Record<string, [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Payload Too Large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
+};
+
+function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
+  if (!socket.writable || err.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const [status, reason] = CLIENT_ERROR_STATUS[err.code ?? ''] ?? [400, 'Bad Request'];
+  // Only a token-shaped method is echoed back, never arbitrary bytes of the request.
+  const method = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,32}(?= )/.exec(err.rawPacket?.toString('latin1') ?? '')?.[0];
+  const body =
+    err.code === 'HPE_INVALID_METHOD'
+      ? `method ${method ?? '(unreadable)'} is not supported by this API\n`
+      : `malformed HTTP request: ${reason.toLowerCase()}\n`;
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
