@@ -17,6 +17,12 @@ const RULES_SIDE_BY_SIDE = 32;
 
 export interface ConformanceRunnerOptions {
   testTimeoutMs: number;
+  /**
+   * Files and rules side by side (default true). The fault matrix says false: it already runs
+   * references in parallel jobs, and a baseline run under that much load on two cores once failed
+   * a rule that passes alone, so each of its runs takes the rules one at a time as before.
+   */
+  sideBySide?: boolean;
   onVerdict?: (verdict: TestVerdict) => void;
   /** Where the suite files are, under the package root: `suites` but for the runner's own tests. */
   suitesDir?: string;
@@ -71,8 +77,8 @@ export class ConformanceRunner {
         // The suites wait on the targets far more than they compute: files run side by side (vitest
         // would take one worker on two cores), the long ones first, and within a file the rules of
         // a concurrently() block do (suites/kit/rule-test.ts).
-        maxWorkers: SUITE_WORKERS,
-        maxConcurrency: RULES_SIDE_BY_SIDE,
+        maxWorkers: options.sideBySide === false ? 1 : SUITE_WORKERS,
+        maxConcurrency: options.sideBySide === false ? 1 : RULES_SIDE_BY_SIDE,
         sequence: { sequencer: SuiteSequencer },
         silent: true,
         allowOnly: false,

@@ -61,7 +61,7 @@ export interface FaultMatrixOptions {
 export async function runFaultMatrix(options: FaultMatrixOptions): Promise<FaultMatrixReport> {
   const faults = options.faults ?? FAULTS;
   const baselineRules = options.rules ?? RULES.filter((r) => r.level !== 'UPSTREAM');
-  const runner = await ConformanceRunner.create({ testTimeoutMs: options.testTimeoutMs });
+  const runner = await ConformanceRunner.create({ testTimeoutMs: options.testTimeoutMs, sideBySide: false });
   const runWith = async (faultIds: string[], rules: readonly Rule[]) => {
     const ref = await startReference({ dialect: options.dialect, faults: faultIds });
     const runPrefix = newRunPrefix();
@@ -103,7 +103,11 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
       allPass: baselineResults.every((r) => r.outcome === 'PASS'),
       outcomes: baselineResults.map((r) => ({ rule: r.id, outcome: r.outcome, message: r.message })),
     };
-    if (options.baseline !== false) options.log(`baseline (no fault): ${baselineResults.filter((r) => r.outcome === 'PASS').length}/${baselineResults.length} rules pass`);
+    if (options.baseline !== false) {
+      options.log(`baseline (no fault): ${baselineResults.filter((r) => r.outcome === 'PASS').length}/${baselineResults.length} rules pass`);
+      // A baseline that does not pass makes every verdict below doubtful: say which rule and why.
+      for (const r of baselineResults.filter((x) => x.outcome !== 'PASS')) options.log(`  baseline ${r.outcome} ${r.id}: ${(r.message ?? '').split('\n')[0]!.slice(0, 300)}`);
+    }
     const verdicts: FaultVerdict[] = [];
     for (const fault of faults) {
       const started = performance.now();
