@@ -123,10 +123,7 @@ class Connection {
           break;
         }
         case State.Length: {
-          const take = Math.min(this.remaining, n - pos);
-          this.body?.push(Buffer.from(buf.subarray(pos, pos + take)));
-          this.remaining -= take;
-          pos += take;
+          pos = this.takeBody(buf, pos, n);
           if (this.remaining === 0) this.complete();
           break;
         }
@@ -141,10 +138,7 @@ class Connection {
           break;
         }
         case State.ChunkData: {
-          const take = Math.min(this.remaining, n - pos);
-          this.body?.push(Buffer.from(buf.subarray(pos, pos + take)));
-          this.remaining -= take;
-          pos += take;
+          pos = this.takeBody(buf, pos, n);
           if (this.remaining === 0) this.state = State.ChunkDataEnd;
           break;
         }
@@ -180,6 +174,14 @@ class Connection {
   }
 
   /** The text up to `sep` (the separator consumed), joining bytes kept from earlier reads; undefined when it has not all arrived. */
+  /** Takes up to `remaining` body bytes from buf[pos, n) (kept only when the answer's body is wanted); returns the new position. */
+  private takeBody(buf: Buffer, pos: number, n: number): number {
+    const take = Math.min(this.remaining, n - pos);
+    this.body?.push(Buffer.from(buf.subarray(pos, pos + take)));
+    this.remaining -= take;
+    return pos + take;
+  }
+
   private takeLine(buf: Buffer, pos: number, n: number, sep: Buffer, max: number): { text: string; next: number } | undefined {
     if (this.partial) {
       // Rare (a head split across reads): join what was kept with this read and search again.
