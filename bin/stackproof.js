@@ -1,6 +1,14 @@
 #!/usr/bin/env node
-// The CLI is TypeScript run through tsx, so a fresh clone needs no build step before `npx stackproof`.
-import { register } from 'tsx/esm/api';
+// An installed package runs the CLI compiled into dist/ (built when the package is packed). A clone
+// has no dist/: there the CLI is TypeScript run through tsx, so no build step comes before
+// `npx stackproof` and an edit takes effect at once.
+import { existsSync } from 'node:fs';
 
-register();
-await import('../src/cli/main.ts');
+const compiled = new URL('../dist/cli/main.js', import.meta.url);
+if (existsSync(compiled)) {
+  await import(compiled.href);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../src/cli/main.ts');
+}

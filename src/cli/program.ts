@@ -1,20 +1,12 @@
 import { Command, CommanderError, Option } from 'commander';
-import { ConfigError, ENV_VARIABLES } from '../config/load-config.ts';
-import { PRODUCTS, SYSTEMS } from '../config/schema.ts';
-import { ReferenceBehaviorError, UnknownFaultError } from '../reference/reference.ts';
+import { ENV_VARIABLES } from '../config/env-variables.ts';
+import { PRODUCTS, SYSTEMS } from '../config/names.ts';
 import { TOOL_VERSION } from '../run/tool-version.ts';
 import { EXIT } from './exit-codes.ts';
-import { runConformCommand } from './commands/conform.ts';
-import { runFaultsCommand } from './commands/faults.ts';
-import { runRulesCommand } from './commands/rules.ts';
-import { runCleanupCommand } from './commands/cleanup.ts';
-import { runServeCommand } from './commands/serve.ts';
-import { runLoadCommand } from './commands/load.ts';
-import { runMergeCommand } from './commands/merge.ts';
-import { runCoverageCommand } from './commands/coverage.ts';
-import { runExpectationsCommand } from './commands/expectations.ts';
-import { RemoteTargetRefused } from '../load/run-load.ts';
-import { NoRulesSelectedError, UnreachableTargetError, InterruptedError } from '../run/conform.ts';
+import { isExitingError } from './exiting-error.ts';
+
+// Each command's module is imported when that command runs, never before: `stackproof --help` and
+// `stackproof rules` must not pay for loading vitest, the reference or the load engines.
 
 function addSelectionOptions(cmd: Command): Command {
   return cmd
@@ -65,6 +57,7 @@ export function buildProgram(): Command {
     .option('--no-load-smoke', 'skip the short load smoke after the suites')
     .option('--load-smoke', 'run the load smoke against configured targets too')
     .action(async (opts) => {
+      const { runConformCommand } = await import('./commands/conform.ts');
       process.exitCode = await runConformCommand(opts, process.argv.slice(2).join(' '));
     });
 
@@ -89,7 +82,8 @@ export function buildProgram(): Command {
     .option('--allow-remote', 'allow load on targets that are not loopback addresses')
     .option('--reports-dir <dir>', 'where to write the reports (default reports)');
   addTargetOptions(loadCmd).action(async (opts) => {
-    process.exitCode = await runLoadCommand(opts, process.argv.slice(2).join(' '));
+    const { runLoadCommand } = await import('./commands/load.ts');
+      process.exitCode = await runLoadCommand(opts, process.argv.slice(2).join(' '));
   });
 
   const cleanupCmd = program
@@ -99,7 +93,8 @@ export function buildProgram(): Command {
     .option('--prefix <run prefix>', "remove one run's leftovers (the prefix a run prints, e.g. sp-mwr2cgztnj)")
     .option('--all', "remove every stackproof run's leftovers (make sure no run is going on)");
   addTargetOptions(cleanupCmd).action(async (opts) => {
-    process.exitCode = await runCleanupCommand(opts);
+    const { runCleanupCommand } = await import('./commands/cleanup.ts');
+      process.exitCode = await runCleanupCommand(opts);
   });
 
   program
@@ -108,6 +103,7 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON')
     .option('--reports-dir <dir>', 'where to write coverage.json and coverage.html (default reports)')
     .action(async (opts) => {
+      const { runCoverageCommand } = await import('./commands/coverage.ts');
       process.exitCode = await runCoverageCommand(opts);
     });
 
@@ -117,6 +113,7 @@ export function buildProgram(): Command {
     .option('--product <list>', `only these products (${PRODUCTS.join(',')})`)
     .option('--json', 'print JSON')
     .action(async (opts) => {
+      const { runExpectationsCommand } = await import('./commands/expectations.ts');
       process.exitCode = await runExpectationsCommand(opts);
     });
 
@@ -126,6 +123,7 @@ export function buildProgram(): Command {
     .argument('<files...>', 'results files')
     .option('--json', 'print JSON')
     .action(async (files: string[], opts) => {
+      const { runMergeCommand } = await import('./commands/merge.ts');
       process.exitCode = await runMergeCommand(files, opts);
     });
 
@@ -139,6 +137,7 @@ export function buildProgram(): Command {
     .option('--profile-out <file>', 'also write the complete target profile (for conform --config) to this file, mode 0600: it holds tokens')
     .option('--no-control', 'start without the control listener, as a real product would be: no fixtures the spec does not show how to make')
     .action(async (opts) => {
+      const { runServeCommand } = await import('./commands/serve.ts');
       process.exitCode = await runServeCommand(opts);
     });
 
@@ -148,7 +147,8 @@ export function buildProgram(): Command {
       .description('list the rule catalog: id, system, level, spec citation and the faults that break each rule')
       .option('--json', 'print JSON'),
   ).action(async (opts) => {
-    process.exitCode = await runRulesCommand(opts);
+    const { runRulesCommand } = await import('./commands/rules.ts');
+      process.exitCode = await runRulesCommand(opts);
   });
 
   addSelectionOptions(
@@ -162,7 +162,8 @@ export function buildProgram(): Command {
       .option('--no-baseline', 'skip the run with no fault (used by the shards of a parallel matrix)')
       .addOption(new Option('--fixtures <who>', 'who makes the secrets and mesh fixtures: the control listener, or the upstream provisioners through the admin APIs (hashicorp dialect)').choices(['control', 'upstream']).default('control')),
   ).action(async (opts) => {
-    process.exitCode = await runFaultsCommand(opts);
+    const { runFaultsCommand } = await import('./commands/faults.ts');
+      process.exitCode = await runFaultsCommand(opts);
   });
 
   program.addHelpText(
@@ -176,20 +177,11 @@ Environment: ${ENV_VARIABLES.join(', ')}.`,
   return program;
 }
 
+/** The exit code of an error a command ends with on purpose (bad usage, unreachable target, Ctrl-C), after printing it. */
 export function usageFailure(err: unknown): number | undefined {
-  if (err instanceof ConfigError || err instanceof NoRulesSelectedError || err instanceof UnknownFaultError || err instanceof ReferenceBehaviorError || err instanceof RemoteTargetRefused) {
-    process.stderr.write(`stackproof: ${err.message}\n`);
-    return EXIT.USAGE;
-  }
-  if (err instanceof InterruptedError) {
-    process.stderr.write(`stackproof: ${err.message}\n`);
-    return EXIT.INTERRUPTED;
-  }
-  if (err instanceof UnreachableTargetError) {
-    process.stderr.write(`stackproof: target unreachable:\n${err.message}\n`);
-    return EXIT.UNREACHABLE;
-  }
-  return undefined;
+  if (!isExitingError(err)) return undefined;
+  process.stderr.write(err.exitCode === EXIT.UNREACHABLE ? `stackproof: target unreachable:\n${err.message}\n` : `stackproof: ${err.message}\n`);
+  return err.exitCode;
 }
 
 export async function runCli(argv: string[]): Promise<number> {

@@ -1,12 +1,9 @@
 import { z } from 'zod';
 import { REFERENCE_BEHAVIORS } from '../reference/behavior.ts';
 
-/** The upstream products that ship an expectation file. */
-export const PRODUCTS = ['vault', 'consul', 'nomad'] as const;
-export type ProductName = (typeof PRODUCTS)[number];
+import { PRODUCTS, SYSTEMS } from './names.ts';
 
-export const SYSTEMS = ['secrets', 'mesh', 'scheduler'] as const;
-export type SystemName = (typeof SYSTEMS)[number];
+export { PRODUCTS, SYSTEMS, type ProductName, type SystemName } from './names.ts';
 
 const dialect = z.enum(['spec', 'hashicorp']);
 

@@ -48,7 +48,9 @@ export interface LoadOptions {
   log: (line: string) => void;
 }
 
-export class RemoteTargetRefused extends Error {}
+export class RemoteTargetRefused extends Error {
+  readonly exitCode = EXIT.USAGE;
+}
 
 /** The line every engine prints after a run: counts, rate and latency. */
 function statusLine(r: LoadScenarioResult): string {

@@ -18,8 +18,11 @@ import { SigningKey } from './secrets/oidc/signing-key.ts';
 import { ControlService } from './control.ts';
 import type { ReferenceBehavior } from './behavior.ts';
 import { CloudSimulator } from './cloud/simulator.ts';
+import { EXIT } from '../cli/exit-codes.ts';
 
-export class ReferenceBehaviorError extends Error {}
+export class ReferenceBehaviorError extends Error {
+  readonly exitCode = EXIT.USAGE;
+}
 
 export interface ReferenceOptions {
   dialect?: DialectName;
@@ -69,7 +72,9 @@ export interface RunningReference {
 /** A reference started with its control listener (the default). */
 export type ReferenceWithControl = RunningReference & { control: ReferenceEndpoint };
 
-export class UnknownFaultError extends Error {}
+export class UnknownFaultError extends Error {
+  readonly exitCode = EXIT.USAGE;
+}
 
 /**
  * Starts the embedded reference of all three systems, each on its own loopback listener with a

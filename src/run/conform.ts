@@ -27,7 +27,9 @@ import { ConfigError } from '../config/load-config.ts';
 import { runResultsSchema } from '../report/results-model.ts';
 import { PhaseClock } from './phase-clock.ts';
 
-export class UnreachableTargetError extends Error {}
+export class UnreachableTargetError extends Error {
+  readonly exitCode = EXIT.UNREACHABLE;
+}
 
 /**
  * Ctrl-C (or SIGTERM) during a run: the suites are cancelled, what the run made is removed, and
@@ -62,7 +64,9 @@ class InterruptWatch {
   }
 }
 
-export class InterruptedError extends Error {}
+export class InterruptedError extends Error {
+  readonly exitCode = EXIT.INTERRUPTED;
+}
 
 /** A target that stops answering must not hold the run's end: cleanup gets this long per system. */
 const CLEANUP_DEADLINE_MS = 120_000;
@@ -74,7 +78,9 @@ function withDeadline(sweep: Promise<SweepReport>, ms: number, prefix: string): 
   });
   return Promise.race([sweep.catch((err: unknown) => ({ removed: [], problems: [`cleanup failed: ${(err as Error).message}`] })), late]).finally(() => clearTimeout(timer));
 }
-export class NoRulesSelectedError extends Error {}
+export class NoRulesSelectedError extends Error {
+  readonly exitCode = EXIT.USAGE;
+}
 
 export interface ConformOptions {
   config: StackproofConfig;

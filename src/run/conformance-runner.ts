@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { createVitest, type TestSpecification, type Vitest } from 'vitest/node';
 import type { SystemName } from '../config/schema.ts';
 import type { RuleResult } from '../report/results-model.ts';
@@ -62,8 +63,15 @@ export class ConformanceRunner {
       {
         config: false,
         root: PACKAGE_ROOT,
-        dir: options.suitesDir ?? 'suites',
+        // Vitest takes a relative dir from the working directory, not from root: a user's project (the
+        // package installed in its node_modules) or a subfolder of a clone would find no suites.
+        dir: resolve(PACKAGE_ROOT, options.suitesDir ?? 'suites'),
         include: ['**/*.suite.ts'],
+        // Installed as a package, the suites live under node_modules/stackproof: vitest's default
+        // exclude (node_modules) would find none, and its default externalising of node_modules
+        // would hand their TypeScript to Node untransformed.
+        exclude: ['**/.git/**'],
+        server: { deps: { inline: [new RegExp(`^${escapeRegExp(PACKAGE_ROOT.replaceAll('\\', '/'))}/(?:suites|src)/`)] } },
         watch: false,
         reporters: [collector],
         testTimeout: options.testTimeoutMs,
