@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { configSchema, type StackproofConfig } from './schema.ts';
 import { ENV_SCALARS, ENV_VARIABLES } from './env-variables.ts';
 import { EXIT } from '../cli/exit-codes.ts';
+import { parseJsonc } from './jsonc.ts';
 
 /** A configuration that cannot be used; the CLI turns it into exit code 2. */
 export class ConfigError extends Error {
@@ -16,7 +17,7 @@ type Plain = Record<string, unknown>;
 type Origins = Map<string, string>;
 
 export interface ConfigSources {
-  /** Path of a JSON config file. */
+  /** Path of a JSON config file; comments and trailing commas are allowed (JSONC). */
   file?: string;
   env?: NodeJS.ProcessEnv;
   /** Values from command-line flags, already shaped like the config. */
@@ -82,7 +83,7 @@ function readConfigFile(file: string): Plain {
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJsonc(text);
   } catch (err) {
     throw new ConfigError(`config file ${file}: not valid JSON (${(err as Error).message})`);
   }
