@@ -1,6 +1,6 @@
 // npm run bench: performance figures measured side by side in one run and printed as ratios.
 // Everything runs on loopback, bounded in time; nothing here is asserted by the tests.
-// BENCH_ONLY=generators,hot-paths,fanout,conform,soak runs some sections only; BENCH_SECONDS sets each measurement's length.
+// BENCH_ONLY=generators,hot-paths,fanout,conform,soak,startup runs some sections only; BENCH_SECONDS sets each measurement's length.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { availableParallelism, cpus } from 'node:os';
@@ -14,6 +14,7 @@ import { benchFanout } from './fanout.ts';
 import { benchGenerators } from './generators.ts';
 import { benchHotPaths } from './hot-paths.ts';
 import { benchSoak } from './soak.ts';
+import { benchStartup } from './startup.ts';
 import { Table, type GoalFigure } from './table.ts';
 
 const SECTIONS: [name: string, run: (ctx: BenchContext) => Promise<GoalFigure[]>][] = [
@@ -22,6 +23,7 @@ const SECTIONS: [name: string, run: (ctx: BenchContext) => Promise<GoalFigure[]>
   ['fanout', benchFanout],
   ['conform', benchConformTime],
   ['soak', benchSoak],
+  ['startup', benchStartup],
 ];
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 
@@ -56,7 +58,7 @@ try {
   bare.proc.kill('SIGTERM');
   reference.proc.kill('SIGTERM');
 }
-const summary = new Table("Issue 19's goals, measured in this run");
+const summary = new Table('The goals of issues 19 and 20, measured in this run');
 summary.row('goal', 'measured', 'target', 'met');
 for (const g of goals) summary.row(g.goal, g.measured, g.target, g.met ? 'yes' : 'no');
 summary.print();

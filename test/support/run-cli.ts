@@ -14,7 +14,7 @@ export interface CliResult {
 }
 
 /** Runs the stackproof CLI as a user would, in a child process, with a hard deadline. */
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; configFile?: unknown } = {}): Promise<CliResult> {
+export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; configFile?: unknown; /** Another stackproof's bin (an installed package's). */ bin?: string } = {}): Promise<CliResult> {
   const started = performance.now();
   if (options.configFile !== undefined) {
     const file = join(mkdtempSync(join(tmpdir(), 'stackproof-cfg-')), 'stackproof.config.json');
@@ -26,7 +26,7 @@ export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?:
     // The parent test runner's variables must not leak into the vitest the CLI starts.
     for (const k of Object.keys(env)) if (k.startsWith('VITEST') || k === 'TEST' || k === 'NODE_ENV') delete env[k];
     for (const k of Object.keys(env)) if (k.startsWith('STACKPROOF_') && !(options.env && k in options.env)) delete env[k];
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [options.bin ?? BIN, ...args], { cwd: options.cwd ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
