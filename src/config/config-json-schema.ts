@@ -1,10 +1,8 @@
 import { z } from 'zod';
+import { CONFIG_SCHEMA_ID } from './config-json-schema-ref.ts';
 import { configSchema } from './schema.ts';
 
-/** Where the package ships the schema; a config's `$schema` points here. */
-export const CONFIG_SCHEMA_FILE = 'stackproof.schema.json';
-export const CONFIG_SCHEMA_REF = `./node_modules/stackproof/${CONFIG_SCHEMA_FILE}`;
-export const CONFIG_SCHEMA_ID = 'https://stackproof.dev/stackproof.schema.json';
+export { CONFIG_SCHEMA_FILE, CONFIG_SCHEMA_ID, CONFIG_SCHEMA_REF } from './config-json-schema-ref.ts';
 
 type JsonSchemaNode = Record<string, unknown>;
 
