@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import type { SystemName } from '../../config/names.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -15,6 +16,8 @@ export interface InitFlags {
 class InitUsageError extends Error {
   readonly exitCode = EXIT.USAGE;
 }
+
+const existsError = (out: string) => new InitUsageError(`${out} exists; --force overwrites it`);
 
 export const DEFAULT_CONFIG_FILE = 'stackproof.config.json';
 
@@ -37,6 +40,8 @@ export async function runInitCommand(flags: InitFlags): Promise<number> {
   if (flags.secretsUrl !== undefined) urls.secrets = checkUrl('--secrets-url', flags.secretsUrl);
   if (flags.meshUrl !== undefined) urls.mesh = checkUrl('--mesh-url', flags.meshUrl);
   if (flags.schedulerUrl !== undefined) urls.scheduler = checkUrl('--scheduler-url', flags.schedulerUrl);
+  // Checked before probing too, so a refusal does not wait for the targets.
+  if (!flags.force && existsSync(out)) throw existsError(out);
 
   const { renderDetectedConfig, renderStarterConfig } = await import('../../config/config-template.ts');
   let text: string;
@@ -48,7 +53,7 @@ export async function runInitCommand(flags: InitFlags): Promise<number> {
     process.stderr.write(`probing ${Object.keys(urls).join(', ')} without a token (at most ${DETECT_DEADLINE_MS / 1000} s)...\n`);
     const detections = await detectTargets(urls);
     for (const d of detections) {
-      const dialect = d.dialect.value ? `dialect ${d.dialect.value} (${d.dialect.how})` : `dialect not detected (${d.dialect.how}); spec written`;
+      const dialect = d.dialect.value ? `dialect ${d.dialect.value} (${d.dialect.how})` : d.reachable ? `dialect not detected (${d.dialect.how}); spec written` : 'dialect spec written (not detected)';
       process.stderr.write(`  ${d.system} ${d.url}: ${d.reachable ? 'reachable' : `NOT reachable (${d.reachability})`}; ${dialect}\n`);
     }
     text = renderDetectedConfig(detections);
@@ -59,7 +64,7 @@ export async function runInitCommand(flags: InitFlags): Promise<number> {
     await writeFile(out, text, { flag: flags.force ? 'w' : 'wx' });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') throw new InitUsageError(`${out} exists; --force overwrites it`);
+    if (code === 'EEXIST') throw existsError(out);
     throw new InitUsageError(`${out}: cannot be written (${code ?? String(err)})`);
   }
   const variables = Object.keys(urls).map((s) => `STACKPROOF_${s.toUpperCase()}_TOKEN`);
