@@ -57,6 +57,8 @@ const PROBE_PATHS: Record<SystemName, string[]> = {
   // Consul: /v1/agent/self (agent:read); the CA roots are spec 001's and need no token in either.
   mesh: ['/v1/agent/self', '/v1/agent/connect/ca/roots', NO_SUCH_PATH],
   // Nomad: /v1/status/leader needs no token; /v1/agent/self needs agent:read; /v1/client/stats is spec 002's.
+  // Nomad's X-Nomad-Index/KnownLeader/LastContact come only with query answers (command/agent/http.go
+  // setMeta), which need a token under ACLs, so the endpoints decide more often than the headers.
   scheduler: ['/v1/status/leader', '/v1/agent/self', '/v1/client/stats', NO_SUCH_PATH],
 };
 
@@ -70,7 +72,7 @@ const vaultHealth = z.looseObject({
   license: z.looseObject({ state: z.string() }).optional(),
 });
 
-/** Consul's /v1/agent/self: Config.Version carries "+ent" on Enterprise (version.GetHumanVersion). */
+/** Consul's /v1/agent/self: Config.Version is RuntimeConfig.VersionWithMetadata (agent/config/runtime.go), "+ent" on Enterprise. */
 const consulSelf = z.looseObject({ Config: z.looseObject({ Version: z.string() }) });
 
 /** Nomad's /v1/agent/self. */
