@@ -54,6 +54,10 @@ describe('JSONC scanner', () => {
     );
   });
 
+  it('takes a byte order mark, as some Windows editors write', () => {
+    expect(parseJsonc('\uFEFF{"a": 1, // x\n}')).toEqual({ a: 1 });
+  });
+
   it('still rejects what JSON rejects besides comments and trailing commas', () => {
     for (const bad of ['{,}', '[,]', '{"a":1,,}', "{'a':1}", '{"a":1} x', '']) expect(() => parseJsonc(bad), bad).toThrow(JsoncSyntaxError);
   });
