@@ -10,7 +10,7 @@
 // Packages stay external: they are the package's dependencies.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync, statSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -38,14 +38,11 @@ export async function buildPackage() {
   }
 
   // The config's JSON Schema comes from the zod schema; bundle its module once to import it here.
-  // TODO(issue 20): the guard goes when src/config/config-json-schema.ts lands.
-  if (existsSync(at('src/config/config-json-schema.ts'))) {
   const schemaModule = at('dist', '.config-json-schema.mjs');
   await build({ ...common, entryPoints: [at('src/config/config-json-schema.ts')], outfile: schemaModule });
   const { configJsonSchema } = await import(pathToFileURL(schemaModule).href);
   rmSync(schemaModule);
   writeFileSync(at('stackproof.schema.json'), `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
-  }
 
   const { buildK6Bundles } = await import(pathToFileURL(at('load/build-k6.mjs')).href);
   await buildK6Bundles();

@@ -27,7 +27,7 @@ describe('the npm package, installed outside the repository', () => {
   afterAll(() => rmSync(dest, { recursive: true, force: true }));
 
   it('ships the compiled CLI, the suites, the specs and the schemas, and none of the repository\'s own tests or tools', () => {
-    for (const file of ['bin/stackproof.js', 'dist/cli/main.js', 'dist/cli/fanout-worker.mjs', 'dist/index.js', 'dist/types/package-exports.d.ts', 'stackproof.schema.json', 'npm-shrinkwrap.json', 'suites/mesh/connect.suite.ts', 'expectations/vault.json', 'load/dist/mesh-authorize.js', 'README.md']) {
+    for (const file of ['bin/stackproof.js', 'dist/cli/main.js', 'dist/cli/fanout-worker.mjs', 'dist/index.js', 'dist/types/package-exports.d.ts', 'stackproof.schema.json', 'npm-shrinkwrap.json', 'suites/mesh/authorize.suite.ts', 'expectations/vault.json', 'load/dist/mesh-authorize.js', 'README.md']) {
       expect(installed.files, file).toContain(file);
     }
     expect(installed.files.filter((f) => f.startsWith('spec/'))).toHaveLength(3);

@@ -151,6 +151,28 @@ export function buildProgram(): Command {
       process.exitCode = await runRulesCommand(opts);
   });
 
+  program
+    .command('schema')
+    .description('print the JSON Schema of stackproof.config.json (for its $schema field; the package ships it as stackproof.schema.json)')
+    .option('--out <file>', 'write it to this file instead of stdout')
+    .action(async (opts) => {
+      const { runSchemaCommand } = await import('./commands/schema.ts');
+      process.exitCode = await runSchemaCommand(opts);
+    });
+
+  program
+    .command('init')
+    .description('write a commented starting stackproof.config.json: what the given targets answer without a token (reachable, dialect, edition), never a token')
+    .option('--secrets-url <url>', 'the secrets service to probe, e.g. http://127.0.0.1:8200')
+    .option('--mesh-url <url>', 'the service-mesh agent to probe, e.g. http://127.0.0.1:8500')
+    .option('--scheduler-url <url>', 'the scheduler to probe, e.g. http://127.0.0.1:4646')
+    .option('--out <file>', 'where to write the config', 'stackproof.config.json')
+    .option('--force', 'overwrite the file if it exists')
+    .action(async (opts) => {
+      const { runInitCommand } = await import('./commands/init.ts');
+      process.exitCode = await runInitCommand(opts);
+    });
+
   addSelectionOptions(
     program
       .command('faults')
