@@ -59,14 +59,15 @@ describe.each(['spec', 'hashicorp'] as const)('init against the embedded referen
   });
   afterAll(async () => ref.stop());
 
-  it('detects the mesh and scheduler dialects, leaves the secrets one undecided, and the file loads with tokens from the environment', async () => {
+  it('detects the dialect of each system, and the file loads with tokens from the environment', async () => {
     const { file, text } = await init({ secretsUrl: ref.secrets.url, meshUrl: ref.mesh.url, schedulerUrl: ref.scheduler.url });
     const config = loadConfig({ file, env: TOKENS });
     expect(config.targets.mesh).toMatchObject({ url: ref.mesh.url, dialect, token: TOKENS.STACKPROOF_MESH_TOKEN });
     expect(config.targets.scheduler).toMatchObject({ url: ref.scheduler.url, dialect });
-    // The reference answers /v1/sys/health only with a token, unlike Vault: nothing tells the dialects apart without one.
-    expect(config.targets.secrets).toMatchObject({ url: ref.secrets.url, dialect: 'spec' });
-    expect(commentAbove(text, 'secrets', 'dialect')).toMatch(/not detected: GET \/v1\/sys\/health answered 403.*set "hashicorp" if this is Vault/);
+    // The hashicorp reference answers /v1/sys/health without a token, as Vault does; the spec's secrets
+    // service has no health endpoint, so without a token nothing tells it from anything else.
+    expect(config.targets.secrets).toMatchObject({ url: ref.secrets.url, dialect });
+    expect(commentAbove(text, 'secrets', 'dialect')).toMatch(dialect === 'hashicorp' ? /detected: .*sys\/health answered 200 with Vault's health fields/ : /not detected: GET \/v1\/sys\/health answered 403.*set "hashicorp" if this is Vault/);
     expect(commentAbove(text, 'mesh', 'dialect')).toMatch(dialect === 'hashicorp' ? /detected: .*x-consul-default-acl-policy/ : /detected: GET \/v1\/agent\/connect\/ca\/roots answered 200 with X-Mesh-Index/);
     expect(commentAbove(text, 'scheduler', 'dialect')).toMatch(dialect === 'hashicorp' ? /detected: GET \/v1\/agent\/self answered 403/ : /detected: GET \/v1\/client\/stats answered 403/);
     expect(text).toMatch(/token: set STACKPROOF_MESH_TOKEN/);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EngineRequest, HelpDocument, SecretsEngine } from './engine.ts';
 import { helpDocument } from './help.ts';
 import { NamespaceAdmin, VAULT_UNSUPPORTED_PATH } from './namespace-admin.ts';
@@ -6,6 +7,8 @@ import { PolicyStore } from './policy-store.ts';
 import type { EngineResult } from './respond.ts';
 import { SysMounts, type EngineCatalog } from './sys-mounts.ts';
 import type { TokenStore } from './token-store.ts';
+
+const CLUSTER_ID = randomUUID();
 
 export interface SysEngineContext {
   /** The namespace tree (a getter: the root namespace's system backend exists before the tree does). */
@@ -34,7 +37,13 @@ export class SysEngine implements SecretsEngine {
     this.policies = new PolicyStore(ctx.namespace === '');
   }
 
+  /** Vault answers sys/health without a token (hashicorp/vault http/sys_health.go): load balancers and `stackproof init` probe it. */
+  isUnauthenticated(path: string): boolean {
+    return path === 'health' && this.ctx.namespace === '';
+  }
+
   handle(req: EngineRequest): EngineResult {
+    if (req.path === 'health' && this.ctx.namespace === '') return this.health(req);
     const ns = this.ctx.tree().get(req.namespace);
     const m = /^(mounts|auth|namespaces|policies\/acl)(?:\/(.*))?$/.exec(req.path.replace(/\/$/, ''));
     if (!ns || !m) return { kind: 'error', status: 404, errors: [VAULT_UNSUPPORTED_PATH] };
@@ -49,6 +58,31 @@ export class SysEngine implements SecretsEngine {
       default:
         return this.policies.handle(req, rest);
     }
+  }
+
+  /**
+   * An active, unsealed, initialised node: status 200 and the fields Vault's handler sends (its
+   * body is not wrapped in the data envelope). `enterprise` says whether namespaces exist, as on Vault.
+   */
+  private health(req: EngineRequest): EngineResult {
+    if (req.operation !== 'read') return { kind: 'error', status: 405, errors: [] };
+    return {
+      kind: 'raw',
+      status: 200,
+      body: {
+        initialized: true,
+        sealed: false,
+        standby: false,
+        performance_standby: false,
+        replication_performance_mode: 'disabled',
+        replication_dr_mode: 'disabled',
+        server_time_utc: Math.floor(Date.now() / 1000),
+        version: '0.0.0+stackproof-reference',
+        enterprise: this.ctx.namespacesSupported,
+        cluster_name: 'stackproof-reference',
+        cluster_id: CLUSTER_ID,
+      },
+    };
   }
 
   help(path: string): HelpDocument | undefined {
