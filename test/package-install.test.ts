@@ -63,6 +63,18 @@ describe('the npm package, installed outside the repository', () => {
     expect(JSON.parse(byOutcome!)).toMatchObject({ PASS: Number(count) });
   }, 200_000);
 
+  it('runs coverage, a short load, and a fault matrix whose shards start the installed CLI again', async () => {
+    const coverage = await cli(['coverage', '--json', '--reports-dir', 'cov']);
+    expect(coverage.code, coverage.stderr).toBe(0);
+    expect(coverage.stdout.length).toBeGreaterThan(1000);
+    const load = await cli(['load', '--scenario', 'mesh-roots', '--duration', '1s', '--rate', '20', '--reports-dir', 'load-out'], 60_000);
+    expect(load.code, `${load.stdout}\n${load.stderr}`).toBe(0);
+    expect(load.stdout).toMatch(/PASSED: 1 load scenario/);
+    const faults = await cli(['faults', '--systems', 'mesh', '--rules', 'mesh.roots.rotation', '--jobs', '2', '--runs', '2'], 120_000);
+    expect(faults.code, `${faults.stdout}\n${faults.stderr}`).toBe(0);
+    expect(faults.stdout).toMatch(/faults caught; baseline all PASS/);
+  }, 200_000);
+
   it('gives a TypeScript consumer the results types', () => {
     writeFileSync(
       join(installed.app, 'consumer.ts'),
