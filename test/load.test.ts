@@ -124,7 +124,7 @@ describe('stackproof load', () => {
     expect(row.errors).toBe(0);
     const bad = await runCli(['load', '--arrival-precision', 'medium']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--arrival-precision: expected fine or coarse');
+    expect(bad.stderr).toContain('--arrival-precision: expected auto, fine or coarse');
   }, 60_000);
 
   it('refuses targets that are not loopback addresses unless told otherwise, before sending anything', async () => {

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runOpenModel } from '../src/load/open-model-runner.ts';
+import { AUTO_FINE_MAX_RATE, resolvePrecision, runOpenModel } from '../src/load/open-model-runner.ts';
 
 /** The open model's lean path (fixed requests): what it counts, not how fast (that is bench/generators.ts). */
 describe('open-model runner with fixed requests', () => {
@@ -108,6 +108,15 @@ describe('open-model runner with fixed requests', () => {
     // Millisecond timers start most arrivals a fraction of a millisecond late; the latency includes it.
     expect(lagged).toBeGreaterThan(0);
     expect(r.latencyMs.p50).toBeGreaterThan(0);
+  });
+
+  it('by default times arrivals finely up to 1,000/s and on millisecond timers above, and keeps an explicit choice', () => {
+    expect(resolvePrecision(undefined, 200)).toBe('fine');
+    expect(resolvePrecision('auto', AUTO_FINE_MAX_RATE)).toBe('fine');
+    expect(resolvePrecision('auto', AUTO_FINE_MAX_RATE + 1)).toBe('coarse');
+    expect(resolvePrecision(undefined, 10_000)).toBe('coarse');
+    expect(resolvePrecision('fine', 10_000)).toBe('fine');
+    expect(resolvePrecision('coarse', 10)).toBe('coarse');
   });
 
   it('wants exactly one of a request function and fixed requests', async () => {

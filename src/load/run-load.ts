@@ -13,7 +13,7 @@ import { newRunPrefix } from '../provision/run-prefix.ts';
 import { NomadSchedulerFixtures } from '../provision/nomad-scheduler-fixtures.ts';
 import { provisionScheduler, schedulerControlHttpFor, schedulerHttpFor, type SchedulerProvision } from '../provision/scheduler-provisioner.ts';
 import { isLoopback } from './loopback.ts';
-import { runOpenModel } from './open-model-runner.ts';
+import { runOpenModel, type ArrivalPrecision } from './open-model-runner.ts';
 import { LOAD_SCENARIOS, ScenarioUnavailable } from './scenarios/catalog.ts';
 import type { LoadFixtures, LoadScenario, PreparedScenario } from './scenarios/types.ts';
 import { findK6, K6Missing, K6_SCRIPT, k6Schedule, runK6 } from './k6-engine.ts';
@@ -34,7 +34,7 @@ export interface LoadOptions {
   scenarios: string[];
   rate: number;
   /** The open model's arrival timing (src/load/arrival-schedule.ts); fine unless asked. */
-  arrivalPrecision?: 'fine' | 'coarse';
+  arrivalPrecision?: ArrivalPrecision;
   durationMs: number;
   maxRequests: number;
   connections: number;

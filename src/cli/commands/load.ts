@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import { loadConfig } from '../../config/load-config.ts';
 import { findK6, K6Missing } from '../../load/k6-engine.ts';
 import { runLoad, type LoadEngine } from '../../load/run-load.ts';
+import type { ArrivalPrecision } from '../../load/open-model-runner.ts';
 import { writeReports } from '../../report/write-reports.ts';
 import { ConfigError } from '../../config/load-config.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -39,8 +40,8 @@ function durationMs(raw: string): number {
   return ms;
 }
 
-function arrivalPrecision(raw: string): 'fine' | 'coarse' {
-  if (raw !== 'fine' && raw !== 'coarse') throw new ConfigError(`--arrival-precision: expected fine or coarse, got ${JSON.stringify(raw)}`);
+function arrivalPrecision(raw: string): ArrivalPrecision {
+  if (raw !== 'auto' && raw !== 'fine' && raw !== 'coarse') throw new ConfigError(`--arrival-precision: expected auto, fine or coarse, got ${JSON.stringify(raw)}`);
   return raw;
 }
 
