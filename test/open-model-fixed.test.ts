@@ -110,11 +110,12 @@ describe('open-model runner with fixed requests', () => {
     expect(r.latencyMs.p50).toBeGreaterThan(0);
   });
 
-  it('by default times arrivals finely up to 1,000/s and on millisecond timers above, and keeps an explicit choice', () => {
+  it('times arrivals finely by default; auto does up to 1,000/s and uses millisecond timers above; an explicit choice stays', () => {
     expect(resolvePrecision(undefined, 200)).toBe('fine');
+    expect(resolvePrecision(undefined, 10_000)).toBe('fine');
     expect(resolvePrecision('auto', AUTO_FINE_MAX_RATE)).toBe('fine');
     expect(resolvePrecision('auto', AUTO_FINE_MAX_RATE + 1)).toBe('coarse');
-    expect(resolvePrecision(undefined, 10_000)).toBe('coarse');
+    expect(resolvePrecision('auto', 10_000)).toBe('coarse');
     expect(resolvePrecision('fine', 10_000)).toBe('fine');
     expect(resolvePrecision('coarse', 10)).toBe('coarse');
   });
