@@ -20,10 +20,15 @@ const DRAIN_GRACE_MS = 10_000;
  */
 export function closeAfterResponse(req: IncomingMessage, res: import('node:http').ServerResponse): void {
   if (!res.headersSent) res.setHeader('connection', 'close');
-  res.once('finish', () => {
-    req.resume();
-    setTimeout(() => req.socket.destroy(), DRAIN_GRACE_MS).unref();
-  });
+  const socket = req.socket;
+  // After a Connection: close answer node:http calls destroySoon, which destroys the socket as soon
+  // as the answer is out: a client still uploading then gets a reset (EPIPE) instead of the answer.
+  // Half-close instead and let the rest arrive, for the grace period at most.
+  socket.destroySoon = () => {
+    socket.end();
+    setTimeout(() => socket.destroy(), DRAIN_GRACE_MS).unref();
+  };
+  res.once('finish', () => req.resume());
 }
 
 /**

@@ -1,4 +1,3 @@
-import { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 
 /**
@@ -130,100 +129,25 @@ export class ListMethodRewriter {
 }
 
 /**
- * A Duplex that looks enough like a net.Socket for node:http: reads go through the rewriter, writes
- * go straight to the socket, and the socket's addresses and timeouts are exposed.
+ * Makes node:http read `socket` through a ListMethodRewriter. Writes stay on the real socket, so a
+ * response costs what it costs on a plain server; only reads go through JS (node:http otherwise
+ * hands the socket's reads straight to its native parser, where nothing could rewrite them).
+ *
+ * Call after the HTTP server has taken the connection: node:http leaves its native read path for
+ * JS 'data' events as soon as the socket gets a 'data' listener, and every chunk a net.Socket reads
+ * passes through its push(), where the rewriting happens.
  */
-export class ListMethodSocket extends Duplex {
-  private readonly rewriter: ListMethodRewriter;
-
-  constructor(
-    readonly socket: Socket,
-    markerHeader: string,
-  ) {
-    // Strings pass through to the socket as they are (node:http writes its heads as strings).
-    super({ allowHalfOpen: false, decodeStrings: false });
-    this.rewriter = new ListMethodRewriter(markerHeader);
-    socket.on('data', (chunk: Buffer) => {
-      const out = this.rewriter.push(chunk);
-      if (out.length > 0 && !this.push(out)) socket.pause();
-    });
-    socket.on('end', () => this.push(null));
-    socket.on('close', () => this.destroy());
-    socket.on('error', (err) => this.destroy(err));
-    socket.on('timeout', () => this.emit('timeout'));
-    socket.on('drain', () => this.emit('drain'));
-  }
-
-  override _read(): void {
-    this.socket.resume();
-  }
-
-  override _write(chunk: Buffer | string, encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    this.socket.write(chunk, encoding, callback);
-  }
-
-  /**
-   * node:http corks the socket around a response's head and body: handing them to the socket
-   * corked too makes one writev of them instead of a write each.
-   */
-  override _writev(chunks: { chunk: Buffer | string; encoding: BufferEncoding }[], callback: (error?: Error | null) => void): void {
-    this.socket.cork();
-    chunks.forEach(({ chunk, encoding }, i) => {
-      if (i === chunks.length - 1) this.socket.write(chunk, encoding, callback);
-      else this.socket.write(chunk, encoding);
-    });
-    this.socket.uncork();
-  }
-
-  override _final(callback: (error?: Error | null) => void): void {
-    this.socket.end(callback);
-  }
-
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.socket.destroy(error ?? undefined);
-    callback(error);
-  }
-
-  get remoteAddress(): string | undefined {
-    return this.socket.remoteAddress;
-  }
-  get remotePort(): number | undefined {
-    return this.socket.remotePort;
-  }
-  get remoteFamily(): string | undefined {
-    return this.socket.remoteFamily;
-  }
-  get localAddress(): string | undefined {
-    return this.socket.localAddress;
-  }
-  get localPort(): number | undefined {
-    return this.socket.localPort;
-  }
-  get bytesWritten(): number {
-    return this.socket.bytesWritten;
-  }
-  address(): ReturnType<Socket['address']> {
-    return this.socket.address();
-  }
-  setTimeout(ms: number, cb?: () => void): this {
-    this.socket.setTimeout(ms);
-    if (cb) this.once('timeout', cb);
-    return this;
-  }
-  setNoDelay(noDelay?: boolean): this {
-    this.socket.setNoDelay(noDelay);
-    return this;
-  }
-  setKeepAlive(enable?: boolean, delay?: number): this {
-    this.socket.setKeepAlive(enable, delay);
-    return this;
-  }
-  ref(): this {
-    this.socket.ref();
-    return this;
-  }
-  unref(): this {
-    this.socket.unref();
-    return this;
-  }
+export function readThroughListRewriter(socket: Socket, markerHeader: string): void {
+  const rewriter = new ListMethodRewriter(markerHeader);
+  const push = socket.push.bind(socket);
+  socket.push = (chunk: unknown, encoding?: BufferEncoding): boolean => {
+    if (!Buffer.isBuffer(chunk)) return push(chunk, encoding);
+    const out = rewriter.push(chunk);
+    // A head still incomplete is held by the rewriter: nothing to hand on yet, and no backpressure.
+    return out.length > 0 ? push(out) : true;
+  };
+  socket.on('data', keepJsReadPath);
 }
+
+// node:http reads natively while no 'data' listener is attached; this one only keeps it on the JS path.
+function keepJsReadPath(): void {}
