@@ -35,7 +35,9 @@ async function child(args: string[]): Promise<{ proc: ChildProcess; info: unknow
 
 console.log(`machine: ${cpus()[0]?.model ?? 'unknown cpu'}, ${availableParallelism()} cores, Node ${process.version}`);
 const bare = await child(['bench/bare-server.mjs']);
-const reference = await child(['--expose-gc', '--import', 'tsx', 'bench/reference-server.ts']);
+// BENCH_CPU_PROF=dir writes a V8 CPU profile of the reference process there, to see where its time goes.
+const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+const reference = await child(['--expose-gc', ...profile, '--import', 'tsx', 'bench/reference-server.ts']);
 const targets = reference.info as Targets;
 // The scheduler scenarios act through fixtures made by real actions (the reference's control listener).
 const runPrefix = newRunPrefix();
