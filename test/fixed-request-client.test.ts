@@ -1,6 +1,6 @@
 import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FixedRequestClient, serialiseRequest, type AnswerCallback } from '../src/load/fixed-request-client.ts';
 
 const servers: Server[] = [];
@@ -122,6 +122,31 @@ describe('fixed-request client', () => {
     expect((await Promise.all(three)).map((a) => a.status)).toEqual([200, 200, 200]);
     expect(connections).toBe(3);
     expect(c.connections).toBe(3);
+  });
+
+  it('preconnect opens connections before any send, at most maxConnections, and sends use them without opening more', async () => {
+    let connections = 0;
+    const server = createHttpServer((_req, res) => setTimeout(() => res.end('ok'), 20));
+    server.on('connection', () => (connections += 1));
+    const url = await listen(server);
+    const c = client(url, [{ method: 'GET', path: '/', headers: {} }], { maxConnections: 3 });
+    await c.preconnect(5);
+    expect(c.connections).toBe(3);
+    // Connected on the client's side; the server's accept callbacks may run a turn later.
+    await vi.waitFor(() => expect(connections).toBe(3));
+    expect((await Promise.all([send(c), send(c), send(c)])).map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(connections).toBe(3);
+  });
+
+  it('preconnect to a port nobody listens on returns, and sends then fail with an error, not a hang', async () => {
+    const closed = createTcpServer();
+    const url = await listen(closed);
+    await new Promise<void>((r) => closed.close(() => r()));
+    servers.splice(servers.indexOf(closed), 1);
+    const c = client(url, [{ method: 'GET', path: '/', headers: {} }], { maxConnections: 2 });
+    await c.preconnect(2, 2_000);
+    expect(c.connections).toBe(0);
+    expect((await send(c)).err).toBeDefined();
   });
 
   it('with the queue option, a send finding every connection busy waits for the next one free, or fails at its deadline', async () => {

@@ -99,6 +99,13 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
   // Answers come back close to the order of their intended starts: the last bucket used is nearly always the next one.
   let lastSecond = -1;
   let lastBucket: Bucket | undefined;
+  // The lean path: one callback per answer, no promise, no body stream.
+  const fixed = options.fixed;
+  const connections = Math.min(maxInFlight, fixed?.connections ?? maxInFlight);
+  const client = fixed && new FixedRequestClient(fixed.url, fixed.requests, { maxConnections: connections, queue: connections < maxInFlight, keepBodies: fixed.keepBodies, timeoutMs: fixed.timeoutMs });
+  const accept = fixed?.accept ?? ((status: number) => status >= 200 && status < 300);
+  // Before the clock starts: as many connections as a hundredth of a second's arrivals.
+  if (client) await client.preconnect(Math.ceil(options.rate / 100));
   const schedule = await openArrivalSchedule({ precision: resolvePrecision(options.precision, options.rate) });
   const start = performance.now();
   /** The next arrival to start; set when a setImmediate turn is pending for one due within MAIN_TURN_MS. */
@@ -127,11 +134,6 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
     else if (i < total && !turning && start + i * interval <= performance.now()) startDue();
   };
 
-  // The lean path: one callback per answer, no promise, no body stream.
-  const fixed = options.fixed;
-  const connections = Math.min(maxInFlight, fixed?.connections ?? maxInFlight);
-  const client = fixed && new FixedRequestClient(fixed.url, fixed.requests, { maxConnections: connections, queue: connections < maxInFlight, keepBodies: fixed.keepBodies, timeoutMs: fixed.timeoutMs });
-  const accept = fixed?.accept ?? ((status: number) => status >= 200 && status < 300);
 
   const launch = (i: number, intended: number) => {
     if (inFlight >= maxInFlight) {
