@@ -47,7 +47,7 @@ function pinProcess(pid: number | undefined, cores: string): void {
 }
 
 async function generator(job: GeneratorJob): Promise<GeneratorRun> {
-  const [cmd, ...args] = pinned([process.execPath, '--import', 'tsx', here('./generator-child.ts'), JSON.stringify(job)]);
+  const [cmd, ...args] = pinned([process.execPath, '--import', 'tsx', here('./generator-child.ts'), JSON.stringify({ warmupSeconds: 1, ...job })]);
   const child = spawn(cmd!, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
