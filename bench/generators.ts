@@ -119,9 +119,14 @@ const held = (r: GeneratorRun, rate: number) => r.dropped <= 0.01 * (r.requests 
  */
 async function openModelMax(kind: GeneratorJob['kind'], url: string, ceiling: number, seconds: number): Promise<{ rate: number; throughput: number }> {
   const step = Math.max(1_000, Math.round(ceiling / 10 / 1_000) * 1_000);
+  // A rate counts as not held only when two runs in a row fail to hold it: on this VM one run in
+  // several stalls for reasons of its neighbours', and a single stall used to end the search.
   const attempt = async (rate: number) => {
-    const r = await generator({ kind, url, rate, seconds, connections: 0 });
-    return held(r, rate) ? { rate, throughput: r.throughput } : undefined;
+    for (let tries = 0; tries < 2; tries++) {
+      const r = await generator({ kind, url, rate, seconds, connections: 0 });
+      if (held(r, rate)) return { rate, throughput: r.throughput };
+    }
+    return undefined;
   };
   let rate = Math.max(step, Math.round(ceiling / 2 / step) * step);
   let best = await attempt(rate);
@@ -173,7 +178,11 @@ export async function benchGenerators(ctx: BenchContext): Promise<GoalFigure[]> 
     cost.print();
 
     // Highest rate against the fixed-response server, which answers faster than any generator here.
-    const ac = await generator({ kind: 'autocannon', url: fast.url, rate: 0, seconds, connections: ctx.connections });
+    // autocannon's best of three runs: a single run made anywhere from 23k/s to 47k/s on the same
+    // VM within minutes, and the yardstick is its maximum rate, not its worst.
+    const acRuns: GeneratorRun[] = [];
+    for (let k = 0; k < 3; k++) acRuns.push(await generator({ kind: 'autocannon', url: fast.url, rate: 0, seconds, connections: ctx.connections }));
+    const ac = acRuns.reduce((a, b) => (b.throughput > a.throughput ? b : a));
     const closed = await generator({ kind: 'closed', url: fast.url, rate: 0, seconds, connections: ctx.connections });
     const half = Math.max(1, Math.round(seconds / 2));
     const openFixed = await openModelMax('open-fixed', fast.url, ac.throughput, half);
@@ -181,7 +190,7 @@ export async function benchGenerators(ctx: BenchContext): Promise<GoalFigure[]> 
     const openGeneral = await openModelMax('open-general', fast.url, ac.throughput, half);
     const max = new Table(`Generator maximum rate against a fixed-response server (bench/fixed-response-server.mjs), ${pinNote}; open model: highest rate held for ${half} s (<= 1% dropped, >= 95% done)`);
     max.row('generator', 'requests/s', 'vs autocannon');
-    max.row(`autocannon (closed model, ${ctx.connections} connections)`, fmt(ac.throughput), '1.00');
+    max.row(`autocannon (closed model, ${ctx.connections} connections; best of ${acRuns.map((r) => fmt(r.throughput)).join(', ')})`, fmt(ac.throughput), '1.00');
     max.row(`stackproof closed (autocannon + HDR, ${ctx.connections} connections)`, fmt(closed.throughput), fmt(closed.throughput / ac.throughput));
     max.row(`stackproof open model, fixed requests, default precision (held ${openFixed.rate}/s)`, fmt(openFixed.throughput), fmt(openFixed.throughput / ac.throughput));
     max.row(`stackproof open model, fixed requests, --arrival-precision auto (held ${openAuto.rate}/s)`, fmt(openAuto.throughput), fmt(openAuto.throughput / ac.throughput));
