@@ -49,9 +49,13 @@ function median(values: number[]): number {
  * drifts by a third within minutes, and a ratio to a bare run made a minute earlier measured the
  * drift as much as the path.
  */
+// Read once, before any pinning: availableParallelism() counts the cores this process may use, so
+// once pinned to one it says 1, and the pins would never be undone.
+const TWO_CORES = availableParallelism() >= 2;
+
 /** Pins every thread of a process to `cores` (taskset -a); a no-op where taskset or a second core is missing. */
 function pin(pid: number | undefined, cores: string): void {
-  if (pid && availableParallelism() >= 2) spawnSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
+  if (pid && TWO_CORES) spawnSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
 }
 
 export async function benchHotPaths(ctx: BenchContext): Promise<GoalFigure[]> {
