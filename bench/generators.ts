@@ -115,7 +115,7 @@ const held = (r: GeneratorRun, rate: number) => r.dropped <= 0.01 * (r.requests 
 
 /**
  * The open model's highest held rate, in steps of a tenth of autocannon's closed-model rate: from
- * half of it upwards while held, or downwards until held when half is not.
+ * half of it upwards while held, or down by halves until held when half is not.
  */
 async function openModelMax(kind: GeneratorJob['kind'], url: string, ceiling: number, seconds: number): Promise<{ rate: number; throughput: number }> {
   const step = Math.max(1_000, Math.round(ceiling / 10 / 1_000) * 1_000);
@@ -131,7 +131,8 @@ async function openModelMax(kind: GeneratorJob['kind'], url: string, ceiling: nu
   let rate = Math.max(step, Math.round(ceiling / 2 / step) * step);
   let best = await attempt(rate);
   if (!best) {
-    for (rate -= step; rate >= step && !best; rate -= step) best = await attempt(rate);
+    // Downwards by halves: a generator far below the others (the general path) still gets a figure.
+    for (rate = Math.floor(rate / 2); rate >= 250 && !best; rate = Math.floor(rate / 2)) best = await attempt(rate);
     return best ?? { rate: 0, throughput: 0 };
   }
   for (rate += step; rate <= ceiling * 1.5; rate += step) {
