@@ -115,7 +115,8 @@ const held = (r: GeneratorRun, rate: number) => r.dropped <= 0.01 * (r.requests 
 
 /**
  * The open model's highest held rate, in steps of a tenth of autocannon's closed-model rate: from
- * half of it upwards while held, or down by halves until held when half is not.
+ * half of it upwards while held (then once more halfway to the first rate missed), or down by halves
+ * until held when half is not.
  */
 async function openModelMax(kind: GeneratorJob['kind'], url: string, ceiling: number, seconds: number): Promise<{ rate: number; throughput: number }> {
   const step = Math.max(1_000, Math.round(ceiling / 10 / 1_000) * 1_000);
@@ -137,7 +138,12 @@ async function openModelMax(kind: GeneratorJob['kind'], url: string, ceiling: nu
   }
   for (rate += step; rate <= ceiling * 1.5; rate += step) {
     const r = await attempt(rate);
-    if (!r) break;
+    if (!r) {
+      // Halfway between the last rate held and the first missed: a tenth of the yardstick is too
+      // coarse a step for a ratio read against 0.8.
+      best = (await attempt(rate - step / 2)) ?? best;
+      break;
+    }
     best = r;
   }
   return best;
