@@ -7,25 +7,13 @@ import { FieldError } from '../named-collection.ts';
 import type { EngineResult } from '../respond.ts';
 import type { TokenStore } from '../token-store.ts';
 import { base62, randomCode, type Client, type OidcConfig, type Provider } from './config.ts';
+import { CodeGrants } from './code-grants.ts';
 import type { SigningKey } from './signing-key.ts';
 import { keyAllowsClient, type OidcKeyRing } from './key-ring.ts';
 import { redirectAllowed, redirectRepeated } from './redirect-match.ts';
 import { renderTemplate } from './templates.ts';
 
-/** An authorization code, valid for five minutes and for one exchange. */
-interface CodeGrant {
-  clientId: string;
-  provider: string;
-  redirectUri: string;
-  entityId: string;
-  scopes: string[];
-  nonce?: string;
-  challenge?: string;
-  method?: 'plain' | 'S256';
-  authTime?: number;
-  expiresAt: number;
-}
-
+/** An authorization code is valid for five minutes and for one exchange. */
 const CODE_TTL_MS = 5 * 60 * 1000;
 const ALGS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
@@ -71,7 +59,7 @@ function safeEqual(a: string, b: string): boolean {
  * authorization code flow with client_secret_basic, client_secret_post or none, and PKCE.
  */
 export class OidcFlows {
-  private readonly codes = new Map<string, CodeGrant>();
+  private readonly codes = new CodeGrants();
 
   constructor(private readonly ctx: OidcFlowContext) {}
 
@@ -216,8 +204,7 @@ export class OidcFlows {
       if (elapsed > maxAge && !f.has('secrets.oidc-max-age-ignored')) throw new OAuthError(400, 'max_age_violation', 'active re-authentication is required by max_age');
     }
     const code = randomCode();
-    this.dropExpiredCodes();
-    this.codes.set(code, {
+    this.codes.add(code, {
       clientId,
       provider: name,
       redirectUri,
@@ -235,20 +222,7 @@ export class OidcFlows {
     return { kind: 'raw', status: 200, body };
   }
 
-  /**
-   * Codes never exchanged would pile up (a load test makes thousands a second). They all live
-   * CODE_TTL_MS and the map keeps them in the order they were made, so the expired ones are at
-   * its front; an expired code is refused whether it is kept or not.
-   */
-  private dropExpiredCodes(): void {
-    const now = Date.now();
-    for (const [code, grant] of this.codes) {
-      if (grant.expiresAt >= now) return;
-      this.codes.delete(code);
-    }
-  }
-
-    private providerAllows(provider: Provider, clientId: string): boolean {
+  private providerAllows(provider: Provider, clientId: string): boolean {
     if (provider.allowed_client_ids.length === 0) return this.ctx.faults.has('secrets.oidc-allowed-clients-empty-means-all');
     return provider.allowed_client_ids.includes('*') || provider.allowed_client_ids.includes(clientId);
   }
@@ -307,9 +281,8 @@ export class OidcFlows {
     if (grantType !== 'authorization_code' && !f.has('secrets.oidc-grant-type-unchecked')) throw new OAuthError(400, 'unsupported_grant_type', 'unsupported grant_type value');
     const code = str(p.code);
     if (!code) throw new OAuthError(400, 'invalid_request', 'code parameter is required');
-    const grant = this.codes.get(code);
     // Upstream burns the code as soon as it is looked up, whatever happens next.
-    if (!f.has('secrets.oidc-code-reusable')) this.codes.delete(code);
+    const grant = this.codes.lookup(code, !f.has('secrets.oidc-code-reusable'));
     if (!grant || grant.expiresAt < Date.now()) {
       throw f.has('secrets.oidc-token-reused-code-invalid-request')
         ? new OAuthError(400, 'invalid_request', 'authorization grant is invalid or expired')
