@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -33,6 +34,20 @@ describe('k6 scripts', () => {
       expect(code, `${out} sets the trend stats stackproof shows`).toContain('p(99.9)');
       expect(code, `${out} has no event-stream request (the fan-out has its own runner)`).not.toContain('/v1/event/stream');
     }
+  });
+
+  it('rebuilds the bundles without writing unchanged ones, whatever the working directory, and removes bundles of scripts that are gone', async () => {
+    const { buildK6Bundles } = (await import(join(ROOT, 'load', 'build-k6.mjs'))) as { buildK6Bundles: () => Promise<string[]> };
+    const outputs = await buildK6Bundles();
+    const mtimes = () => outputs.map((o) => statSync(join(ROOT, o)).mtimeMs);
+    const before = mtimes();
+    const gone = join(ROOT, 'load', 'dist', 'zz-scenario-removed.js');
+    writeFileSync(gone, 'export default function () {}\n');
+    // An installed package runs this from the user's project: its shipped bundles must already be
+    // byte for byte what the build makes there, or it would write into a (possibly read-only) install.
+    execFileSync(process.execPath, [join(ROOT, 'load', 'build-k6.mjs')], { cwd: tmpdir(), stdio: 'ignore' });
+    expect(mtimes(), 'no bundle rewritten').toEqual(before);
+    expect(existsSync(gone), 'the bundle of a script that does not exist is removed').toBe(false);
   });
 
   it('finds k6 at $K6 before PATH, and on PATH otherwise', () => {

@@ -112,7 +112,11 @@ async function runK6Scenario(scenario: LoadScenario, prepared: PreparedScenario,
   const schedule = k6Schedule(o.rate, o.durationMs, o.maxRequests, entry.requestsPerIteration);
   o.log(`  ${prepared.name} (k6): ${o.rate}/s for ${o.durationMs / 1000} s, at most ${o.maxRequests} requests${schedule.capped ? ` (capped: ${schedule.iterations} iterations of ${entry.requestsPerIteration} request(s), k6 runs ${schedule.durationMs / 1000} s)` : ''}`);
   bundlesBuilt ??= import(pathToFileURL(join(PACKAGE_ROOT, 'load', 'build-k6.mjs')).href).then((m: { buildK6Bundles: () => Promise<string[]> }) => m.buildK6Bundles());
-  await bundlesBuilt;
+  try {
+    await bundlesBuilt;
+  } catch (err) {
+    return k6ErrorRow(prepared.name, o.rate, (err as Error).message);
+  }
   const dir = await mkdtemp(join(tmpdir(), 'stackproof-k6-'));
   const resultsFile = join(dir, 'summary.json');
   // The mesh agent's and scheduler's token header follows the target's dialect; the catalog's own variables win.
