@@ -154,9 +154,10 @@ const v1Commands = [
 ruleTest('secrets.kv.v1-model', async (kit) => {
   const mount = kit.secretsTarget.kv.v1Mount;
   // One sequence on every run, whatever is generated: the model reads back the last write, so a
-  // field only an earlier write had is gone (a merging write passed when no sequence hit it).
+  // field only an earlier write had is gone (a merging write passed when no sequence hit it), and
+  // a read after DELETE answers 404.
   for (const method of ['POST', 'PUT'] as const) {
-    const replaced = [new Write('k', { a: '1', b: '2' }, method), new Write('k', { a: '3' }, method), new Read('k')];
+    const replaced = [new Write('k', { a: '1', b: '2' }, method), new Write('k', { a: '3' }, method), new Read('k'), new Delete('k'), new Read('k')];
     await fc.asyncModelRun(() => ({ model: new Map(), real: { api: kit.secrets, base: `${mount}${run}/model/0-${method}/` } }), replaced);
   }
   let n = 0;
