@@ -100,7 +100,8 @@ export class CodeGrants {
       provider: part.provider,
       redirectUri: part.redirectUri,
       entityId: part.entityId,
-      scopes: [...part.scopes],
+      // Frozen: every grant looked up hands out this one array, and the tokens keep it.
+      scopes: Object.freeze([...part.scopes]) as string[],
       ...(part.method !== undefined ? { method: part.method } : {}),
       ...(part.authTime !== undefined ? { authTime: part.authTime } : {}),
     };

@@ -317,7 +317,7 @@ export class OidcFlows {
       namespace: this.ctx.namespace,
       entityId: entity.id,
       // Only the issuing provider's userinfo, as Vault's inline policy on the access token (pathOIDCToken).
-      allowedPath: f.has('secrets.oidc-access-token-any-provider') ? /^identity\/oidc\/provider\/[^/]+\/userinfo$/ : new RegExp(`^identity/oidc/provider/${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/userinfo$`),
+      allowedPath: f.has('secrets.oidc-access-token-any-provider') ? ANY_USERINFO : userinfoPathOf(name),
       expiresAt: f.has('secrets.oidc-access-token-never-expires') ? undefined : Date.now() + client.access_token_ttl * 1000,
       oidc: { provider: name, clientId, scopes: grant.scopes },
     });
@@ -413,6 +413,18 @@ export class OidcFlows {
 function params(req: EngineRequest): Record<string, unknown> {
   if (req.operation === 'read') return Object.fromEntries(req.query.entries());
   return req.data;
+}
+
+const ANY_USERINFO = /^identity\/oidc\/provider\/[^/]+\/userinfo$/;
+/** One pattern per provider, shared by all its access tokens (every token exchange makes one token, and they live their TTL). */
+const userinfoPaths = new Map<string, RegExp>();
+function userinfoPathOf(provider: string): RegExp {
+  let re = userinfoPaths.get(provider);
+  if (!re) {
+    if (userinfoPaths.size >= 1024) userinfoPaths.clear();
+    userinfoPaths.set(provider, (re = new RegExp(`^identity/oidc/provider/${provider.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/userinfo$`)));
+  }
+  return re;
 }
 
 function str(v: unknown): string | undefined {
