@@ -12,6 +12,11 @@ export class PhaseClock {
     this.current = { name, started: performance.now() };
   }
 
+  /** Records a phase that ran before this clock existed, such as loading the CLI. */
+  record(name: string, ms: number): void {
+    this.phases.push({ name, ms });
+  }
+
   /** Ends the phase under way. */
   stop(): void {
     if (!this.current) return;

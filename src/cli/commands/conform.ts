@@ -35,6 +35,8 @@ export async function runConformCommand(flags: ConformFlags, argvText: string): 
   log(`stackproof ${argvText}`.trim());
   const explicitSmoke = process.argv.includes('--load-smoke') ? true : process.argv.includes('--no-load-smoke') ? false : undefined;
   const clock = new PhaseClock();
+  // performance.now() counts from the process's start: loading the CLI and reading the config.
+  clock.record('start-up', performance.now());
   const run = await conform({
     config,
     invocation,

@@ -51,8 +51,7 @@ export class CloudSimulator {
   }
 
   static async create(controlToken: string): Promise<CloudSimulator> {
-    const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
-    const rogue = await generateKeyPair('RS256', { extractable: true });
+    const [{ privateKey, publicKey }, rogue] = await Promise.all([generateKeyPair('RS256', { extractable: true }), generateKeyPair('RS256', { extractable: true })]);
     const kid = randomUUID();
     const jwk = { ...(await exportJWK(publicKey)), kid, use: 'sig', alg: 'RS256' };
     return new CloudSimulator(controlToken, { privateKey, jwk, kid }, rogue.privateKey);
