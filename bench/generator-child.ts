@@ -9,7 +9,7 @@ import { runOpenModel } from '../src/load/open-model-runner.ts';
 import type { PreparedScenario } from '../src/load/scenarios/types.ts';
 
 export interface GeneratorJob {
-  kind: 'autocannon' | 'closed' | 'open-general' | 'open-fixed' | 'open-fixed-auto';
+  kind: 'autocannon' | 'closed' | 'open-general' | 'open-fixed' | 'open-fixed-fine';
   url: string;
   /** Requests per second (autocannon: overallRate); 0 for autocannon's closed model at full speed. */
   rate: number;
@@ -51,9 +51,9 @@ async function run(job: GeneratorJob): Promise<Omit<GeneratorRun, 'cpuMs' | 'wal
     return { lagP50: sorted[Math.floor(n * 0.5)] ?? 0, lagP99: sorted[Math.floor(n * 0.99)] ?? 0 };
   };
   const common = { scenario: 'bare', rate: job.rate, durationMs: job.seconds * 1000, maxRequests: job.rate * job.seconds, maxInFlight: 1024, onStart };
-  if (job.kind === 'open-fixed' || job.kind === 'open-fixed-auto') {
-    // open-fixed: the default precision (fine), as `stackproof load` runs it; open-fixed-auto: --arrival-precision auto.
-    const r = await runOpenModel({ ...common, precision: job.kind === 'open-fixed' ? undefined : 'auto', fixed: { url: job.url, requests: [{ method: 'GET', path: '/', headers: {} }], accept: (status) => status === 200, connections: job.connections || 64 } });
+  if (job.kind === 'open-fixed' || job.kind === 'open-fixed-fine') {
+    // open-fixed: the default precision (auto), as `stackproof load` runs it; open-fixed-fine: --arrival-precision fine.
+    const r = await runOpenModel({ ...common, precision: job.kind === 'open-fixed' ? undefined : 'fine', fixed: { url: job.url, requests: [{ method: 'GET', path: '/', headers: {} }], accept: (status) => status === 200, connections: job.connections || 64 } });
     return { requests: r.requests, errors: r.errors, dropped: r.dropped, throughput: r.throughput, ...lagFigures() };
   }
   if (job.kind === 'open-general') {

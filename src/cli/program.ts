@@ -68,7 +68,7 @@ export function buildProgram(): Command {
     .option('--engine <list>', 'open (arrival rate, HDR latency from intended start), autocannon (closed model), k6', 'open')
     .option('--scenario <list>', 'oidc-code-flow, mesh-authorize, mesh-leaf, mesh-leaf-blocking, mesh-roots, scheduler-logs, scheduler-event-fanout (default: all)')
     .option('--rate <n>', 'open model: iterations started per second', '200')
-    .option('--arrival-precision <auto|fine|coarse>', 'open model: fine starts each arrival within ~0.1 ms of its time (a timing thread); coarse wakes on millisecond timers and starts all due arrivals, about 0.5 ms late at the median but at about half the generator CPU per request; auto is fine up to 1,000/s and coarse above; latency is measured from the intended start either way, so fine (the default) is the accurate one', 'fine')
+    .option('--arrival-precision <auto|fine|coarse>', 'open model: fine starts each arrival within ~0.1 ms of its time (a timing thread, one wake-up per arrival); coarse wakes on millisecond timers and starts every due arrival, for about half the generator CPU per request at high rates; auto (the default) is fine up to 1,000/s and coarse above. Latency is measured from the intended start; at coarse precision the wait for the next millisecond tick (up to 1 ms) is not counted, lateness beyond it is', 'auto')
     .option('--duration <d>', 'how long each scenario runs (10s, 2m)', '5s')
     .option('--max-requests <n>', 'hard cap per scenario, whatever the duration', '100000')
     .option('--connections <n>', 'closed model: connections', '16')

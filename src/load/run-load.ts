@@ -33,7 +33,7 @@ export interface LoadOptions {
   engines: LoadEngine[];
   scenarios: string[];
   rate: number;
-  /** The open model's arrival timing (src/load/arrival-schedule.ts); fine unless asked. */
+  /** The open model's arrival timing (src/load/arrival-schedule.ts); auto unless asked (resolvePrecision). */
   arrivalPrecision?: ArrivalPrecision;
   durationMs: number;
   maxRequests: number;
