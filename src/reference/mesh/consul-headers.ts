@@ -27,9 +27,9 @@ export class ConsulHeaders {
 
   cache(meta: CacheMeta): Record<string, string> {
     if (!this.on) return {};
-    const headers: Record<string, string> = { ...this.base(), 'x-cache': meta.hit ? 'HIT' : 'MISS' };
-    if (meta.hit) headers.age = String(Math.round((meta.ageMs ?? 0) / 1000));
-    return headers;
+    // Literals rather than spreads: authorize and leaf answers ask for these on every request.
+    if (!meta.hit) return { 'x-consul-default-acl-policy': 'deny', 'x-cache': 'MISS' };
+    return { 'x-consul-default-acl-policy': 'deny', 'x-cache': 'HIT', age: String(Math.round((meta.ageMs ?? 0) / 1000)) };
   }
 
   queryMeta(): Record<string, string> {

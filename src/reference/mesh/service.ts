@@ -3,11 +3,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../../config/dialects.ts';
 import type { ReferenceBehavior } from '../behavior.ts';
 import type { FaultSet } from '../faults/types.ts';
-import { BodyError, parseJsonObject, readBody } from '../http/body.ts';
+import { BodyError, readBody } from '../http/body.ts';
 import { sendJsonBody, sendJsonBytes, sendPlainError } from '../http/plain-errors.ts';
 import { Router, type RouteContext, type RouteHandler } from '../http/router.ts';
 import { AclTokens } from './acl.ts';
-import { decodeAuthorizeRequest } from './authorize-request.ts';
+import { AuthorizeBodies } from './authorize-request.ts';
 import { CaConfigurationRoutes } from './ca-configuration-routes.ts';
 import type { CertificateAuthority } from './certificate-authority.ts';
 import { registerConsulAdmin } from './consul-admin.ts';
@@ -61,8 +61,6 @@ type WaitEnd = 'event' | 'timeout' | 'closed';
 const MAX_WAIT_MS = 10 * 60 * 1000;
 const DEFAULT_WAIT_MS = 5 * 60 * 1000;
 const MAX_UINT64 = 2n ** 64n - 1n;
-const SERVICE_URI = /^spiffe:\/\/([^/]+)\/ns\/([^/]+)\/dc\/([^/]+)\/svc\/([^/]+)$/;
-const COLON_HEX = /^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2})*$/;
 /**
  * In the hashicorp dialect a blocking leaf query woken by a root rotation re-issues after a random
  * delay up to this, like Consul's caChangeJitterWindow (agent/leafcert/generate.go, 30 s there),
@@ -95,6 +93,8 @@ export class MeshService {
    */
   private readonly authorizeBodies = new WeakMap<object, Buffer>();
   private noMatchBody: Buffer | undefined;
+  /** What each authorize body says, remembered: it depends on the body's bytes alone. */
+  private readonly authorizeRequests: AuthorizeBodies;
   /** Lifetime of new leaves: the CA configuration's LeafCertTTL; the reference control interface can shorten it. */
   get leafLifetimeMs(): number {
     return this.options.ca.leafLifetimeMs;
@@ -110,6 +110,12 @@ export class MeshService {
     this.acl.addManagement(options.managementToken);
     this.namespaces = new MeshNamespaces(options.namespaces, options.dialect, options.faults);
     this.consul = new ConsulHeaders(options.dialect);
+    this.authorizeRequests = new AuthorizeBodies({
+      strict: this.hashicorp,
+      namespaces: this.namespaces.enabled,
+      requireServiceUri: !options.faults.has('mesh.authorize-accepts-non-service-uri'),
+      checkSerial: options.behavior !== 'upstream' && !options.faults.has('mesh.authorize-serial-unchecked'),
+    });
     this.router.add('GET', '/v1/agent/connect/ca/roots', (ctx) => this.roots(ctx));
     this.router.add('GET', '/v1/agent/connect/ca/leaf/:service', (ctx) => this.leaf(ctx));
     this.router.add('POST', '/v1/agent/connect/authorize', (ctx) => this.authorize(ctx));
@@ -463,40 +469,27 @@ export class MeshService {
       return this.plain(res, early.status, early.message);
     }
     let raw: Buffer;
-    let body: Record<string, unknown>;
     try {
       raw = await readBody(req, 1024 * 1024);
-      // Consul's decoder meets an empty body as the end of input.
-      if (raw.length === 0 && this.hashicorp) return this.plain(res, 400, 'Request decode failed: EOF');
-      body = parseJsonObject(raw);
     } catch (err) {
       if (err instanceof BodyError) return this.plain(res, err.status, `Request decode failed: ${err.message}`);
       throw err;
     }
-    const decoded = decodeAuthorizeRequest(body, { strict: this.hashicorp, namespaces: this.namespaces.enabled });
-    if (!decoded.ok) return this.plain(res, 400, `Request decode failed: ${decoded.message}`);
-    const { Target: target, ClientCertURI: uri = '', ClientCertSerial: serial, Namespace: bodyNamespace } = decoded.request;
-    if (!target) return this.plain(res, 400, 'Target service must be specified');
-    const parsed = SERVICE_URI.exec(uri);
-    if (!parsed && !f.has('mesh.authorize-accepts-non-service-uri')) {
-      return this.plain(res, 400, /^spiffe:\/\/[^/]+\//.test(uri) ? 'ClientCertURI not a valid Service identifier' : 'ClientCertURI not a valid Connect identifier');
-    }
-    const checkSerial = this.options.behavior !== 'upstream' && !f.has('mesh.authorize-serial-unchecked');
-    if (checkSerial && !serial) return this.plain(res, 400, 'ClientCertSerial must be specified');
-    if (checkSerial && !COLON_HEX.test(serial!)) return this.plain(res, 400, 'ClientCertSerial must be colon-hex encoded');
+    const said = this.authorizeRequests.outcome(raw);
+    if (!said.ok) return this.plain(res, said.status, said.message);
+    const { target, bodyNamespace, sourceNs, source } = said;
     const secret = this.acl.secretOf(req, url);
-    const choice = this.namespaces.select(req, url, this.acl.resolve(secret)?.namespace, bodyNamespace || undefined);
+    const choice = this.namespaces.select(req, url, this.acl.resolve(secret)?.namespace, bodyNamespace);
     if (!choice.ok) return this.plain(res, choice.status, choice.message);
     const ns = choice.namespace;
     if (!f.has('mesh.authorize-no-acl')) {
       const denial = this.acl.checkServiceWrite(secret, ns, target);
       if (denial) return f.has('mesh.authorize-acl-error-500') ? this.plain(res, 500, 'rpc error making call: internal error') : this.plain(res, denial.status, denial.message);
     }
-    const [, , sourceNs = 'default', , source = uri] = parsed ?? [];
     const intention = f.has('mesh.authorize-ignores-source') ? this.intentions.matchDestination(ns, target) : this.intentions.match(sourceNs, source, ns, target);
     const matchKey = `${ns}/${target}`;
     const cachedAt = this.intentionMatchCachedAt.get(matchKey);
-    this.intentionMatchCachedAt.set(matchKey, cachedAt ?? Date.now());
+    if (cachedAt === undefined) this.intentionMatchCachedAt.set(matchKey, Date.now());
     const headers = this.consul.cache(cachedAt === undefined ? { hit: false } : { hit: true, ageMs: Date.now() - cachedAt });
     sendJsonBytes(res, 200, this.authorizeBody(intention), headers);
   }

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { AuthorizeBodies } from '../src/reference/mesh/authorize-request.ts';
+
+const uri = 'spiffe://11111111-2222-3333-4444-555555555555.consul/ns/default/dc/dc1/svc/web';
+const body = (o: unknown) => Buffer.from(JSON.stringify(o));
+
+describe('AuthorizeBodies: what an authorize body says, remembered by its bytes', () => {
+  const spec = () => new AuthorizeBodies({ strict: false, namespaces: false, requireServiceUri: true, checkSerial: true });
+  const consul = () => new AuthorizeBodies({ strict: true, namespaces: false, requireServiceUri: true, checkSerial: false });
+
+  it('reads the fields and the source service, and answers a body seen before from memory', () => {
+    const bodies = spec();
+    const raw = body({ Target: 'api', ClientCertURI: uri, ClientCertSerial: '0a:1b' });
+    const first = bodies.outcome(raw);
+    expect(first).toEqual({ ok: true, target: 'api', uri, serial: '0a:1b', bodyNamespace: undefined, sourceNs: 'default', source: 'web', serviceUri: true });
+    // The same bytes in another buffer: the same (frozen) answer, not a second decoding.
+    expect(bodies.outcome(Buffer.from(raw))).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(bodies.size).toBe(1);
+  });
+
+  it('refuses in Consul order, the same way the second time', () => {
+    const bodies = consul();
+    for (let k = 0; k < 2; k++) {
+      expect(bodies.outcome(Buffer.alloc(0))).toMatchObject({ ok: false, status: 400, message: 'Request decode failed: EOF' });
+      expect(bodies.outcome(Buffer.from('{"Target":'))).toMatchObject({ ok: false, status: 400, message: expect.stringMatching(/^Request decode failed: /) });
+      expect(bodies.outcome(body({ Target: 'api', Bogus: 1 }))).toMatchObject({ ok: false, message: 'Request decode failed: json: unknown field "Bogus"' });
+      expect(bodies.outcome(body({ ClientCertURI: uri }))).toMatchObject({ ok: false, message: 'Target service must be specified' });
+      expect(bodies.outcome(body({ Target: 'api', ClientCertURI: 'spiffe://x/agent/client' }))).toMatchObject({ ok: false, message: 'ClientCertURI not a valid Service identifier' });
+      expect(bodies.outcome(body({ Target: 'api', ClientCertURI: 'http://x' }))).toMatchObject({ ok: false, message: 'ClientCertURI not a valid Connect identifier' });
+      // Consul never reads the serial.
+      expect(bodies.outcome(body({ target: 'api', clientcerturi: uri }))).toMatchObject({ ok: true, target: 'api', source: 'web' });
+    }
+  });
+
+  it('asks for a colon-hex serial under the spec behaviour', () => {
+    const bodies = spec();
+    expect(bodies.outcome(body({ Target: 'api', ClientCertURI: uri }))).toMatchObject({ ok: false, message: 'ClientCertSerial must be specified' });
+    expect(bodies.outcome(body({ Target: 'api', ClientCertURI: uri, ClientCertSerial: '0a1b' }))).toMatchObject({ ok: false, message: 'ClientCertSerial must be colon-hex encoded' });
+  });
+
+  it('remembers a bounded number of bodies, and none too long to be worth it', () => {
+    const bodies = spec();
+    for (let i = 0; i < 3_000; i++) expect(bodies.outcome(body({ Target: `api-${i}`, ClientCertURI: uri, ClientCertSerial: '01' })).ok).toBe(true);
+    expect(bodies.size).toBeLessThanOrEqual(1_024);
+    const before = bodies.size;
+    const long = body({ Target: 'api', ClientCertURI: uri, ClientCertSerial: '01', Note: 'x'.repeat(5_000) });
+    expect(bodies.outcome(long)).toMatchObject({ ok: true, target: 'api' });
+    expect(bodies.size).toBe(before);
+  });
+});
