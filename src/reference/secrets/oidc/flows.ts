@@ -411,8 +411,16 @@ export class OidcFlows {
 
 /** Authorize parameters: the query for GET, the body (JSON or form) for POST. */
 function params(req: EngineRequest): Record<string, unknown> {
-  if (req.operation === 'read') return Object.fromEntries(req.query.entries());
-  return req.data;
+  if (req.operation !== 'read') return req.data;
+  // forEach rather than Object.fromEntries(query.entries()): URLSearchParams' iterator made a tenth
+  // of an authorize's own CPU. The last of a repeated name wins, as with fromEntries.
+  const out: Record<string, unknown> = {};
+  req.query.forEach((value, name) => {
+    // An own property, as fromEntries makes it, not the object's prototype.
+    if (name === '__proto__') Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+    else out[name] = value;
+  });
+  return out;
 }
 
 const ANY_USERINFO = /^identity\/oidc\/provider\/[^/]+\/userinfo$/;
