@@ -130,13 +130,17 @@ describe('stackproof load', () => {
     expect(regressed.stdout).toMatch(/REGRESSION mesh-roots \(open-model\): p99 latency/);
   }, 60_000);
 
-  it('runs the open model with coarse arrival timing when asked, and refuses an unknown precision', async () => {
+  it('runs the open model with coarse arrival timing when asked, says so in the row, the log and the report, and refuses an unknown precision', async () => {
     const out = dir();
     const coarse = await runCli(['load', '--scenario', 'mesh-roots', '--duration', '1s', '--rate', '200', '--arrival-precision', 'coarse', '--reports-dir', out]);
     expect(coarse.code, coarse.stdout).toBe(0);
     const [row] = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')).load;
     expect(row.requests).toBe(200);
     expect(row.errors).toBe(0);
+    // The row and the log say how arrivals were timed: coarse forgives up to a tick of a late start.
+    expect(row.arrivalPrecision).toBe('coarse');
+    expect(coarse.stdout).toContain('mesh-roots (open): 200/s (coarse arrival timing)');
+    expect(readFileSync(join(out, 'index.html'), 'utf8')).toContain('open-model (open, coarse timing)');
     const bad = await runCli(['load', '--arrival-precision', 'medium']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--arrival-precision: expected auto, fine or coarse');

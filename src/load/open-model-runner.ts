@@ -214,6 +214,7 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
     scenario: options.scenario,
     engine: 'open-model',
     model: 'open',
+    arrivalPrecision: precision,
     targetRate: options.rate,
     durationMs: Math.round(elapsed),
     requests: completed,

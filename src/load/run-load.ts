@@ -13,7 +13,7 @@ import { newRunPrefix } from '../provision/run-prefix.ts';
 import { NomadSchedulerFixtures } from '../provision/nomad-scheduler-fixtures.ts';
 import { provisionScheduler, schedulerControlHttpFor, schedulerHttpFor, type SchedulerProvision } from '../provision/scheduler-provisioner.ts';
 import { isLoopback } from './loopback.ts';
-import { runOpenModel, type ArrivalPrecision } from './open-model-runner.ts';
+import { resolvePrecision, runOpenModel, type ArrivalPrecision } from './open-model-runner.ts';
 import { LOAD_SCENARIOS, ScenarioUnavailable } from './scenarios/catalog.ts';
 import type { LoadFixtures, LoadScenario, PreparedScenario } from './scenarios/types.ts';
 import { findK6, K6Missing, K6_SCRIPT, k6Schedule, runK6 } from './k6-engine.ts';
@@ -195,7 +195,7 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
             o.log(statusLine(r));
             continue;
           }
-          o.log(`  ${scenario.name} (${engine}): ${engine === 'open' ? `${o.rate}/s` : `${o.connections} connections`} for ${o.durationMs / 1000} s, at most ${o.maxRequests} requests`);
+          o.log(`  ${scenario.name} (${engine}): ${engine === 'open' ? `${o.rate}/s (${resolvePrecision(o.arrivalPrecision, o.rate)} arrival timing)` : `${o.connections} connections`} for ${o.durationMs / 1000} s, at most ${o.maxRequests} requests`);
           const raw =
             engine === 'open'
               ? await runOpenModel({

@@ -97,6 +97,11 @@ export const loadScenarioResultSchema = z.object({
   k6Buckets: z.object({ minMs: z.number(), growth: z.number(), counts: z.array(z.number().int()) }).optional(),
   /** Why this row has no figures (k6 wrote no summary, or one that does not parse); such a row fails the run. */
   error: z.string().optional(),
+  /**
+   * Open-model rows: how arrivals were timed. At 'coarse' the wait for the next millisecond tick (up
+   * to 1 ms of a start's lateness) is not in the latency; at 'fine' nothing is forgiven.
+   */
+  arrivalPrecision: z.enum(['fine', 'coarse']).optional(),
 });
 
 export const runResultsSchema = z.object({
