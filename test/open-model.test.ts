@@ -37,11 +37,12 @@ describe('open-model runner: latency from the intended start, so a stall is not 
   });
   afterAll(() => new Promise<void>((r) => srv.server.close(() => r())));
 
-  // 200/s runs the default precision's timing worker; 1,000/s at coarse precision, whose forgiven
-  // tick must not hide the stall either.
+  // The default precision's timing worker, then coarse precision, whose forgiven tick must not hide
+  // the stall either. Both at 200/s: at 1,000/s the 600 requests the stall holds outnumber the pool's
+  // connections, and their release alone took the max 44 ms past the stall (1 run in 6).
   it.each([
     [200, 'default', undefined],
-    [1_000, 'coarse', 'coarse'],
+    [200, 'coarse', 'coarse'],
   ] as const)('reports the percentiles the stall really caused at %i/s (%s precision), where a closed-model tool understates them', async (rate, _label, precision) => {
     // Ground truth: request i is due at i/rate; during the stall it waits until the stall ends.
     const truth = Array.from({ length: (rate * durationMs) / 1000 }, (_, i) => (i * 1000) / rate)
