@@ -155,7 +155,7 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
     inFlight += 1;
     const now = performance.now();
     options.onStart?.(i, intended, now);
-    const from = forgivenMs === 0 ? intended : intended + Math.min(now - intended, forgivenMs);
+    const from = intended + Math.min(now - intended, forgivenMs);
     if (client) {
       client.send((err, status, body) => {
         let ok = false;

@@ -51,7 +51,7 @@ export function decodeAuthorizeRequest(body: Record<string, unknown>, options: {
 /** What an authorize body says, as far as the body alone decides: the answer to refuse it with, or its fields. */
 export type AuthorizeBodyOutcome =
   | { ok: false; status: number; message: string }
-  | { ok: true; target: string; uri: string; serial: string | undefined; bodyNamespace: string | undefined; sourceNs: string; source: string };
+  | { ok: true; target: string; bodyNamespace: string | undefined; sourceNs: string; source: string };
 
 export interface AuthorizeBodyRules {
   /** The hashicorp dialect: Consul's decoder (decodeAuthorizeRequest) and its empty-body answer. */
@@ -120,6 +120,6 @@ export class AuthorizeBodies {
     if (checkSerial && !serial) return { ok: false, status: 400, message: 'ClientCertSerial must be specified' };
     if (checkSerial && !COLON_HEX.test(serial!)) return { ok: false, status: 400, message: 'ClientCertSerial must be colon-hex encoded' };
     const [, , sourceNs = 'default', , source = uri] = parsed ?? [];
-    return { ok: true, target, uri, serial, bodyNamespace: bodyNamespace || undefined, sourceNs, source };
+    return { ok: true, target, bodyNamespace: bodyNamespace || undefined, sourceNs, source };
   }
 }
