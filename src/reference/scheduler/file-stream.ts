@@ -54,8 +54,15 @@ export async function streamFile(req: IncomingMessage, res: ServerResponse, o: S
     }
     return true;
   };
-  const readFrom = async (start: number, end: number): Promise<Buffer> => {
-    const handle = await open(o.file, 'r');
+  /** The bytes from start to end; undefined when the file is gone (deleted between a stat and this read). */
+  const readFrom = async (start: number, end: number): Promise<Buffer | undefined> => {
+    let handle: Awaited<ReturnType<typeof open>>;
+    try {
+      handle = await open(o.file, 'r');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
     try {
       const buf = Buffer.alloc(end - start);
       const { bytesRead } = await handle.read(buf, 0, buf.length, start);
@@ -66,13 +73,20 @@ export async function streamFile(req: IncomingMessage, res: ServerResponse, o: S
   };
 
   if (size > pos) {
-    sendBytes(await readFrom(pos, size), pos);
-    pos = size;
+    // Gone already: a follower's next stat reports the deletion.
+    const bytes = await readFrom(pos, size);
+    if (bytes) {
+      sendBytes(bytes, pos);
+      pos = size;
+    }
   }
   if (!o.follow || f.has('scheduler.stream-follow-ignored')) {
     res.end();
     return;
   }
+  const deleted = () => {
+    if (!o.plain && !f.has('scheduler.stream-delete-silent')) frame({ File: o.name, Offset: pos, FileEvent: 'file deleted' });
+  };
   let lastWrite = Date.now();
   while (!closed) {
     await new Promise((r) => setTimeout(r, POLL_MS));
@@ -81,7 +95,7 @@ export async function streamFile(req: IncomingMessage, res: ServerResponse, o: S
     try {
       now = (await stat(o.file)).size;
     } catch {
-      if (!o.plain && !f.has('scheduler.stream-delete-silent')) frame({ File: o.name, Offset: pos, FileEvent: 'file deleted' });
+      deleted();
       break;
     }
     if (now < pos) {
@@ -90,7 +104,13 @@ export async function streamFile(req: IncomingMessage, res: ServerResponse, o: S
       if (!f.has('scheduler.stream-truncate-keeps-position')) pos = 0;
     }
     if (now > pos) {
-      sendBytes(await readFrom(pos, now), pos);
+      // A file deleted right after it grew (the stat saw it, the read does not) is a deletion, not an error.
+      const bytes = await readFrom(pos, now);
+      if (!bytes) {
+        deleted();
+        break;
+      }
+      sendBytes(bytes, pos);
       pos = now;
       lastWrite = Date.now();
     } else if (!o.plain && Date.now() - lastWrite >= HEARTBEAT_MS) {
