@@ -29,6 +29,8 @@ export interface SubscriberSetConfig {
   /** A shared Int32Array slot per set: the fewest distinct registrations any of its subscribers got, for the drain. */
   progress: SharedArrayBuffer;
   progressSlot: number;
+  /** How long a stream may take to answer with its status and headers (default HEADERS_TIMEOUT_MS). */
+  headersTimeoutMs?: number;
 }
 
 export interface SubscriberSetResult {
@@ -40,6 +42,9 @@ export interface SubscriberSetResult {
   deliveredPerSubscriber: number[];
   errors: string[];
 }
+
+/** How long a stream may take to answer with its status and headers. */
+const HEADERS_TIMEOUT_MS = 10_000;
 
 /** Epoch milliseconds with performance.now()'s resolution, comparable between threads. */
 export const epochNow = (): number => performance.timeOrigin + performance.now();
@@ -71,7 +76,7 @@ export class SubscriberSet {
   connected = 0;
 
   constructor(private readonly config: SubscriberSetConfig) {
-    this.agent = new Agent({ connections: config.count + 1, bodyTimeout: 0, headersTimeout: 10_000 });
+    this.agent = new Agent({ connections: config.count + 1, bodyTimeout: 0, headersTimeout: config.headersTimeoutMs ?? HEADERS_TIMEOUT_MS });
     setMaxListeners(0, this.abort.signal);
     this.seen = Array.from({ length: config.count }, () => new Uint16Array(config.total + 1));
     this.distinct = new Array<number>(config.count).fill(0);
@@ -134,6 +139,7 @@ export class SubscriberSet {
     const url = new URL(this.config.url);
     const reader = new NdjsonFrameReader();
     const parser = this.parser;
+    const headersTimeout = this.config.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
     let now = 0;
     const onFrame = (buf: Buffer, start: number, end: number) => {
       for (const job of parser.parse(buf, start, end).jobs) if (this.ours.has(job.key)) this.receive(i, job.seq, now);
@@ -163,9 +169,9 @@ export class SubscriberSet {
           }
         },
         onResponseEnd: () => (failed ? reject(failed) : this.abort.signal.aborted ? resolve() : reject(new Error('the stream ended'))),
-        onResponseError: (_controller, err) => (failed ? reject(failed) : this.abort.signal.aborted ? resolve() : reject(err)),
+        onResponseError: (_controller, err) => (failed ? reject(failed) : this.abort.signal.aborted ? resolve() : reject(clearer(err, headersTimeout))),
       };
-      this.agent.dispatch({ origin: url.origin, path: url.pathname + url.search, method: 'GET', headers: this.config.headers, headersTimeout: 10_000, bodyTimeout: 0 }, handler);
+      this.agent.dispatch({ origin: url.origin, path: url.pathname + url.search, method: 'GET', headers: this.config.headers, headersTimeout, bodyTimeout: 0 }, handler);
     });
   }
 
@@ -202,4 +208,9 @@ export class SubscriberSet {
     for (const d of this.distinct) if (d < min) min = d;
     Atomics.store(this.progress, this.config.progressSlot, min);
   }
+}
+
+/** undici's own message for a stream that never answered ("Headers Timeout Error") does not say how long it waited. */
+function clearer(err: Error, headersTimeoutMs: number): Error {
+  return (err as Error & { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT' ? new Error(`no response headers within ${headersTimeoutMs} ms`) : err;
 }
