@@ -38,6 +38,8 @@ export interface FanoutResult extends LoadScenarioResult {
   skipped: number;
   /** CPU time of this process (all its threads) from the first registration to the end of the drain, in µs. */
   cpuMicros: number;
+  /** Bytes of stream body the subscribers read, summed over them. */
+  bytesReceived: number;
 }
 
 /** The job meta key that carries an action's sequence number into its Job event's payload. */
@@ -160,6 +162,7 @@ async function fanOut(target: SchedulerTarget, fixtures: FanoutFixtures, options
     workers,
     skipped,
     cpuMicros: cpu.user + cpu.system,
+    bytesReceived: results.reduce((n, r) => n + r.bytes, 0),
   };
 }
 

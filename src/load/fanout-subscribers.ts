@@ -41,6 +41,8 @@ export interface SubscriberSetResult {
   duplicates: number;
   deliveredPerSubscriber: number[];
   errors: string[];
+  /** Bytes of stream body the set's subscribers read. */
+  bytes: number;
 }
 
 /** How long a stream may take to answer with its status and headers. */
@@ -71,6 +73,7 @@ export class SubscriberSet {
   /** Receipts whose send time was not visible yet: recorded once it is. */
   private early: { seq: number; at: number }[] = [];
   private running: Promise<string | undefined>[] = [];
+  private bytes = 0;
   /** Publishes the progress for the drain now and then, not per receipt (a scan of every subscriber). */
   private readonly progressTimer = setInterval(() => this.reportProgress(), 25);
   connected = 0;
@@ -127,6 +130,7 @@ export class SubscriberSet {
       duplicates,
       deliveredPerSubscriber,
       errors,
+      bytes: this.bytes,
     };
   }
 
@@ -162,6 +166,7 @@ export class SubscriberSet {
         },
         onResponseData: (controller, chunk) => {
           now = epochNow();
+          this.bytes += chunk.length;
           try {
             reader.push(chunk, onFrame);
           } catch (err) {

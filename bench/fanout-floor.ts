@@ -1,0 +1,66 @@
+// The fan-out's floor on this machine: what the goal cell's bytes alone cost, with no broker, no
+// registrations, no parsing and no latency kept. A bare writer process (stream-floor-server.mjs)
+// sends frames of the size the real cells delivered to the goal's number of streams at the goal's
+// rate, batched as the reference batches them; this process reads them with node:http (the
+// cheapest reader measured here) and only counts newlines. If this cannot keep up, no broker or
+// subscriber code can on this machine.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { get, type ClientRequest } from 'node:http';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export interface FloorResult {
+  wanted: number;
+  delivered: number;
+  megabytesPerSecond: number;
+  writerCores: number;
+  readerCores: number;
+}
+
+const WARMUP_MS = 1_000;
+
+function processCpuMicros(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return NaN;
+  }
+}
+
+export async function streamFloor(o: { streams: number; rate: number; frameBytes: number; gapMs: number; seconds: number }): Promise<FloorResult> {
+  const writer = spawn(process.execPath, [fileURLToPath(new URL('./stream-floor-server.mjs', import.meta.url)), String(o.frameBytes), String(o.rate), String(o.gapMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const requests: ClientRequest[] = [];
+  try {
+    const [line] = (await once(createInterface({ input: writer.stdout! }), 'line')) as [string];
+    const url = (JSON.parse(line) as { url: string }).url;
+    let frames = 0;
+    let bytes = 0;
+    const count = (chunk: Buffer) => {
+      bytes += chunk.length;
+      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) frames += 1;
+    };
+    for (let i = 0; i < o.streams; i++) {
+      const req = get(url, { agent: false }, (res) => res.on('data', count));
+      req.on('error', () => undefined);
+      requests.push(req);
+    }
+    await new Promise((r) => setTimeout(r, WARMUP_MS));
+    const [f0, b0, w0, r0, t0] = [frames, bytes, processCpuMicros(writer.pid), process.cpuUsage(), performance.now()];
+    await new Promise((r) => setTimeout(r, o.seconds * 1000));
+    const secs = (performance.now() - t0) / 1000;
+    const reader = process.cpuUsage(r0);
+    return {
+      wanted: o.streams * o.rate,
+      delivered: (frames - f0) / secs,
+      megabytesPerSecond: (bytes - b0) / secs / 1e6,
+      writerCores: (processCpuMicros(writer.pid) - w0) / 1e6 / secs,
+      readerCores: (reader.user + reader.system) / 1e6 / secs,
+    };
+  } finally {
+    for (const r of requests) r.destroy();
+    writer.kill('SIGTERM');
+  }
+}
