@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerTarget } from '../src/config/schema.ts';
 import { NomadAdminApi } from '../src/provision/nomad-admin-api.ts';
 import { NomadSchedulerFixtures } from '../src/provision/nomad-scheduler-fixtures.ts';
-import { metadataKeyPrefix, provisionScheduler, schedulerHttpFor } from '../src/provision/scheduler-provisioner.ts';
+import { eligibilityRecordKey, metadataKeyPrefix, provisionScheduler, schedulerHttpFor } from '../src/provision/scheduler-provisioner.ts';
 import { runResultsSchema } from '../src/report/results-model.ts';
 import { RULES } from '../src/rules/catalog.ts';
 import { runCli } from './support/run-cli.ts';
@@ -78,7 +78,7 @@ describe('conform on a Nomad-like agent with nothing but its address and a manag
     }
   }, 300_000);
 
-  it('`stackproof cleanup` lists a killed run\'s jobs, tokens, policies, namespaces and metadata keys, and removes them by prefix', async () => {
+  it('`stackproof cleanup` lists a killed run\'s jobs, tokens, policies, namespaces, metadata keys and eligibility change, and removes or reverts them by prefix', async () => {
     const before = await inventory(api, nodeId);
     const prefix = 'sp-0000test17';
     const fixtures = new NomadSchedulerFixtures(schedulerHttpFor({ url: served.url, token: served.token, dialect: 'hashicorp' } as SchedulerTarget), { nodeId, runPrefix: prefix });
@@ -90,19 +90,27 @@ describe('conform on a Nomad-like agent with nothing but its address and a manag
     await fixtures.policy(`${prefix}-policy`, {});
     const key = `${metadataKeyPrefix(prefix)}left`;
     expect((await api.http.request({ method: 'POST', path: '/v1/client/metadata', query: { node_id: nodeId }, json: { Meta: { [key]: 'x' } } })).status).toBe(200);
+    // The run is killed with the node made ineligible: it recorded the eligibility it found first.
+    expect(before.eligibility).toBe('eligible');
+    await fixtures.setEligibility(false);
+    expect((await api.metadata(nodeId)).Dynamic[eligibilityRecordKey(prefix)]).toBe('eligible');
+    await fixtures.setEligibility(true);
+    await fixtures.setEligibility(false);
+    expect((await api.metadata(nodeId)).Dynamic[eligibilityRecordKey(prefix)], 'a later toggle keeps the first record').toBe('eligible');
     // Names without a run prefix are refused: cleanup could never find them.
     await expect(fixtures.registerJob('not-a-run-job')).rejects.toThrow(/not under the run prefix/);
 
     const listed = await runCli(['cleanup'], { env: envFor(served), timeoutMs: 60_000 });
     expect(listed.code, listed.stdout + listed.stderr).toBe(0);
-    expect(listed.stdout).toMatch(/scheduler \S+: 7 thing\(s\) left behind by 1 run\(s\):/);
+    expect(listed.stdout).toMatch(/scheduler \S+: 9 thing\(s\) left behind by 1 run\(s\):\n  sp-0000test17 .* 9 thing\(s\)/);
+    expect((await api.node(nodeId)).SchedulingEligibility, 'a listing changes nothing').toBe('ineligible');
     expect(listed.stdout).toContain(prefix);
     expect(listed.stdout).toMatch(/nothing was removed/);
     expect((await inventory(api, nodeId)).namespaces).toContain(`${prefix}-ns`);
 
     const removed = await runCli(['cleanup', '--prefix', prefix], { env: envFor(served), timeoutMs: 60_000 });
     expect(removed.code, removed.stdout + removed.stderr).toBe(0);
-    expect(removed.stdout).toMatch(/scheduler \S+: 7 thing\(s\) removed/);
+    expect(removed.stdout).toMatch(/scheduler \S+: 9 thing\(s\) removed/);
     expect(await inventory(api, nodeId)).toEqual(before);
     expect(removed.stdout + listed.stdout).not.toContain(token.secret);
   }, 120_000);

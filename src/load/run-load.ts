@@ -277,7 +277,7 @@ function schedulerFixturesFor(p: SchedulerProvision, runPrefix: string): NomadSc
   const { provisioner, nodeId } = p.provisioned;
   if (provisioner === 'none' || !nodeId) return undefined;
   const http = provisioner === 'upstream' ? schedulerHttpFor(p.target) : schedulerControlHttpFor(p.target.fixtures!);
-  return new NomadSchedulerFixtures(http, { nodeId, runPrefix });
+  return new NomadSchedulerFixtures(http, { nodeId, runPrefix, metadataHttp: provisioner === 'upstream' ? undefined : schedulerHttpFor(p.target) });
 }
 
 /** Per-subscriber counts in a line: "50 each" when they agree, else the lowest and highest. */

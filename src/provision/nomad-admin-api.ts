@@ -123,6 +123,11 @@ export class NomadAdminApi {
     return { Meta: m.Meta ?? {}, Dynamic: m.Dynamic ?? {} };
   }
 
+  /** Sets dynamic keys on the node (`POST /v1/client/metadata`, Nomad 1.5+). */
+  async setMetadata(nodeId: string, meta: Record<string, string>): Promise<void> {
+    await this.call('POST', '/v1/client/metadata', `set metadata on node ${nodeId}`, { query: { node_id: nodeId }, json: { Meta: meta } });
+  }
+
   /** A null value unsets a dynamic key (client/meta_endpoint.go). */
   unsetMetadata(nodeId: string, keys: string[]): Promise<HttpResponse> {
     return this.http.request({ method: 'POST', path: '/v1/client/metadata', query: { node_id: nodeId }, json: { Meta: Object.fromEntries(keys.map((k) => [k, null])) } });

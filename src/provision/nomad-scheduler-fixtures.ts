@@ -1,6 +1,7 @@
 import { buildFixtureJob, type FixtureTask } from '../client/fixture-job.ts';
 import type { HttpClient } from '../client/http-client.ts';
 import { NomadAdminApi, type AllocStub } from './nomad-admin-api.ts';
+import { eligibilityRecordKey, isEligibilityRecord } from './scheduler-provisioner.ts';
 import type { ActionResult, AllocationFixture, SchedulerFixtures, TokenGrants } from './scheduler-fixtures.ts';
 
 /** How long an allocation may take to reach the state a rule waits for (a real client pulls images for nothing here, but may be slow). */
@@ -19,8 +20,17 @@ export class NomadSchedulerFixtures implements SchedulerFixtures {
   private readonly api: NomadAdminApi;
   private readonly runPrefix: string;
 
-  constructor(http: HttpClient, options: { nodeId: string; runPrefix: string }) {
+  /** The target's own API for the node's dynamic metadata (the control listener's copy of Nomad's API has none). */
+  private readonly metadataApi: NomadAdminApi;
+  private recorded: Promise<void> | undefined;
+
+  /**
+   * `metadataHttp`: the target's own API with the profile's token, where `http` is the control
+   * listener's; by default `http` itself.
+   */
+  constructor(http: HttpClient, options: { nodeId: string; runPrefix: string; metadataHttp?: HttpClient }) {
     this.api = new NomadAdminApi(http);
+    this.metadataApi = options.metadataHttp ? new NomadAdminApi(options.metadataHttp) : this.api;
     this.nodeId = options.nodeId;
     this.runPrefix = options.runPrefix;
   }
@@ -74,7 +84,29 @@ export class NomadSchedulerFixtures implements SchedulerFixtures {
   }
 
   async setEligibility(eligible: boolean): Promise<ActionResult> {
+    await (this.recorded ??= this.recordEligibility());
     return { index: (await this.api.setEligibility(this.nodeId, eligible)).NodeModifyIndex };
+  }
+
+  /**
+   * Before the run first changes the node's eligibility, it writes what the eligibility was into the
+   * node's dynamic metadata, under the run prefix: the run's own teardown knows it anyway, but after
+   * a killed run only this record lets `stackproof cleanup` put it back. A record the run already
+   * made stays (the node may be toggled by now); another run's record, if one is left, is copied,
+   * since that run saw the node before either changed it. Where the node has no dynamic metadata
+   * (Nomad before 1.5) the toggle still goes ahead, as before: the teardown still restores it.
+   */
+  private async recordEligibility(): Promise<void> {
+    const key = eligibilityRecordKey(this.runPrefix);
+    try {
+      const dynamic = (await this.metadataApi.metadata(this.nodeId)).Dynamic;
+      if (typeof dynamic[key] === 'string') return;
+      const left = Object.entries(dynamic).find(([k, v]) => typeof v === 'string' && isEligibilityRecord(k))?.[1];
+      const value = left ?? (await this.api.node(this.nodeId)).SchedulingEligibility;
+      await this.metadataApi.setMetadata(this.nodeId, { [key]: value });
+    } catch {
+      // No record: only a killed run is worse off, as it was before records.
+    }
   }
 
   async policy(name: string, grants: TokenGrants = {}): Promise<ActionResult> {

@@ -34,6 +34,18 @@ export function metadataKeyPrefix(prefix: string): string {
 
 const ANY_RUN_METADATA_KEY = /^stackproof\.sp_[0-9a-z]{10}\./;
 
+/**
+ * The dynamic node metadata key under which a run records the node's scheduling eligibility before
+ * it first changes it, so that `stackproof cleanup` can put it back after the run was killed.
+ */
+export function eligibilityRecordKey(prefix: string): string {
+  return `${metadataKeyPrefix(prefix)}eligibility`;
+}
+
+/** Whether a dynamic metadata key is some run's eligibility record. */
+export const isEligibilityRecord = (key: string) => ANY_RUN_METADATA_KEY.test(key) && key.endsWith('.eligibility') && key.split('.').length === 3;
+const ELIGIBILITIES = new Set(['eligible', 'ineligible']);
+
 /** The scheduler target's Nomad API with its management token, outside the suites (no evidence kept). */
 export function schedulerHttpFor(target: SchedulerTarget, timeoutMs = 10_000): HttpClient {
   const redactor = new Redactor();
@@ -219,22 +231,39 @@ async function deleteNamespaceWhenEmpty(api: NomadAdminApi, name: string) {
 async function sweepNode(api: NomadAdminApi, metadataApi: NomadAdminApi, sweeper: Sweeper, prefix: string | 'all', nodeId: string, eligibility: string | undefined): Promise<void> {
   const meta = await sweeper.attempt(`read the metadata of node ${nodeId}`, () => metadataApi.metadata(nodeId));
   const ours = (key: string) => (prefix === 'all' ? ANY_RUN_METADATA_KEY.test(key) : key.startsWith(metadataKeyPrefix(prefix)));
-  const keys = Object.entries(meta?.Dynamic ?? {}).filter(([k, v]) => v !== null && ours(k)).map(([k]) => k);
-  for (const key of keys) {
-    // The run prefix in the key has underscores: name the run as the listings do.
-    const run = /^stackproof\.(sp_[0-9a-z]{10})\./.exec(key)?.[1]?.replace('_', '-');
-    await sweeper.remove(`node metadata key ${key} (run ${run})`, () => metadataApi.unsetMetadata(nodeId, [key]));
+  const keys = Object.entries(meta?.Dynamic ?? {}).filter(([k, v]) => v !== null && ours(k));
+  // The eligibility to put back: the one the provisioner read at the start of this run, else (a
+  // killed run's cleanup) what the run recorded on the node before it first changed it.
+  const recordKeys = keys.filter(([k]) => isEligibilityRecord(k));
+  const recorded = [...new Set(recordKeys.map(([, v]) => v!))];
+  // Whose change it reverts, for the listings: this run's, or the runs that left a record.
+  const runs = prefix !== 'all' ? prefix : recordKeys.map(([k]) => runOfKey(k)).join(', ');
+  let wanted = eligibility;
+  if (!wanted && recorded.length > 1) sweeper.report.problems.push(`node ${nodeId}: the runs recorded different eligibilities (${recorded.join(', ')}); it is left as it is, and so are their records`);
+  else if (!wanted && recorded.length === 1 && ELIGIBILITIES.has(recorded[0]!)) wanted = recorded[0];
+  let restored = true;
+  if (wanted) {
+    const node = await sweeper.attempt(`read node ${nodeId}`, () => api.node(nodeId));
+    if (!node) restored = false;
+    else if (node.SchedulingEligibility !== wanted) {
+      const target = wanted;
+      restored = await sweeper.remove(`node ${nodeId} eligibility back to ${target}${runs ? ` (run ${runs})` : ''}`, async () => {
+        try {
+          await api.setEligibility(nodeId, target === 'eligible');
+          return { status: 200, text: '' };
+        } catch (err) {
+          return { status: 500, text: (err as Error).message };
+        }
+      });
+    }
   }
-  if (!eligibility) return;
-  const node = await sweeper.attempt(`read node ${nodeId}`, () => api.node(nodeId));
-  if (node && node.SchedulingEligibility !== eligibility) {
-    await sweeper.remove(`node ${nodeId} eligibility back to ${eligibility}`, async () => {
-      try {
-        await api.setEligibility(nodeId, eligibility === 'eligible');
-        return { status: 200, text: '' };
-      } catch (err) {
-        return { status: 500, text: (err as Error).message };
-      }
-    });
+  for (const [key] of keys) {
+    // A record goes only once the eligibility is back (or there was nothing to put back): a cleanup
+    // that failed half-way can be run again.
+    if (isEligibilityRecord(key) && (!restored || recorded.length > 1)) continue;
+    await sweeper.remove(`node metadata key ${key} (run ${runOfKey(key)})`, () => metadataApi.unsetMetadata(nodeId, [key]));
   }
 }
+
+/** The run prefix in a metadata key has underscores: the run as the listings name it. */
+const runOfKey = (key: string) => /^stackproof\.(sp_[0-9a-z]{10})\./.exec(key)?.[1]?.replace('_', '-');

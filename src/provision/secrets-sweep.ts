@@ -73,8 +73,8 @@ class SecretsSweep {
     return Array.isArray(keys) ? keys.filter((k): k is string => typeof k === 'string') : [];
   }
 
-  delete(ns: string, path: string): Promise<void> {
-    return this.sweeper.remove(`${ns}${path}`, () => this.api.delete(path, { namespace: ns || undefined }));
+  async delete(ns: string, path: string): Promise<void> {
+    await this.sweeper.remove(`${ns}${path}`, () => this.api.delete(path, { namespace: ns || undefined }));
   }
 
   /** Deletes each run-made name listed at `path` (`path/<name>`). */

@@ -25,12 +25,14 @@ export class Sweeper {
 
   constructor(readonly dryRun = false) {}
 
-  async remove(what: string, call: () => Promise<{ status: number; text: string }>): Promise<void> {
-    if (this.dryRun) return void this.report.removed.push(what);
+  /** Whether it was removed (a dry run: whether it would be, always). */
+  async remove(what: string, call: () => Promise<{ status: number; text: string }>): Promise<boolean> {
+    if (this.dryRun) return (this.report.removed.push(what), true);
     const res = await this.attempt(what, call);
-    if (!res) return;
-    if (res.status < 300 || res.status === 404) this.report.removed.push(what);
-    else this.report.problems.push(`${what}: answered ${res.status} ${res.text.trim().slice(0, 160)}`);
+    if (!res) return false;
+    if (res.status < 300 || res.status === 404) return (this.report.removed.push(what), true);
+    this.report.problems.push(`${what}: answered ${res.status} ${res.text.trim().slice(0, 160)}`);
+    return false;
   }
 
   /** Runs a call whose failure is a problem of the sweep, not the end of it. */

@@ -239,17 +239,21 @@ export class RuleKit {
     if (!target) throw new SkipRule('no scheduler target is configured');
     const provisioned = this.ctx.provisioned?.scheduler;
     let http: HttpClient;
+    // The node's dynamic metadata (where a run records the eligibility it found) is on the target's own API.
+    let metadataHttp: HttpClient | undefined;
+    const admin = () => this.client('scheduler-admin', target.url, tokenHeaders(dialectFor(target.dialect).scheduler.token, target.token));
     if (provisioned?.provisioner === 'upstream') {
-      http = this.client('scheduler-admin', target.url, tokenHeaders(dialectFor(target.dialect).scheduler.token, target.token));
+      http = admin();
     } else if ((provisioned?.provisioner === 'control' || (!provisioned && target.capabilities.schedulerFixtures)) && target.fixtures) {
       // No provisioner ran (the fault matrix): the control listener the profile declares serves the API.
       http = this.client('scheduler-control', `${target.fixtures.controlUrl.replace(/\/+$/, '')}${CONTROL_NOMAD_PREFIX}`, { authorization: `Bearer ${target.fixtures.controlToken}` });
+      metadataHttp = admin();
     } else {
       throw new SkipRule(provisioned?.missing.schedulerFixtures ?? 'the scheduler target has no fixtures: no provisioner made any (provisioned.scheduler.missing.schedulerFixtures)');
     }
     const nodeId = provisioned?.nodeId ?? target.nodeId;
     if (!nodeId) throw new SkipRule('the node the fixture allocations run on is not known (no nodeId detected or in the profile)');
-    const fixtures = new NomadSchedulerFixtures(http, { nodeId, runPrefix: this.ctx.runPrefix });
+    const fixtures = new NomadSchedulerFixtures(http, { nodeId, runPrefix: this.ctx.runPrefix, metadataHttp });
     const token = fixtures.token.bind(fixtures);
     // Every token secret handed to a test is a secret of the evidence.
     return Object.assign(Object.create(fixtures) as SchedulerFixtures, {

@@ -94,6 +94,7 @@ async function sweepSchedulerTarget(api: NomadAdminApi, target: SchedulerTarget,
   } catch (err) {
     out(`scheduler ${target.url}: no node found for its metadata keys (${(err as Error).message}); jobs, tokens, policies and namespaces are still looked at`);
   }
-  // A killed run's eligibility change cannot be told from an operator's: it is left as it is.
+  // A killed run's eligibility change is put back from the record the run left in the node's
+  // dynamic metadata before it first changed it; without a record it cannot be told from an operator's.
   return sweepScheduler(api, prefix, { dryRun, nodeId, metadataApi: new NomadAdminApi(schedulerHttpFor(target, timeoutMs)) });
 }
