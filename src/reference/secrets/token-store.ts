@@ -22,9 +22,20 @@ export interface TokenEntry {
   issuedBy?: { namespace: string; accessor: string };
 }
 
-/** Client tokens of the secrets service. Tokens are random; nothing is hard-coded. */
+/** The store is first swept for expired tokens when it holds this many. */
+const FIRST_SWEEP_AT = 1024;
+
+/**
+ * Client tokens of the secrets service. Tokens are random; nothing is hard-coded.
+ *
+ * An expired token is refused whether it is kept or not; it is dropped when it is next used, and
+ * one nobody presents again (a load test's OIDC access tokens: thousands a second, each used once)
+ * by a sweep whenever the store has doubled since the last one, so memory follows the tokens still
+ * valid and the sweeps cost O(1) per token made. A token is kept for its whole TTL, as it must be.
+ */
 export class TokenStore {
   private readonly tokens = new Map<string, TokenEntry>();
+  private sweepAt = FIRST_SWEEP_AT;
 
   create(entry: Omit<TokenEntry, 'id' | 'accessor' | 'createdAt'> & { prefix?: string }): TokenEntry {
     const { prefix, ...rest } = entry;
@@ -35,7 +46,19 @@ export class TokenStore {
       createdAt: Date.now(),
     };
     this.tokens.set(token.id, token);
+    if (this.tokens.size >= this.sweepAt) this.dropExpired();
     return token;
+  }
+
+  /** Tokens kept, expired ones not yet swept included. */
+  get size(): number {
+    return this.tokens.size;
+  }
+
+  private dropExpired(): void {
+    const now = Date.now();
+    for (const [id, entry] of this.tokens) if (entry.expiresAt !== undefined && now >= entry.expiresAt) this.tokens.delete(id);
+    this.sweepAt = Math.max(FIRST_SWEEP_AT, 2 * this.tokens.size);
   }
 
   /** Revokes every token the predicate selects (a disabled auth method's, a deleted namespace's). */
