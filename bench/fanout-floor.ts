@@ -6,10 +6,10 @@
 // subscriber code can on this machine.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { get, type ClientRequest } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { processCpuMicros } from './process-cpu.ts';
 
 export interface FloorResult {
   wanted: number;
@@ -20,15 +20,6 @@ export interface FloorResult {
 }
 
 const WARMUP_MS = 1_000;
-
-function processCpuMicros(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
-  } catch {
-    return NaN;
-  }
-}
 
 export async function streamFloor(o: { streams: number; rate: number; frameBytes: number; gapMs: number; seconds: number }): Promise<FloorResult> {
   const writer = spawn(process.execPath, [fileURLToPath(new URL('./stream-floor-server.mjs', import.meta.url)), String(o.frameBytes), String(o.rate), String(o.gapMs)], { stdio: ['ignore', 'pipe', 'inherit'] });

@@ -7,11 +7,11 @@
 // CPU per delivery on the main thread, 13.8 on 2 workers); the best cell is also measured the other
 // way, side by side. Last, the floor: the goal cell's bytes alone between a bare writer and bare
 // readers (fanout-floor.ts), so the table says what this machine could do with no broker at all.
-import { readFileSync } from 'node:fs';
 import { runEventFanout, type FanoutResult } from '../src/load/event-fanout.ts';
 import { FLUSH_GAP_MS_PER_SUBSCRIBER, MAX_FLUSH_GAP_MS } from '../src/reference/scheduler/stream-fanout.ts';
 import type { BenchContext } from './context.ts';
 import { streamFloor } from './fanout-floor.ts';
+import { processCpuMicros } from './process-cpu.ts';
 import { Table, fmt, type GoalFigure } from './table.ts';
 
 /** The grid's axes (FANOUT_SUBSCRIBERS and FANOUT_RATES, comma-separated, to run a part of it). */
@@ -24,16 +24,6 @@ const BADLY_MS = 500;
 const GOAL = { subscribers: 1000, rate: 1000 };
 /** Each cell's measurement, at most (the bench stays bounded however many cells run). */
 const CELL_SECONDS = 3;
-
-/** A process's CPU time so far in µs (utime + stime from /proc, in clock ticks of 10 ms). */
-function processCpuMicros(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
-  } catch {
-    return NaN;
-  }
-}
 
 type Cell = FanoutResult & { referenceCpuMicros: number };
 
