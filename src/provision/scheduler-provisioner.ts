@@ -190,8 +190,8 @@ const NAMESPACE_RETRY_MS = 20_000;
 /**
  * Removes what a run (or, with 'all', any stackproof run) made on a Nomad agent: its jobs in every
  * namespace (purged), its ACL tokens and policies, its namespaces (once their jobs are gone), its
- * dynamic node metadata keys; and puts the node's eligibility back as it was when the run started,
- * when the run's provisioner recorded it.
+ * dynamic node metadata keys; and puts the node's eligibility back as it was when the run started:
+ * as the run's provisioner read it, else (a killed run) as the run recorded it in the node's metadata.
  */
 export async function sweepScheduler(api: NomadAdminApi, prefix: string | 'all', options: SchedulerSweepOptions = {}): Promise<SweepReport> {
   const sweeper = new Sweeper(options.dryRun);
