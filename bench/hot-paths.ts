@@ -1,28 +1,44 @@
 // Section 2: the reference's hot paths beside the bare node:http server (closed model, same connections).
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import type { PreparedScenario } from '../src/load/scenarios/types.ts';
 import { runClosedModel } from '../src/load/autocannon-engine.ts';
 import { LOAD_SCENARIOS } from '../src/load/scenarios/catalog.ts';
 import type { BenchContext } from './context.ts';
+import { processCpuMicros } from './process-cpu.ts';
 import { Table, fmt, type GoalFigure } from './table.ts';
 
-const HOT_PATHS: [scenario: string, label: string][] = [
+/** A path's floor: a server doing the least a correct implementation must do for the same request (argv from the prepared scenario). */
+type Floor = { script: string; label: string; args: (prepared: PreparedScenario) => string[] };
+
+const OIDC_FLOOR: Floor = {
+  script: 'oidc-floor-server.mjs',
+  label: 'oidc authorize, the least it must do',
+  args(prepared) {
+    const req = prepared.fixed?.[0];
+    if (!req) throw new Error('the oidc floor needs the scenario\'s fixed request');
+    const [path, query] = req.path.split('?') as [string, string];
+    const q = new URLSearchParams(query);
+    const [tokenHeader, token] = Object.entries(req.headers ?? {})[0]!;
+    return [JSON.stringify({ path, tokenHeader, token, clientId: q.get('client_id'), redirectUri: q.get('redirect_uri') })];
+  },
+};
+
+const HOT_PATHS: [scenario: string, label: string, floor?: Floor][] = [
   ['mesh-leaf', 'leaf fetch (cached)'],
   ['mesh-authorize', 'connect authorize'],
-  ['oidc-code-flow', 'oidc authorize'],
+  ['oidc-code-flow', 'oidc authorize', OIDC_FLOOR],
   ['mesh-roots', 'CA roots'],
 ];
 
-/** A process's CPU time (user + system, all threads) in microseconds; undefined where /proc is not. */
-function cpuMicros(pid: number | undefined): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
-  } catch {
-    return undefined;
-  }
+/** Starts a bench server script in a process of its own; it prints {"url"} on its first line. */
+async function startServer(script: string, args: string[]): Promise<{ proc: ChildProcess; url: string }> {
+  const proc = spawn(process.execPath, [fileURLToPath(new URL(`./${script}`, import.meta.url)), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = (await once(createInterface({ input: proc.stdout! }), 'line')) as [string];
+  return { proc, url: (JSON.parse(line) as { url: string }).url };
 }
 
 /**
@@ -30,10 +46,10 @@ function cpuMicros(pid: number | undefined): number | undefined {
  * the CPU per request moves much less with other load than the requests per second do.
  */
 async function measure(scenario: PreparedScenario, ctx: BenchContext, pid: number | undefined) {
-  const before = cpuMicros(pid);
+  const before = processCpuMicros(pid);
   const r = await runClosedModel(scenario, { connections: ctx.connections, durationMs: ctx.seconds * 1000, maxRequests: 10_000_000 });
-  const after = cpuMicros(pid);
-  const cpuPerRequest = before !== undefined && after !== undefined && r.requests > 0 ? (after - before) / r.requests : undefined;
+  const after = processCpuMicros(pid);
+  const cpuPerRequest = Number.isFinite(before) && Number.isFinite(after) && r.requests > 0 ? (after - before) / r.requests : undefined;
   return { ...r, cpuPerRequest };
 }
 
@@ -87,33 +103,55 @@ async function measureHotPaths(ctx: BenchContext): Promise<GoalFigure[]> {
   const goals: GoalFigure[] = [];
   // BENCH_PATHS=mesh-leaf,oidc-code-flow measures some hot paths only (with BENCH_CPU_PROF, to profile one).
   const only = process.env.BENCH_PATHS?.split(',').map((p) => p.trim());
-  for (const [name, label] of HOT_PATHS.filter(([n]) => !only || only.includes(n))) {
-    const scenario = LOAD_SCENARIOS.find((s) => s.name === name)!;
-    const prepared = await scenario.prepare(ctx.targets, ctx.made);
-    // A first run of a path in a fresh process is up to half as fast (JIT, heap growth): warm it up unmeasured.
-    await runClosedModel(prepared, { connections: ctx.connections, durationMs: Math.min(2000, ctx.seconds * 1000), maxRequests: 10_000_000 });
-    const bares: Awaited<ReturnType<typeof measure>>[] = [];
-    const paths: Awaited<ReturnType<typeof measure>>[] = [];
-    for (let i = 0; i < rounds; i++) {
-      bares.push(await measure(bareScenario, ctx, ctx.bare.pid));
-      paths.push(await measure(prepared, ctx, ctx.reference.pid));
-      if (process.env.BENCH_VERBOSE) console.error(`  ${name} round ${i + 1}: ${fmt(paths[i]!.throughput)}/s (${fmt(paths[i]!.cpuPerRequest ?? 0)} µs) vs bare ${fmt(bares[i]!.throughput)}/s (${fmt(bares[i]!.cpuPerRequest ?? 0)} µs)`);
-    }
-    await prepared.close();
-    const ratio = median(paths.map((r, i) => r.throughput / bares[i]!.throughput));
-    const cpuRatios = paths.map((r, i) => (r.cpuPerRequest && bares[i]!.cpuPerRequest ? bares[i]!.cpuPerRequest! / r.cpuPerRequest : undefined));
+  type Run = Awaited<ReturnType<typeof measure>>;
+  /** A row of the table; returns the median ratio of requests/s to the round's bare run. */
+  const row = (label: string, runs: Run[], bares: Run[]): number => {
+    const ratio = median(runs.map((r, i) => r.throughput / bares[i]!.throughput));
+    const cpuRatios = runs.map((r, i) => (r.cpuPerRequest && bares[i]!.cpuPerRequest ? bares[i]!.cpuPerRequest! / r.cpuPerRequest : undefined));
     const cpuRatio = cpuRatios.every((x) => x !== undefined) ? median(cpuRatios as number[]) : undefined;
     t.row(
       label,
-      fmt(mean(paths.map((r) => r.throughput))!),
-      fmt(Math.max(...paths.map((r) => r.latencyMs.p99))),
-      cpu(mean(paths.map((r) => r.cpuPerRequest))),
+      fmt(mean(runs.map((r) => r.throughput))!),
+      fmt(Math.max(...runs.map((r) => r.latencyMs.p99))),
+      cpu(mean(runs.map((r) => r.cpuPerRequest))),
       fmt(mean(bares.map((r) => r.throughput))!),
       cpu(mean(bares.map((r) => r.cpuPerRequest))),
       fmt(ratio),
       cpuRatio === undefined ? '-' : fmt(cpuRatio),
     );
-    goals.push({ goal: `reference ${label} vs bare node:http`, measured: fmt(ratio), target: '>= 0.60', met: ratio >= 0.6 });
+    return ratio;
+  };
+  for (const [name, label, floor] of HOT_PATHS.filter(([n]) => !only || only.includes(n))) {
+    const scenario = LOAD_SCENARIOS.find((s) => s.name === name)!;
+    const prepared = await scenario.prepare(ctx.targets, ctx.made);
+    // The floor answers the very request the path gets, from a server of its own on the same core.
+    const floorServer = floor ? await startServer(floor.script, floor.args(prepared)) : undefined;
+    try {
+      if (floorServer && !process.env.BENCH_NO_PIN) pin(floorServer.proc.pid, '1');
+      const floorScenario: PreparedScenario | undefined = floorServer && { ...prepared, name: `${name}-floor`, url: floorServer.url };
+      // A first run of a path in a fresh process is up to half as fast (JIT, heap growth): warm it up unmeasured.
+      for (const s of [prepared, floorScenario]) if (s) await runClosedModel(s, { connections: ctx.connections, durationMs: Math.min(2000, ctx.seconds * 1000), maxRequests: 10_000_000 });
+      const bares: Run[] = [];
+      const paths: Run[] = [];
+      const floors: Run[] = [];
+      for (let i = 0; i < rounds; i++) {
+        bares.push(await measure(bareScenario, ctx, ctx.bare.pid));
+        paths.push(await measure(prepared, ctx, ctx.reference.pid));
+        if (floorScenario) floors.push(await measure(floorScenario, ctx, floorServer!.proc.pid));
+        if (process.env.BENCH_VERBOSE) console.error(`  ${name} round ${i + 1}: ${fmt(paths[i]!.throughput)}/s (${fmt(paths[i]!.cpuPerRequest ?? 0)} µs)${floors[i] ? `, floor ${fmt(floors[i]!.throughput)}/s (${fmt(floors[i]!.cpuPerRequest ?? 0)} µs)` : ''} vs bare ${fmt(bares[i]!.throughput)}/s (${fmt(bares[i]!.cpuPerRequest ?? 0)} µs)`);
+      }
+      const ratio = row(label, paths, bares);
+      const floorRatio = floor ? row(`  ${floor.label} (bench/${floor.script})`, floors, bares) : undefined;
+      goals.push({
+        goal: `reference ${label} vs bare node:http`,
+        measured: `${fmt(ratio)}${floorRatio === undefined ? '' : `; the least it must do reaches ${fmt(floorRatio)} here`}`,
+        target: '>= 0.60',
+        met: ratio >= 0.6,
+      });
+    } finally {
+      await prepared.close();
+      floorServer?.proc.kill('SIGTERM');
+    }
   }
   t.print();
   return goals;
