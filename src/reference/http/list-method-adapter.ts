@@ -1,9 +1,8 @@
-import type { Socket } from 'node:net';
-
 /**
  * Node's HTTP parser (llhttp) refuses any method outside its fixed list, and LIST is not on it, so a
  * spec-conformant LIST request would die with a 400 before reaching a handler. This adapter sits
- * between the TCP socket and the HTTP server: it follows request boundaries (head, Content-Length
+ * between the TCP socket and the HTTP server on a connection that has sent LIST (see
+ * acceptListMethod): it follows request boundaries (head, Content-Length
  * or chunked body) and rewrites a `LIST` request line to `GET`, adding a header whose name holds a
  * per-server secret, so a handler can tell a real LIST from a client-sent imitation.
  *
@@ -127,27 +126,3 @@ export class ListMethodRewriter {
     return Buffer.from([newRequestLine, ...headerLines, '', ''].join('\r\n'), 'latin1');
   }
 }
-
-/**
- * Makes node:http read `socket` through a ListMethodRewriter. Writes stay on the real socket, so a
- * response costs what it costs on a plain server; only reads go through JS (node:http otherwise
- * hands the socket's reads straight to its native parser, where nothing could rewrite them).
- *
- * Call after the HTTP server has taken the connection: node:http leaves its native read path for
- * JS 'data' events as soon as the socket gets a 'data' listener, and every chunk a net.Socket reads
- * passes through its push(), where the rewriting happens.
- */
-export function readThroughListRewriter(socket: Socket, markerHeader: string): void {
-  const rewriter = new ListMethodRewriter(markerHeader);
-  const push = socket.push.bind(socket);
-  socket.push = (chunk: unknown, encoding?: BufferEncoding): boolean => {
-    if (!Buffer.isBuffer(chunk)) return push(chunk, encoding);
-    const out = rewriter.push(chunk);
-    // A head still incomplete is held by the rewriter: nothing to hand on yet, and no backpressure.
-    return out.length > 0 ? push(out) : true;
-  };
-  socket.on('data', keepJsReadPath);
-}
-
-// node:http reads natively while no 'data' listener is attached; this one only keeps it on the JS path.
-function keepJsReadPath(): void {}

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
-import { readThroughListRewriter } from './list-method-adapter.ts';
+import { acceptListMethod } from './list-connection.ts';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse, method: string) => void | Promise<void>;
 
@@ -15,17 +15,15 @@ export interface HttpServerOptions {
   host?: string;
   port?: number;
   /**
-   * Whether handlers receive the LIST method (default true). Only the secrets API has LIST; the
-   * rewriting it needs keeps node:http off its native read path (about 5 µs a request; the JS
-   * Duplex it replaced cost about 17), so a server whose API has no LIST does without it and a
-   * LIST request gets a plain 400 that says so.
+   * Whether handlers receive the LIST method (default true; see acceptListMethod). A server whose
+   * API has no LIST does without it, and a LIST request gets a plain 400 that says so.
    */
   listMethod?: boolean;
 }
 
 /**
  * A real HTTP/1.1 listener on loopback whose handlers also receive the LIST method (see
- * readThroughListRewriter) unless told otherwise. A handler that throws answers 500 instead of taking
+ * acceptListMethod) unless told otherwise. A handler that throws answers 500 instead of taking
  * the process down.
  */
 export async function startHttpServer(
@@ -54,7 +52,8 @@ export async function startHttpServer(
   // Without the LIST socket, node:http's parser refuses a method it does not know before any
   // handler runs, and its default answer is a bare 400 with no body; a client must still be told
   // what was wrong, in the API's plain-text error form.
-  if (!listMethod) http.on('clientError', answerClientError);
+  if (listMethod) acceptListMethod(http, marker);
+  else http.on('clientError', answerClientError);
   const sockets = new Set<Socket>();
   const tcp = createNetServer((socket) => {
     sockets.add(socket);
@@ -63,7 +62,6 @@ export async function startHttpServer(
     socket.setNoDelay(true);
     socket.on('close', () => sockets.delete(socket));
     http.emit('connection', socket);
-    if (listMethod) readThroughListRewriter(socket, marker);
   });
   tcp.on('error', (err) => console.error(`[reference ${name}] listener error: ${err.message}`));
   const host = options.host ?? '127.0.0.1';
