@@ -4,12 +4,9 @@
 // rate, batched as the reference batches them; this process reads them with node:http (the
 // cheapest reader measured here) and only counts newlines. If this cannot keep up, no broker or
 // subscriber code can on this machine.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { get, type ClientRequest } from 'node:http';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { processCpuMicros } from './process-cpu.ts';
+import { benchScript, startServerProcess } from './server-process.ts';
 
 export interface FloorResult {
   wanted: number;
@@ -22,11 +19,10 @@ export interface FloorResult {
 const WARMUP_MS = 1_000;
 
 export async function streamFloor(o: { streams: number; rate: number; frameBytes: number; gapMs: number; seconds: number }): Promise<FloorResult> {
-  const writer = spawn(process.execPath, [fileURLToPath(new URL('./stream-floor-server.mjs', import.meta.url)), String(o.frameBytes), String(o.rate), String(o.gapMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const { proc: writer, info } = await startServerProcess([benchScript('stream-floor-server.mjs'), String(o.frameBytes), String(o.rate), String(o.gapMs)]);
   const requests: ClientRequest[] = [];
   try {
-    const [line] = (await once(createInterface({ input: writer.stdout! }), 'line')) as [string];
-    const url = (JSON.parse(line) as { url: string }).url;
+    const url = (info as { url: string }).url;
     let frames = 0;
     let bytes = 0;
     const count = (chunk: Buffer) => {

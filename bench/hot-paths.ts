@@ -1,14 +1,12 @@
 // Section 2: the reference's hot paths beside the bare node:http server (closed model, same connections).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import type { PreparedScenario } from '../src/load/scenarios/types.ts';
 import { runClosedModel } from '../src/load/autocannon-engine.ts';
 import { LOAD_SCENARIOS } from '../src/load/scenarios/catalog.ts';
 import type { BenchContext } from './context.ts';
 import { processCpuMicros } from './process-cpu.ts';
+import { benchScript, startServerProcess } from './server-process.ts';
 import { Table, fmt, type GoalFigure } from './table.ts';
 
 /** A path's floor: a server doing the least a correct implementation must do for the same request (argv from the prepared scenario). */
@@ -33,13 +31,6 @@ const HOT_PATHS: [scenario: string, label: string, floor?: Floor][] = [
   ['oidc-code-flow', 'oidc authorize', OIDC_FLOOR],
   ['mesh-roots', 'CA roots'],
 ];
-
-/** Starts a bench server script in a process of its own; it prints {"url"} on its first line. */
-async function startServer(script: string, args: string[]): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = spawn(process.execPath, [fileURLToPath(new URL(`./${script}`, import.meta.url)), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const [line] = (await once(createInterface({ input: proc.stdout! }), 'line')) as [string];
-  return { proc, url: (JSON.parse(line) as { url: string }).url };
-}
 
 /**
  * A closed-model run and the server process's CPU time per request over it: on a shared machine
@@ -125,10 +116,10 @@ async function measureHotPaths(ctx: BenchContext): Promise<GoalFigure[]> {
     const scenario = LOAD_SCENARIOS.find((s) => s.name === name)!;
     const prepared = await scenario.prepare(ctx.targets, ctx.made);
     // The floor answers the very request the path gets, from a server of its own on the same core.
-    const floorServer = floor ? await startServer(floor.script, floor.args(prepared)) : undefined;
+    const floorServer = floor ? await startServerProcess([benchScript(floor.script), ...floor.args(prepared)]) : undefined;
     try {
       if (floorServer && !process.env.BENCH_NO_PIN) pin(floorServer.proc.pid, '1');
-      const floorScenario: PreparedScenario | undefined = floorServer && { ...prepared, name: `${name}-floor`, url: floorServer.url };
+      const floorScenario: PreparedScenario | undefined = floorServer && { ...prepared, name: `${name}-floor`, url: (floorServer.info as { url: string }).url };
       // A first run of a path in a fresh process is up to half as fast (JIT, heap growth): warm it up unmeasured.
       for (const s of [prepared, floorScenario]) if (s) await runClosedModel(s, { connections: ctx.connections, durationMs: Math.min(2000, ctx.seconds * 1000), maxRequests: 10_000_000 });
       const bares: Run[] = [];

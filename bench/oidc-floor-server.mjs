@@ -53,7 +53,7 @@ const server = createServer((req, res) => {
     if (g.expiresAt >= now) break;
     grants.delete(k);
   }
-  grants.set(c, { clientId, redirectUri, entityId: token.entityId, challenge: p.get('code_challenge'), expiresAt: Date.now() + GRANT_TTL_MS });
+  grants.set(c, { clientId, redirectUri, entityId: token.entityId, challenge: p.get('code_challenge'), expiresAt: now + GRANT_TTL_MS });
   send(res, 200, { code: c, state: p.get('state') ?? '' });
 });
 server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` })}\n`));

@@ -1,10 +1,7 @@
 // npm run bench: performance figures measured side by side in one run and printed as ratios.
 // Everything runs on loopback, bounded in time; nothing here is asserted by the tests.
 // BENCH_ONLY=generators,hot-paths,fanout,conform,soak,startup runs some sections only; BENCH_SECONDS sets each measurement's length.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { availableParallelism, cpus } from 'node:os';
-import { createInterface } from 'node:readline';
 import type { Targets } from '../src/config/schema.ts';
 import { provisionLoadFixtures } from '../src/load/run-load.ts';
 import { newRunPrefix } from '../src/provision/run-prefix.ts';
@@ -13,6 +10,7 @@ import type { BenchContext } from './context.ts';
 import { benchFanout } from './fanout.ts';
 import { benchGenerators } from './generators.ts';
 import { benchHotPaths } from './hot-paths.ts';
+import { benchScript, startServerProcess } from './server-process.ts';
 import { benchSoak } from './soak.ts';
 import { benchStartup } from './startup.ts';
 import { Table, type GoalFigure } from './table.ts';
@@ -27,17 +25,11 @@ const SECTIONS: [name: string, run: (ctx: BenchContext) => Promise<GoalFigure[]>
 ];
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 
-async function child(args: string[]): Promise<{ proc: ChildProcess; info: unknown }> {
-  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  const [line] = (await once(createInterface({ input: proc.stdout! }), 'line')) as [string];
-  return { proc, info: JSON.parse(line) };
-}
-
 console.log(`machine: ${cpus()[0]?.model ?? 'unknown cpu'}, ${availableParallelism()} cores, Node ${process.version}`);
-const bare = await child(['bench/bare-server.mjs']);
+const bare = await startServerProcess([benchScript('bare-server.mjs')]);
 // BENCH_CPU_PROF=dir writes a V8 CPU profile of the reference process there, to see where its time goes.
 const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
-const reference = await child(['--expose-gc', ...profile, '--import', 'tsx', 'bench/reference-server.ts']);
+const reference = await startServerProcess(['--expose-gc', ...profile, '--import', 'tsx', benchScript('reference-server.ts')]);
 const targets = reference.info as Targets;
 // The scheduler scenarios act through fixtures made by real actions (the reference's control listener).
 const runPrefix = newRunPrefix();
