@@ -50,21 +50,29 @@ export function listRequestFrom(err: ParseError): Buffer | undefined {
   return Buffer.concat([Buffer.from('LI'.slice(0, 2 - at), 'latin1'), raw]);
 }
 
-/** node:http's own answer to a parse error (lib/_http_server.js socketOnError) when 'clientError' has no listener. */
-function answerAsNodeDoes(err: ParseError, socket: Socket | ListConnection): void {
-  const inFlight = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (socket.writable && (!inFlight || !inFlight.headersSent)) {
-    const [status, reason] = NODE_ERROR_ANSWERS[err.code ?? ''] ?? [400, 'Bad Request'];
-    socket.write(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n\r\n`);
-  }
-  socket.destroy(err);
+/** The status node:http gives a parse error of this code (lib/_http_server.js socketOnError). */
+export function parseErrorStatus(code: string | undefined): [status: number, reason: string] {
+  return PARSE_ERROR_STATUS[code ?? ''] ?? [400, 'Bad Request'];
 }
 
-const NODE_ERROR_ANSWERS: Record<string, [number, string]> = {
+const PARSE_ERROR_STATUS: Record<string, [number, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
   HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Payload Too Large'],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
 };
+
+/** The response node:http is writing on a connection (its own bookkeeping), if any. */
+const inFlightResponse = (socket: Socket | ListConnection) => (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
+
+/** node:http's own answer to a parse error when 'clientError' has no listener. */
+function answerAsNodeDoes(err: ParseError, socket: Socket | ListConnection): void {
+  const inFlight = inFlightResponse(socket);
+  if (socket.writable && (!inFlight || !inFlight.headersSent)) {
+    const [status, reason] = parseErrorStatus(err.code);
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n\r\n`);
+  }
+  socket.destroy(err);
+}
 
 function moveToListConnection(http: Server, socket: Socket, first: Buffer, markerHeader: string): void {
   // node:http's parser for this socket stopped at the LIST for good: its listeners would feed it
@@ -92,7 +100,7 @@ function moveToListConnection(http: Server, socket: Socket, first: Buffer, marke
 }
 
 function afterEarlierResponses(socket: Socket, then: () => void): void {
-  const inFlight = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
+  const inFlight = inFlightResponse(socket);
   if (!inFlight) return then();
   // node:http's own 'finish' listener came first: by now it has handed the socket to the next one.
   inFlight.once('finish', () => afterEarlierResponses(socket, then));

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
-import { acceptListMethod } from './list-connection.ts';
+import { acceptListMethod, parseErrorStatus } from './list-connection.ts';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse, method: string) => void | Promise<void>;
 
@@ -86,19 +86,12 @@ export async function startHttpServer(
   };
 }
 
-/** Statuses node:http gives its own parser errors (as its default clientError answer does). */
-const CLIENT_ERROR_STATUS: Record<string, [number, string]> = {
-  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Payload Too Large'],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
-};
-
 function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
   if (!socket.writable || err.code === 'ECONNRESET') {
     socket.destroy();
     return;
   }
-  const [status, reason] = CLIENT_ERROR_STATUS[err.code ?? ''] ?? [400, 'Bad Request'];
+  const [status, reason] = parseErrorStatus(err.code);
   // Only a token-shaped method is echoed back, never arbitrary bytes of the request.
   const method = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,32}(?= )/.exec(err.rawPacket?.toString('latin1') ?? '')?.[0];
   const body =
