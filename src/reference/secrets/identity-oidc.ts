@@ -66,7 +66,7 @@ export class IdentityOidcEngine implements SecretsEngine {
     return this.ctx.faults.has('secrets.oidc-config-open') && OIDC_CONFIG_PATH.test(path);
   }
 
-  async handle(req: EngineRequest): Promise<EngineResult> {
+  handle(req: EngineRequest): EngineResult | Promise<EngineResult> {
     const f = this.ctx.faults;
     if (OIDC_CONFIG_PATH.test(req.path) && !f.has('secrets.oidc-config-open') && !f.has('secrets.oidc-config-any-token') && !mayConfigureOidc(req.token)) {
       return { kind: 'error', status: 403, errors: ['permission denied'] };
