@@ -57,6 +57,29 @@ describe('CodeGrants', () => {
     }
   });
 
+  it('still drops expired codes after the oldest was burnt', () => {
+    vi.useFakeTimers({ now: 1_000_000_000_000 });
+    try {
+      const codes = new CodeGrants();
+      codes.add('first', grant({ expiresAt: Date.now() + 1000 }));
+      vi.advanceTimersByTime(500);
+      codes.add('second', grant({ expiresAt: Date.now() + 1000 }));
+      expect(codes.lookup('first', true)).toBeDefined();
+      vi.advanceTimersByTime(1200);
+      codes.add('third', grant({ expiresAt: Date.now() + 1000 }));
+      expect(codes.lookup('second', false)).toBeUndefined();
+      expect(codes.lookup('third', false)).toBeDefined();
+      // Every code burnt, the next one still expires in its turn.
+      expect(codes.lookup('third', true)).toBeDefined();
+      codes.add('fourth', grant({ expiresAt: Date.now() + 1000 }));
+      vi.advanceTimersByTime(1500);
+      codes.add('fifth', grant({ expiresAt: Date.now() + 1000 }));
+      expect(codes.lookup('fourth', false)).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('is not changed by changes to the grant it was given', () => {
     const codes = new CodeGrants();
     const g = grant();

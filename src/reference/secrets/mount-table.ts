@@ -80,7 +80,9 @@ export class MountTable {
   find(path: string): MountEntry | undefined {
     let best: MountEntry | undefined;
     for (const entry of this.byPrefix.values()) {
-      if ((path === entry.prefix.slice(0, -1) || path.startsWith(entry.prefix)) && (!best || entry.prefix.length > best.prefix.length)) best = entry;
+      // A path that is the prefix without its slash names the mount itself.
+      const names = path.length === entry.prefix.length - 1 && entry.prefix.startsWith(path);
+      if ((names || path.startsWith(entry.prefix)) && (!best || entry.prefix.length > best.prefix.length)) best = entry;
     }
     return best;
   }

@@ -19,6 +19,7 @@ export type NamespaceOrigin = 'setup' | 'admin';
 
 /** Normalises a namespace given in a header or a config: no leading slash, one trailing slash, '' for root. */
 export function normalizeNamespace(raw: string | undefined): string {
+  if (!raw) return '';
   const trimmed = (raw ?? '').replace(/^\/+|\/+$/g, '');
   return trimmed === '' ? '' : `${trimmed}/`;
 }

@@ -65,12 +65,20 @@ export class CodeGrants {
   private readonly sharedParts = new Map<string, SharedGrant>();
   private readonly epoch = Date.now();
   private lastShared: SharedGrant | undefined;
+  /**
+   * When the oldest code kept expires, at the earliest (after the epoch): until then there is
+   * nothing to drop, and no iterator over the map needs making. A code burnt since only makes it earlier than true.
+   */
+  private oldestExpiry = Infinity;
 
   /** Remembers `code` until `grant.expiresAt`. */
   add(code: string, grant: CodeGrant): void {
-    this.dropExpired();
-    const { nonce, challenge, expiresAt, ...shared } = grant;
-    this.codes.set(code, new CodeEntry(this.share(shared), detached(nonce), detached(challenge), expiresAt - this.epoch));
+    const expiresAfterEpoch = grant.expiresAt - this.epoch;
+    if (Date.now() - this.epoch > this.oldestExpiry) this.dropExpired();
+    // The grant itself is handed to share(), which reads only the shared fields: splitting it with
+    // an object rest cost a fifth of the authorize endpoint's own work.
+    this.codes.set(code, new CodeEntry(this.share(grant), detached(grant.nonce), detached(grant.challenge), expiresAfterEpoch));
+    if (this.codes.size === 1) this.oldestExpiry = expiresAfterEpoch;
   }
 
   /** The grant of `code`, expired or not; with `burn` the code is forgotten as well. */
@@ -117,8 +125,12 @@ export class CodeGrants {
   private dropExpired(): void {
     const now = Date.now() - this.epoch;
     for (const [code, entry] of this.codes) {
-      if (entry.expiresAfterEpoch >= now) return;
+      if (entry.expiresAfterEpoch >= now) {
+        this.oldestExpiry = entry.expiresAfterEpoch;
+        return;
+      }
       this.codes.delete(code);
     }
+    this.oldestExpiry = Infinity;
   }
 }
