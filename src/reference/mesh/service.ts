@@ -4,6 +4,7 @@ import type { Dialect } from '../../config/dialects.ts';
 import type { ReferenceBehavior } from '../behavior.ts';
 import type { FaultSet } from '../faults/types.ts';
 import { BodyError, readBody } from '../http/body.ts';
+import { AnswerBatch } from '../http/answer-batch.ts';
 import { sendJsonBody, sendJsonBytes, sendPlainError } from '../http/plain-errors.ts';
 import { Router, type RouteContext, type RouteHandler } from '../http/router.ts';
 import { AclTokens } from './acl.ts';
@@ -99,6 +100,8 @@ export class MeshService {
   /** What each authorize body says, remembered: it depends on the body's bytes alone. */
   private readonly authorizeRequests: AuthorizeBodies;
   private readonly parsedPaths = new Map<string, URL>();
+  /** Leaf and roots answers are written together at the end of the loop's turn (see AnswerBatch). */
+  private readonly answers = new AnswerBatch();
   /** Lifetime of new leaves: the CA configuration's LeafCertTTL; the reference control interface can shorten it. */
   get leafLifetimeMs(): number {
     return this.options.ca.leafLifetimeMs;
@@ -301,7 +304,7 @@ export class MeshService {
     const cache: CacheMeta = this.rootsCachedAt === undefined ? { hit: false } : { hit: true, ageMs: Date.now() - this.rootsCachedAt };
     this.rootsCachedAt ??= Date.now();
     const headers = { ...this.consul.cache(cache), ...this.consul.queryMeta(), ...this.indexHeaders(answer.index) };
-    sendJsonBytes(res, 200, answer.body, headers);
+    return this.answers.defer(() => sendJsonBytes(res, 200, answer.body, headers));
   }
 
   /** The roots answer's body and index, serialised again only when the CA changed (a rotation, a new configuration). */
@@ -441,7 +444,7 @@ export class MeshService {
       res.end(body);
       return;
     }
-    sendJsonBytes(res, 200, body, headers);
+    return this.answers.defer(() => sendJsonBytes(res, 200, body, headers));
   }
 
   /**

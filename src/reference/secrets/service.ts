@@ -16,6 +16,7 @@ import { NamespaceTree, normalizeNamespace } from './namespaces.ts';
 import { checkPathParameters } from './path-params.ts';
 import { routeHelp } from './route-help.ts';
 import { dataEnvelope, type EngineResult } from './respond.ts';
+import { AnswerBatch } from '../http/answer-batch.ts';
 import { requestTarget } from '../http/request-target.ts';
 import { TokenStore, type TokenEntry } from './token-store.ts';
 import type { SigningKey } from './oidc/signing-key.ts';
@@ -86,6 +87,8 @@ export class SecretsService {
   private readonly unauthenticated: RegExp[];
   /** The namespace header's name, lower-cased as node:http keys headers. */
   private readonly namespaceHeader: string;
+  /** Answers ready at once are written together at the end of the loop's turn (see AnswerBatch). */
+  private readonly answers = new AnswerBatch();
 
   constructor(private readonly options: SecretsServiceOptions) {
     const faults = options.faults;
@@ -118,8 +121,9 @@ export class SecretsService {
   }
 
   /**
-   * Answers a request. Without a body to read, a request is answered synchronously when its engine
-   * answers synchronously: a promise per layer cost about a microsecond of a hot path's thirty.
+   * Answers a request. Without a body to read, a request whose engine answers synchronously is
+   * routed and answered with no promise per layer (they cost a quarter of OIDC authorize's CPU),
+   * its answer written with the loop turn's others (AnswerBatch).
    */
   handle(req: IncomingMessage, res: ServerResponse, method: string): void | Promise<void> {
     const faults = this.options.faults;
@@ -226,7 +230,7 @@ export class SecretsService {
       method: r.method,
     });
     if (result instanceof Promise) return result.then((answer) => this.send(res, answer));
-    this.send(res, result);
+    return this.answers.defer(() => this.send(res, result));
   }
 
   /** The identity engine of a namespace, for the reference's control interface. */

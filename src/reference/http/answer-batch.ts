@@ -1,0 +1,38 @@
+/**
+ * Answers written together, after every request the event loop's current poll turn read: a
+ * handler that has its answer ready hands the writing here instead of writing at once.
+ *
+ * Why: on loopback a write runs the receiver's side of TCP as well, and waking a client that has
+ * gone idle costs the writer more than the write itself (on the VMs measured, a server that spent
+ * 10 µs more per request paid about 15 µs more CPU per request). Written back to back, the first
+ * answer wakes the client and the others find it awake. Measured on the secrets service's OIDC
+ * authorize (npm run bench's hot paths, A/B pinned): about a tenth less server CPU per request.
+ * An answer waits at most for the rest of the turn's requests to be handled.
+ */
+export class AnswerBatch {
+  private pending: { write: () => void; settle: (err?: unknown) => void }[] = [];
+
+  /**
+   * Runs `write` once the current turn's requests are handled. The promise settles when it has
+   * run, rejected with what it threw (the server's error path answers that request).
+   */
+  defer(write: () => void): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.pending.length === 0) setImmediate(this.flush);
+      this.pending.push({ write, settle: (err) => (err === undefined ? resolve() : reject(err)) });
+    });
+  }
+
+  private readonly flush = (): void => {
+    const due = this.pending;
+    this.pending = [];
+    for (const answer of due) {
+      try {
+        answer.write();
+        answer.settle();
+      } catch (err) {
+        answer.settle(err ?? new Error('an answer failed with no error'));
+      }
+    }
+  };
+}
