@@ -27,6 +27,8 @@ function parts(uri: string): Parts | undefined {
  */
 export function redirectAllowed(uri: string, registered: string[], faults: FaultSet, flavor: SecretsFlavor): boolean {
   if (faults.has('secrets.oidc-redirect-prefix-match')) return registered.some((r) => uri.startsWith(r));
+  // A registered value exactly equal is allowed by every rule below (the loopback ones too).
+  if (registered.includes(uri)) return true;
   const asked = parts(uri);
   const loopback = asked !== undefined && LOOPBACK_HOSTS.includes(asked.host);
   if (loopback && faults.has('secrets.oidc-redirect-loopback-any-path')) {
@@ -41,7 +43,7 @@ export function redirectAllowed(uri: string, registered: string[], faults: Fault
       return p !== undefined && p.scheme === asked.scheme && p.host === asked.host && p.rest === asked.rest;
     });
   }
-  return registered.includes(uri);
+  return false;
 }
 
 /** The token call must repeat the authorize request's redirect_uri exactly (spec 000, Token parameters). */
