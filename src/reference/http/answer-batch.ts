@@ -10,16 +10,18 @@
  * An answer waits at most for the rest of the turn's requests to be handled.
  */
 export class AnswerBatch {
-  private pending: { write: () => void; settle: (err?: unknown) => void }[] = [];
+  private pending: { write: () => void; resolve: () => void; reject: (err: unknown) => void }[] = [];
 
   /**
    * Runs `write` once the current turn's requests are handled. The promise settles when it has
    * run, rejected with what it threw (the server's error path answers that request).
    */
   defer(write: () => void): Promise<void> {
+    // The promise's own resolve and reject are kept, not a closure made per answer over them
+    // (under tsx each such closure is also named at run time: 2% of the reference's CPU in a profile).
     return new Promise<void>((resolve, reject) => {
       if (this.pending.length === 0) setImmediate(this.flush);
-      this.pending.push({ write, settle: (err) => (err === undefined ? resolve() : reject(err)) });
+      this.pending.push({ write, resolve, reject });
     });
   }
 
@@ -29,9 +31,9 @@ export class AnswerBatch {
     for (const answer of due) {
       try {
         answer.write();
-        answer.settle();
+        answer.resolve();
       } catch (err) {
-        answer.settle(err ?? new Error('an answer failed with no error'));
+        answer.reject(err ?? new Error('an answer failed with no error'));
       }
     }
   };
