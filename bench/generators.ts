@@ -7,11 +7,11 @@ import { accessSync, constants } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { findK6 } from '../src/load/k6-engine.ts';
 import type { BenchContext } from './context.ts';
 import type { GeneratorJob, GeneratorRun } from './generator-child.ts';
+import { benchScript, startServerProcess } from './server-process.ts';
 import { Table, fmt, type GoalFigure } from './table.ts';
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -42,8 +42,9 @@ function k6Binary(): string | undefined {
 
 const pinned = (argv: string[]): string[] => (PINNED ? ['taskset', '-c', GENERATOR_CORE, ...argv] : argv);
 
+/** Pins every thread of a process (taskset -a: its GC and libuv threads too, not only the main one). */
 function pinProcess(pid: number | undefined, cores: string): void {
-  if (PINNED && pid) spawnSync('taskset', ['-p', '-c', cores, String(pid)], { stdio: 'ignore' });
+  if (PINNED && pid) spawnSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
 }
 
 async function generator(job: GeneratorJob): Promise<GeneratorRun> {
@@ -59,10 +60,9 @@ async function generator(job: GeneratorJob): Promise<GeneratorRun> {
 
 /** The fixed-response yardstick (bench/fixed-response-server.mjs), pinned to the target's core. */
 async function fixedResponseServer(): Promise<{ proc: ChildProcess; url: string }> {
-  const [cmd, ...args] = PINNED ? ['taskset', '-c', TARGET_CORE, process.execPath, here('./fixed-response-server.mjs')] : [process.execPath, here('./fixed-response-server.mjs')];
-  const proc = spawn(cmd!, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  const [line] = (await once(createInterface({ input: proc.stdout! }), 'line')) as [string];
-  return { proc, url: (JSON.parse(line) as { url: string }).url };
+  const { proc, info } = await startServerProcess([benchScript('fixed-response-server.mjs')]);
+  pinProcess(proc.pid, TARGET_CORE);
+  return { proc, url: (info as { url: string }).url };
 }
 
 /** Children's CPU seconds as bash's `times` prints them (its second line: user then system). */
