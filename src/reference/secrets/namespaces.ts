@@ -20,7 +20,7 @@ export type NamespaceOrigin = 'setup' | 'admin';
 /** Normalises a namespace given in a header or a config: no leading slash, one trailing slash, '' for root. */
 export function normalizeNamespace(raw: string | undefined): string {
   if (!raw) return '';
-  const trimmed = (raw ?? '').replace(/^\/+|\/+$/g, '');
+  const trimmed = raw.replace(/^\/+|\/+$/g, '');
   return trimmed === '' ? '' : `${trimmed}/`;
 }
 
