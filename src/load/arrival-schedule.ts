@@ -25,7 +25,7 @@ export interface ArrivalSchedule {
   /**
    * Starts the schedule: `due` is called on the main thread when arrivals start + i * intervalMs
    * (i < count) fall due, at or after their time, never before; one call may cover several, up to
-   * arrival `last` (a call may repeat arrivals an earlier one covered).
+   * arrival `last`; each call's `last` is past the previous call's, so the last arrival is announced once.
    */
   run(start: number, intervalMs: number, count: number, due: (last: number) => void): void;
   /** Stops the calls and ends the worker; the schedule must not be used afterwards. */
@@ -144,17 +144,23 @@ export async function openArrivalSchedule(options: ArrivalScheduleOptions = {}):
     }
     fallback = remaining > TIMER_SLACK_MS ? setTimeout(tick, remaining - TIMER_SLACK_MS) : setImmediate(tick);
   };
+  // The last arrival the worker announced: Node delivers a worker's pending messages before its
+  // 'exit', so once it has announced the last one its exit is the schedule's end, not a failure.
+  let announced = -1;
   const workerFailed = () => {
     if (closed || !worker) return;
     worker = undefined;
-    // Arrivals already announced are announced again: a call may repeat them (the runner starts nothing twice).
-    if (plan) tick();
+    next = announced + 1;
+    if (plan && next < plan.count) tick();
   };
 
   if (options.worker !== false && !coarse) {
     // Plain JavaScript needs none of the parent's flags (loaders, inspector).
     const w = new Worker(ARRIVAL_SCHEDULE_WORKER_SOURCE, { eval: true, execArgv: [], workerData: { sab, origin: performance.timeOrigin } });
-    w.on('message', (last: number) => due?.(last));
+    w.on('message', (last: number) => {
+      announced = last;
+      due?.(last);
+    });
     w.on('error', workerFailed);
     w.on('exit', workerFailed);
     const online = await new Promise<boolean>((resolve) => {
