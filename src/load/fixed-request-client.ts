@@ -67,6 +67,85 @@ const enum State {
   Done,
 }
 
+const isBlank = (c: number) => c === 32 || c === 9;
+const isDigit = (c: number) => c >= 48 && c <= 57;
+
+/**
+ * The status code of a head's status line, or -1 when the line is not `HTTP/1.0` or `HTTP/1.1`, a
+ * space and three digits, then the end of the line or a space and a reason phrase.
+ */
+export function statusOf(text: string): number {
+  if (!text.startsWith('HTTP/1.') || (text[7] !== '0' && text[7] !== '1') || text[8] !== ' ') return -1;
+  const a = text.charCodeAt(9);
+  const b = text.charCodeAt(10);
+  const c = text.charCodeAt(11);
+  if (!isDigit(a) || !isDigit(b) || !isDigit(c)) return -1;
+  const lineEnd = text.indexOf('\r\n', 12);
+  const end = lineEnd < 0 ? text.length : lineEnd;
+  if (end > 12 && text[12] !== ' ') return -1;
+  // A lone CR or LF in the reason phrase is no status line.
+  const cr = text.indexOf('\r', 12);
+  const lf = text.indexOf('\n', 12);
+  if ((cr >= 0 && cr < end) || (lf >= 0 && lf < end)) return -1;
+  return (a - 48) * 100 + (b - 48) * 10 + (c - 48);
+}
+
+/** What framing needs of an answer's head. */
+export interface AnswerHead {
+  status: number;
+  /** content-length, or -1 when absent. */
+  length: number;
+  chunked: boolean;
+  /** `connection: close`. */
+  close: boolean;
+}
+
+/** Filled by each parse: heads are parsed one at a time, and an object per answer is garbage. */
+const parsed: AnswerHead = { status: 0, length: -1, chunked: false, close: false };
+
+/**
+ * Parses an answer's head (the text before its blank line) into `out`; returns what is wrong with
+ * it, or undefined. Header lines are walked in place: only the three names framing needs are cut
+ * out and lowercased (content-type, date and the like are passed over by their length), since this
+ * runs once per answer and was most of the generator's own parsing cost. Spaces and tabs around a
+ * name are tolerated; a line with no colon or nothing before it is refused.
+ */
+export function parseAnswerHead(text: string, out: AnswerHead): string | undefined {
+  const status = statusOf(text);
+  if (status < 0) return `not an HTTP/1.x status line: ${JSON.stringify(text.slice(0, 40))}`;
+  out.status = status;
+  out.length = -1;
+  out.chunked = false;
+  out.close = false;
+  if (status >= 100 && status < 200) return undefined;
+  for (let at = text.indexOf('\r\n'); at >= 0; ) {
+    const from = at + 2;
+    const next = text.indexOf('\r\n', from);
+    const end = next < 0 ? text.length : next;
+    at = next;
+    if (end === from) continue;
+    const colon = text.indexOf(':', from);
+    if (colon < 0 || colon >= end || colon === from) return `a header line without a name: ${JSON.stringify(text.slice(from, Math.min(end, from + 40)))}`;
+    let nameFrom = from;
+    let nameEnd = colon;
+    while (nameFrom < nameEnd && isBlank(text.charCodeAt(nameFrom))) nameFrom++;
+    while (nameEnd > nameFrom && isBlank(text.charCodeAt(nameEnd - 1))) nameEnd--;
+    const nameLength = nameEnd - nameFrom;
+    if (nameLength !== 14 && nameLength !== 17 && nameLength !== 10) continue;
+    const name = text.slice(nameFrom, nameEnd).toLowerCase();
+    if (name === 'content-length') {
+      const v = text.slice(colon + 1, end).trim();
+      if (!/^\d{1,15}$/.test(v) || (out.length >= 0 && Number(v) !== out.length)) return `bad content-length ${JSON.stringify(v)}`;
+      out.length = Number(v);
+    } else if (name === 'transfer-encoding') {
+      const codings = text.slice(colon + 1, end).toLowerCase().split(',').map((c) => c.trim());
+      if (codings[codings.length - 1] !== 'chunked') return `unsupported transfer-encoding ${codings.join(', ')}`;
+      out.chunked = true;
+    } else if (name === 'connection') out.close = /(^|,)\s*close\s*(,|$)/i.test(text.slice(colon + 1, end));
+  }
+  return undefined;
+}
+
 /** The buffer every connection reads into; whatever outlives a read is copied out of it. */
 let sharedReadBuffer: Buffer | undefined;
 
@@ -207,29 +286,11 @@ class Connection {
 
   /** Parses a head; false when the connection had to be failed. */
   private head(text: string): boolean {
-    const m = /^HTTP\/1\.[01] (\d{3})(?: [^\r\n]*)?(?:\r\n|$)/.exec(text);
-    if (!m) return this.fail(new HttpAnswerError(`not an HTTP/1.x status line: ${JSON.stringify(text.slice(0, 40))}`));
-    const status = Number(m[1]);
+    const problem = parseAnswerHead(text, parsed);
+    if (problem) return this.fail(new HttpAnswerError(problem));
+    const { status, length, chunked, close } = parsed;
     // An interim answer (100 Continue, 103 Early Hints): the real one follows.
     if (status >= 100 && status < 200) return true;
-    let length = -1;
-    let chunked = false;
-    let close = false;
-    for (const line of text.slice(m[0].length).split('\r\n')) {
-      if (line === '') continue;
-      const colon = line.indexOf(':');
-      if (colon <= 0) return this.fail(new HttpAnswerError(`a header line without a name: ${JSON.stringify(line.slice(0, 40))}`));
-      const name = line.slice(0, colon).trim().toLowerCase();
-      if (name === 'content-length') {
-        const v = line.slice(colon + 1).trim();
-        if (!/^\d{1,15}$/.test(v) || (length >= 0 && Number(v) !== length)) return this.fail(new HttpAnswerError(`bad content-length ${JSON.stringify(v)}`));
-        length = Number(v);
-      } else if (name === 'transfer-encoding') {
-        const codings = line.slice(colon + 1).toLowerCase().split(',').map((s) => s.trim());
-        if (codings[codings.length - 1] !== 'chunked') return this.fail(new HttpAnswerError(`unsupported transfer-encoding ${codings.join(', ')}`));
-        chunked = true;
-      } else if (name === 'connection') close = /(^|,)\s*close\s*(,|$)/i.test(line.slice(colon + 1));
-    }
     this.status = status;
     this.closeAfter = close;
     this.body = this.client.keepBodies ? [] : undefined;
@@ -335,15 +396,16 @@ export class FixedRequestClient {
 
   /**
    * Sends the next request of the sequence on an idle connection, or a new one; false when every
-   * allowed connection is busy (nothing is sent). The callback runs exactly once.
+   * allowed connection is busy (nothing is sent). The callback runs exactly once. `now`: the
+   * caller's performance.now() reading, if it has one, from which the answer's deadline runs.
    */
-  send(callback: AnswerCallback): boolean {
+  send(callback: AnswerCallback, now = performance.now()): boolean {
     if (this.closed) throw new Error('the client is closed');
     const conn = this.idle.pop() ?? this.open();
     if (!conn && !this.options.queue) return false;
     const request = this.requests[this.next]!;
     this.next = this.next + 1 === this.requests.length ? 0 : this.next + 1;
-    const deadline = performance.now() + this.timeoutMs;
+    const deadline = now + this.timeoutMs;
     if (conn) conn.send(request, callback, deadline);
     else this.queued.push({ request, callback, deadline });
     return true;
