@@ -94,7 +94,6 @@ const MAIN_TURN_MS = 0.01;
 
 export async function runOpenModel(options: OpenModelOptions): Promise<LoadScenarioResult> {
   if (!options.request === !options.fixed) throw new Error('the open model needs either a request function or fixed requests');
-  const histogram = newLatencyHistogram();
   const total = Math.min(options.maxRequests, Math.floor((options.rate * options.durationMs) / 1000));
   const interval = 1000 / options.rate;
   const maxInFlight = options.maxInFlight ?? 1024;
@@ -125,8 +124,9 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
 
   /** `from`: the intended start, or up to COARSE_TICK_MS after it (see there); `intended` places it in its second. */
   const record = (intended: number, from: number, ok: boolean) => {
-    const latencyMs = performance.now() - from;
-    recordLatencyMs(histogram, latencyMs);
+    const now = performance.now();
+    const latencyMs = now - from;
+    // Into its second's histogram only: the run's is their sum, taken once at the end.
     const second = Math.floor((intended - start) / 1000);
     let bucket = second === lastSecond ? lastBucket : seconds.get(second);
     if (!bucket) seconds.set(second, (bucket = { requests: 0, errors: 0, h: newLatencyHistogram() }));
@@ -143,7 +143,7 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
     if (inFlight === 0) drained?.();
     // At high rates the thread is busy reading answers when arrivals fall due: start them now
     // rather than after the worker's announcement is read (it then finds nothing left to start).
-    else if (i < total && !turning && start + i * interval <= performance.now()) startDue();
+    else if (i < total && !turning && start + i * interval <= now) startDue();
   };
 
 
@@ -165,7 +165,7 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
           // A check that throws (a body that is not the JSON it expects) is a wrong answer, as in `request`.
         }
         record(intended, from, ok);
-      });
+      }, now);
       return;
     }
     options.request!().then(
@@ -207,6 +207,8 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
   if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
   client?.close();
   const elapsed = performance.now() - start;
+  const histogram = newLatencyHistogram();
+  for (const bucket of seconds.values()) histogram.add(bucket.h);
   const timeline = [...seconds.entries()]
     .sort((a, b) => a[0] - b[0])
     .map(([t, b]) => ({ t, requests: b.requests, errors: b.errors, p50: percentilesMs(b.h).p50, p99: percentilesMs(b.h).p99 }));
