@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { newLatencyHistogram, percentilesMs, recordLatencyMs } from '../src/load/latency-histogram.ts';
+import { newLatencyHistogram, percentilesMs, recordLatencyMs, timelinePercentilesMs } from '../src/load/latency-histogram.ts';
 
 describe('latency histogram resolution', () => {
   it('reads any single latency back within 0.1 %, and to the microsecond below 2 ms', () => {
@@ -23,6 +23,17 @@ describe('latency histogram resolution', () => {
     expect(percentilesMs(h).p50).toBe(0.299);
     expect(percentilesMs(h).min).toBe(0.25);
     expect(percentilesMs(h).max).toBe(0.349);
+  });
+
+  it("gives a timeline second the same median and 99th percentile as the full figures, and zeros when empty", () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: 0.001, max: 60_000, noNaN: true }), { maxLength: 300 }), (latencies) => {
+        const h = newLatencyHistogram();
+        for (const ms of latencies) recordLatencyMs(h, ms);
+        const full = percentilesMs(h);
+        expect(timelinePercentilesMs(h)).toEqual({ p50: full.p50, p99: full.p99 });
+      }),
+    );
   });
 
   it('floors a reading that rounds to zero at 1 µs', () => {

@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import type { LoadScenarioResult } from '../report/results-model.ts';
-import { encodeHistogram, newLatencyHistogram, percentilesMs } from './latency-histogram.ts';
+import { encodeHistogram, newLatencyHistogram, percentilesMs, timelinePercentilesMs } from './latency-histogram.ts';
 import type { PreparedScenario } from './scenarios/types.ts';
 
 export interface ClosedModelOptions {
@@ -62,7 +62,7 @@ export async function runClosedModel(scenario: PreparedScenario, options: Closed
     throughput: Math.round((total / elapsed) * 1000 * 10) / 10,
     latencyMs: percentilesMs(histogram),
     histogram: encodeHistogram(histogram),
-    timeline: [...perSecond.entries()].sort((a, b) => a[0] - b[0]).map(([t, b]) => ({ t, requests: b.requests, errors: b.errors, p50: percentilesMs(b.h).p50, p99: percentilesMs(b.h).p99 })),
+    timeline: [...perSecond.entries()].sort((a, b) => a[0] - b[0]).map(([t, b]) => ({ t, requests: b.requests, errors: b.errors, ...timelinePercentilesMs(b.h) })),
     thresholds: [],
   };
 }

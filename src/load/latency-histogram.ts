@@ -45,6 +45,16 @@ export function percentilesMs(h: hdr.Histogram): Percentiles {
   };
 }
 
+/**
+ * A timeline second's median and 99th percentile, in milliseconds: each a walk of the counts up to
+ * the percentile, without percentilesMs's mean, which walks every recorded value through the
+ * library's iterator (most of the CPU a run spent after its last answer).
+ */
+export function timelinePercentilesMs(h: hdr.Histogram): { p50: number; p99: number } {
+  if (h.totalCount === 0) return { p50: 0, p99: 0 };
+  return { p50: Math.round(h.getValueAtPercentile(50)) / 1000, p99: Math.round(h.getValueAtPercentile(99)) / 1000 };
+}
+
 export function encodeHistogram(h: hdr.Histogram): string {
   return hdr.encodeIntoCompressedBase64(h);
 }

@@ -1,4 +1,4 @@
-import { newLatencyHistogram, encodeHistogram, percentilesMs, recordLatencyMs } from './latency-histogram.ts';
+import { newLatencyHistogram, encodeHistogram, percentilesMs, recordLatencyMs, timelinePercentilesMs } from './latency-histogram.ts';
 import { openArrivalSchedule } from './arrival-schedule.ts';
 import { FixedRequestClient } from './fixed-request-client.ts';
 import type { LoadScenarioResult } from '../report/results-model.ts';
@@ -211,7 +211,7 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
   for (const bucket of seconds.values()) histogram.add(bucket.h);
   const timeline = [...seconds.entries()]
     .sort((a, b) => a[0] - b[0])
-    .map(([t, b]) => ({ t, requests: b.requests, errors: b.errors, p50: percentilesMs(b.h).p50, p99: percentilesMs(b.h).p99 }));
+    .map(([t, b]) => ({ t, requests: b.requests, errors: b.errors, ...timelinePercentilesMs(b.h) }));
   return {
     scenario: options.scenario,
     engine: 'open-model',
