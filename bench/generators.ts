@@ -47,15 +47,20 @@ function pinProcess(pid: number | undefined, cores: string): void {
   if (PINNED && pid) spawnSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
 }
 
-async function generator(job: GeneratorJob): Promise<GeneratorRun> {
-  const [cmd, ...args] = pinned([process.execPath, '--import', 'tsx', here('./generator-child.ts'), JSON.stringify({ warmupSeconds: 1, ...job })]);
+/** Runs a node script pinned to the generator's core and returns the JSON line it prints last. */
+async function pinnedChildJson(what: string, argv: string[]): Promise<unknown> {
+  const [cmd, ...args] = pinned([process.execPath, ...argv]);
   const child = spawn(cmd!, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   const [code] = (await once(child, 'exit')) as [number];
   const line = out.trim().split('\n').pop() ?? '';
-  if (code !== 0 || !line.startsWith('{')) throw new Error(`generator ${job.kind} exited with code ${code}: ${out.slice(0, 300)}`);
-  return JSON.parse(line) as GeneratorRun;
+  if (code !== 0 || !line.startsWith('{')) throw new Error(`${what} exited with code ${code}: ${out.slice(0, 300)}`);
+  return JSON.parse(line);
+}
+
+async function generator(job: GeneratorJob): Promise<GeneratorRun> {
+  return (await pinnedChildJson(`generator ${job.kind}`, ['--import', 'tsx', here('./generator-child.ts'), JSON.stringify({ warmupSeconds: 1, ...job })])) as GeneratorRun;
 }
 
 /**
@@ -63,14 +68,7 @@ async function generator(job: GeneratorJob): Promise<GeneratorRun> {
  * request against autocannon's says how close to autocannon pacing can get on this machine at all.
  */
 async function pacedFloor(url: string, rate: number, seconds: number): Promise<GeneratorRun> {
-  const [cmd, ...args] = pinned([process.execPath, benchScript('paced-floor-client.mjs'), JSON.stringify({ url, rate, seconds, warmupSeconds: 1 })]);
-  const child = spawn(cmd!, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-  const [code] = (await once(child, 'exit')) as [number];
-  const line = out.trim().split('\n').pop() ?? '';
-  if (code !== 0 || !line.startsWith('{')) throw new Error(`the paced floor exited with code ${code}: ${out.slice(0, 300)}`);
-  const r = JSON.parse(line) as { requests: number; cpuMs: number; wallMs: number };
+  const r = (await pinnedChildJson('the paced floor', [benchScript('paced-floor-client.mjs'), JSON.stringify({ url, rate, seconds, warmupSeconds: 1 })])) as { requests: number; cpuMs: number; wallMs: number };
   return { requests: r.requests, errors: 0, dropped: 0, throughput: (r.requests / r.wallMs) * 1000, cpuMs: r.cpuMs, wallMs: r.wallMs };
 }
 
