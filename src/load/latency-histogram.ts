@@ -30,9 +30,11 @@ export interface Percentiles {
   mean: number;
 }
 
+/** A histogram value (microseconds) in milliseconds, to the microsecond. */
+const ms = (us: number) => Math.round(us) / 1000;
+
 /** Percentiles in milliseconds, from a histogram of microseconds. */
 export function percentilesMs(h: hdr.Histogram): Percentiles {
-  const ms = (us: number) => Math.round(us) / 1000;
   if (h.totalCount === 0) return { p50: 0, p90: 0, p99: 0, p999: 0, max: 0, min: 0, mean: 0 };
   return {
     p50: ms(h.getValueAtPercentile(50)),
@@ -52,7 +54,7 @@ export function percentilesMs(h: hdr.Histogram): Percentiles {
  */
 export function timelinePercentilesMs(h: hdr.Histogram): { p50: number; p99: number } {
   if (h.totalCount === 0) return { p50: 0, p99: 0 };
-  return { p50: Math.round(h.getValueAtPercentile(50)) / 1000, p99: Math.round(h.getValueAtPercentile(99)) / 1000 };
+  return { p50: ms(h.getValueAtPercentile(50)), p99: ms(h.getValueAtPercentile(99)) };
 }
 
 export function encodeHistogram(h: hdr.Histogram): string {
