@@ -223,6 +223,7 @@ export const meshConnectRules: Rule[] = [
     sources: [{ file, section: 'Authentication', quote: 'Required permissions are in the endpoint table (service:write for authorize and leaf; none for roots).' }],
     notes: [
       'A refusal is a 4xx, never a 5xx. Consul answers 403 "Permission denied: ... lacks permission \'service:write\' ...": hashicorp/consul agent/http.go HTTPHandlers.wrap (handleErr), agent/consul/leader_connect_ca.go CAManager.AuthorizeAndSignCertificate (ServiceWriteAllowed on the service of the CSR\'s SPIFFE ID, reached through agent/leafcert)',
+      'That signing check is Consul\'s only one: from 1.16 its agent keys held leaves without the token and hands a held leaf, still fit to keep, to any caller (expectations/consul.json). The test asks for a leaf no one holds first, so that refusal is still checked on such a target',
     ],
   }),
   rule({
