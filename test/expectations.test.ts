@@ -110,7 +110,7 @@ describe('the shipped expectation files', () => {
   // or more), so its pattern is held here to the messages suites/kit/mesh-helpers.ts expectRefused writes.
   it('Consul\'s held-leaf deviation of mesh.acl.leaf covers the held leaf answered 200, and never the leaf no one holds', () => {
     const refused = (what: string, status: number) => `a leaf ${what} is refused with a 4xx (got ${status}: {"SerialNumber":"1f"}): expected ${status} to be greater than or equal to 400`;
-    const apply = (message: string) => applyExpectations([{ ...result('mesh.acl.leaf', 'FAIL', message), system: 'mesh' }], files).results[0]!.outcome;
+    const apply = (message: string) => applyExpectations([result('mesh.acl.leaf', 'FAIL', message)], files).results[0]!.outcome;
     for (const what of ['without a token', 'with an unknown token', 'in a blocking query without a token']) expect(apply(refused(what, 200)), what).toBe('EXPECTED');
     expect(apply(refused('with a token lacking service:write on the service', 200))).toBe('FAIL');
     expect(apply(refused('without a token', 500))).toBe('FAIL');
