@@ -8,10 +8,10 @@
 // way, side by side. Last, the floor: the goal cell's bytes alone between a bare writer and bare
 // readers (fanout-floor.ts), so the table says what this machine could do with no broker at all.
 import { runEventFanout, type FanoutResult } from '../src/load/event-fanout.ts';
-import { FLUSH_GAP_MS_PER_SUBSCRIBER, MAX_FLUSH_GAP_MS } from '../src/reference/scheduler/stream-fanout.ts';
 import type { BenchContext } from './context.ts';
 import { streamFloor } from './fanout-floor.ts';
 import { processCpuMicros } from './process-cpu.ts';
+import { referenceFlushGapMs } from './reference-flush-gap.ts';
 import { Table, fmt, type GoalFigure } from './table.ts';
 
 /** The grid's axes (FANOUT_SUBSCRIBERS and FANOUT_RATES, comma-separated, to run a part of it). */
@@ -76,7 +76,7 @@ export async function benchFanout(ctx: BenchContext): Promise<GoalFigure[]> {
   // The goal cell's bytes alone, with nothing else running: the most this machine could deliver.
   const [streams, rate] = [GOAL.subscribers, GOAL.rate];
   const bytes = frameBytes.deliveries ? Math.round(frameBytes.bytes / frameBytes.deliveries) : 0;
-  const gapMs = Math.min(MAX_FLUSH_GAP_MS, streams * FLUSH_GAP_MS_PER_SUBSCRIBER);
+  const gapMs = referenceFlushGapMs(streams);
   const floorTable = new Table(
     `Event-stream fan-out floor: the goal cell's bytes with no broker, no registrations and no parsing (bench/stream-floor-server.mjs writes ${streams} streams ${rate} frames/s of ${bytes} bytes, the size the cells above delivered, one write every ${fmt(gapMs)} ms as the reference batches; this process reads them with node:http and only counts newlines; ${seconds} s)`,
   );
