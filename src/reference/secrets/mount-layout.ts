@@ -44,7 +44,7 @@ export class MountLayout {
 
   constructor(private readonly ctx: MountLayoutContext) {
     this.catalog = {
-      kv: (version) => () => (version === '2' ? new KvV2Engine(ctx.faults, ctx.flavor) : new KvV1Engine(ctx.faults)),
+      kv: (version) => () => (version === '2' ? new KvV2Engine(ctx.faults, ctx.flavor) : new KvV1Engine(ctx.faults, ctx.flavor)),
       auth: (type, namespace) => {
         if (type === 'userpass') return (info) => new UserpassEngine({ tokens: ctx.tokens, namespace, mount: info, identity: () => this.identityOf(namespace) });
         if (type === ctx.dialect.secrets.cloudAuthMount) return () => this.cloudAuth(namespace);
