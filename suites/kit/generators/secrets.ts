@@ -4,11 +4,22 @@ import { uniqueName } from '../run-names.ts';
 /** Characters a key segment is built from: ASCII, dots, dashes, and some non-ASCII letters and symbols. */
 const SEGMENT_CHARS = [...'abcdefghijklmnopqrstuvwxyz0123456789-_.', 'é', 'ß', 'ü', '日', '本', 'Ω', '🔑'];
 
-/** One path segment of a key-value key: never empty, never '.' or '..' (which URLs collapse), no '/'. */
+/**
+ * One path segment of a key-value key: never empty, no '/', and only what every implementation must
+ * accept. The spec says nothing of which characters a key may hold, so the keys keep to what the
+ * products take:
+ * - no '..' anywhere: Vault's storage refuses any key that holds it (hashicorp/vault
+ *   sdk/logical/storage_view.go SanityCheck, "relative paths not supported"; 400 on a read of a
+ *   version 1 mount, 500 on a write), so a run of dots becomes one dot;
+ * - never the segment '.', which URLs collapse (and '..' is gone with the rule above);
+ * - non-ASCII letters and symbols stay: Vault refuses only non-printable characters in a path
+ *   (http/handler.go, cleanhttp.PrintablePathCheckHandler, unicode.IsPrint), and these are printable.
+ * Single dots stay anywhere in a segment (`.a`, `a.b`, `a.`), so keys still hold dots.
+ */
 export const keySegment = fc
   .array(fc.constantFrom(...SEGMENT_CHARS), { minLength: 1, maxLength: 8 })
-  .map((chars) => chars.join(''))
-  .filter((s) => s !== '.' && s !== '..');
+  .map((chars) => chars.join('').replace(/\.{2,}/g, '.'))
+  .filter((s) => s !== '.');
 
 /** A key of one to three segments, e.g. `a/b.c/日本`. */
 export const kvKey = fc.array(keySegment, { minLength: 1, maxLength: 3 }).map((segments) => segments.join('/'));
