@@ -75,11 +75,11 @@ describe('Consul admin API in the hashicorp dialect, upstream behaviour (like co
     await refused('/v1/connect/intentions/exact?source=a&destination=d', { Action: 'allow', Bogus: 1 }, 400, 'Request decode failed: json: unknown field "Bogus"');
     await refused('/v1/connect/intentions/exact?source=a&destination=d', { Action: 7 }, 400, 'Request decode failed: json: cannot unmarshal number into Go struct field Intention.Action of type structs.IntentionAction');
     await refused('/v1/connect/intentions/exact?source=a&destination=d', '', 400, 'Request decode failed: EOF');
-    await refused('/v1/connect/intentions/exact?source=a&destination=d', { ID: 'x', Action: 'allow' }, 400, 'ID must not be specified');
-    await refused('/v1/connect/intentions/exact?source=a&destination=d', { Action: 'allow', Meta: { k: 'v' } }, 400, 'Meta must not be specified');
-    await refused('/v1/connect/intentions/exact?source=a&destination=d', { Action: 'maybe' }, 400, "Sources[0].Action must be set to 'allow' or 'deny'");
-    await refused('/v1/connect/intentions/exact?source=a&destination=d', { Action: 'allow', SourceType: 'external' }, 400, "Sources[0].Type must be set to 'consul'");
-    await refused(`/v1/connect/intentions/exact?source=a&destination=d-${uid()}`, { Permissions: [{ Action: 'allow', HTTP: { PathExact: '/x' } }] }, 400, expect.stringMatching(/has protocol "tcp", which is incompatible with L7 intentions permissions$/) as unknown as string);
+    await refused('/v1/connect/intentions/exact?source=a&destination=d', { ID: 'x', Action: 'allow' }, 500, 'ID must not be specified');
+    await refused('/v1/connect/intentions/exact?source=a&destination=d', { Action: 'allow', Meta: { k: 'v' } }, 500, 'Meta must not be specified');
+    await refused('/v1/connect/intentions/exact?source=a&destination=d', { Action: 'maybe' }, 500, "Sources[0].Action must be set to 'allow' or 'deny'");
+    await refused('/v1/connect/intentions/exact?source=a&destination=d', { Action: 'allow', SourceType: 'external' }, 500, "Sources[0].Type must be set to 'consul'");
+    await refused(`/v1/connect/intentions/exact?source=a&destination=d-${uid()}`, { Permissions: [{ Action: 'allow', HTTP: { PathExact: '/x' } }] }, 500, expect.stringMatching(/has protocol "tcp", which is incompatible with L7 intentions permissions$/) as unknown as string);
   });
 
   it('legacy ID intentions: POST answers {"ID"}, GET/PUT/DELETE by ID; they show an ID and times, and are sources of the same entry (IntentionCreate, IntentionSpecific*)', async () => {
@@ -95,9 +95,9 @@ describe('Consul admin API in the hashicorp dialect, upstream behaviour (like co
     expect((await call(ref, 'PUT', `/v1/connect/intentions/${id}`, { body: { SourceName: src, DestinationName: dst, Action: 'deny' } })).json()).toEqual({ ID: id });
     expect((await call(ref, 'GET', `/v1/connect/intentions/exact?source=${src}&destination=${dst}`)).json()).toMatchObject({ ID: id, Action: 'deny' });
     const again = await call(ref, 'POST', '/v1/connect/intentions', { body: { SourceName: src, DestinationName: dst, Action: 'allow' } });
-    expect([again.status, again.text]).toEqual([400, `Sources[1] defines "${src}" more than once`]);
+    expect([again.status, again.text]).toEqual([500, `Sources[1] defines "${src}" more than once`]);
     const invalid = await call(ref, 'POST', '/v1/connect/intentions', { body: { SourceName: 'a*', DestinationName: dst, Action: 'nope' } });
-    expect([invalid.status, invalid.text]).toEqual([400, "2 errors occurred:\n\t* SourceName: wildcard character '*' cannot be used with partial values\n\t* Action must be set to 'allow' or 'deny'\n\n"]);
+    expect([invalid.status, invalid.text]).toEqual([500, "2 errors occurred:\n\t* SourceName: wildcard character '*' cannot be used with partial values\n\t* Action must be set to 'allow' or 'deny'\n\n"]);
     expect((await call(ref, 'DELETE', `/v1/connect/intentions/${id}`)).text).toBe('true');
     expect((await call(ref, 'DELETE', `/v1/connect/intentions/${id}`)).text).toBe(`Cannot delete non-existent intention: '${id}'`);
     expect((await call(ref, 'GET', `/v1/connect/intentions/${id}`)).status).toBe(404);
@@ -108,7 +108,7 @@ describe('Consul admin API in the hashicorp dialect, upstream behaviour (like co
     const svc = `web-${uid()}`;
     const l7 = { Kind: 'service-intentions', Name: svc, Sources: [{ Name: 'client', Permissions: [{ Action: 'allow', HTTP: { PathExact: '/healthz', Methods: ['get'] } }] }] };
     const tcp = await call(ref, 'PUT', '/v1/config', { body: l7 });
-    expect([tcp.status, tcp.text]).toEqual([400, `service "${svc}" has protocol "tcp", which is incompatible with L7 intentions permissions`]);
+    expect([tcp.status, tcp.text]).toEqual([500, `service "${svc}" has protocol "tcp", which is incompatible with L7 intentions permissions`]);
     expect((await call(ref, 'PUT', '/v1/config', { body: { Kind: 'service-defaults', Name: svc, Protocol: 'HTTP' } })).text).toBe('true');
     const defaults = await call(ref, 'GET', `/v1/config/service-defaults/${svc}`);
     expect(defaults.json()).toEqual({ Kind: 'service-defaults', Name: svc, Protocol: 'http', TransparentProxy: {}, MeshGateway: {}, Expose: {}, Hash: expect.any(Number), CreateIndex: expect.any(Number), ModifyIndex: expect.any(Number) });
@@ -123,7 +123,7 @@ describe('Consul admin API in the hashicorp dialect, upstream behaviour (like co
     expect((await call(ref, 'GET', '/v1/config/service-defaults')).json().map((e: any) => e.Name)).toContain(svc);
     // Deleting the protocol first would leave an L7 intention on a tcp service: refused.
     const early = await call(ref, 'DELETE', `/v1/config/service-defaults/${svc}`);
-    expect([early.status, early.text]).toEqual([400, `service "${svc}" has protocol "tcp", which is incompatible with L7 intentions permissions`]);
+    expect([early.status, early.text]).toEqual([500, `service "${svc}" has protocol "tcp", which is incompatible with L7 intentions permissions`]);
     expect((await call(ref, 'DELETE', `/v1/config/service-intentions/${svc}`)).text).toBe('{}');
     expect((await call(ref, 'DELETE', `/v1/config/service-defaults/${svc}`)).text).toBe('{}');
     expect((await call(ref, 'DELETE', `/v1/config/service-defaults/${svc}`)).text).toBe('{}');
@@ -132,9 +132,10 @@ describe('Consul admin API in the hashicorp dialect, upstream behaviour (like co
   });
 
   it('refuses bad config entries in Consul\'s words (DecodeConfigEntry, validateUnusedKeys, ServiceIntentionsConfigEntry.Validate)', async () => {
+    // Decoding is the HTTP layer's (400); validation is ConfigEntry.Apply's, an RPC error (500).
     const refused = async (body: unknown, text: string) => {
       const res = await call(ref, 'PUT', '/v1/config', { body });
-      expect([res.status, res.text], JSON.stringify(body)).toEqual([400, text]);
+      expect([res.status, res.text], JSON.stringify(body)).toEqual([text.startsWith('Request decoding failed: ') ? 400 : 500, text]);
     };
     await refused({ Name: 'x' }, 'Request decoding failed: Payload does not contain a kind/Kind key at the top level');
     await refused({ Kind: 'nope', Name: 'x' }, 'Request decoding failed: invalid config entry kind: nope');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { badRequest, multierrorText } from './consul-errors.ts';
+import { badRequest, multierrorText, rpcError } from './consul-errors.ts';
 import { IntentionStore, precedenceOf, type ServiceIntentionsEntry, type SourceIntention } from './intentions.ts';
 import { mapstructureErrorText, weakDecode, type WeakField, type WeakStruct } from './weak-decode.ts';
 
@@ -127,13 +127,20 @@ export function decodeConfigEntry(raw: unknown, enterprise: boolean): DecodedEnt
   return { kind, name: typeof fields.Name === 'string' ? fields.Name : '', ...(typeof fields.Namespace === 'string' && fields.Namespace ? { namespace: fields.Namespace } : {}), fields };
 }
 
-function validateMeta(meta: Record<string, string> | undefined, prefix = ''): void {
+/**
+ * validateConfigEntryMeta (agent/structs/config_entry.go): every limit broken, as one multierror
+ * (ServiceConfigEntry.Validate / ServiceIntentionsConfigEntry.validate return it; ConfigEntry.Apply
+ * passes it up, so the HTTP answer is 500 with its text).
+ */
+function validateMeta(meta: Record<string, string> | undefined): void {
   if (!meta) return;
-  if (Object.keys(meta).length > META_MAX_PAIRS) throw badRequest(`${prefix}Meta exceeds maximum element count ${META_MAX_PAIRS}`);
+  const errors: string[] = [];
+  if (Object.keys(meta).length > META_MAX_PAIRS) errors.push(`Meta exceeds maximum element count ${META_MAX_PAIRS}`);
   for (const [k, v] of Object.entries(meta)) {
-    if (k.length > META_KEY_MAX) throw badRequest(`${prefix}Meta key ${JSON.stringify(k)} exceeds maximum length ${META_KEY_MAX}`);
-    if (v.length > META_VALUE_MAX) throw badRequest(`${prefix}Meta value for key ${JSON.stringify(k)} exceeds maximum length ${META_VALUE_MAX}`);
+    if (k.length > META_KEY_MAX) errors.push(`Meta key ${JSON.stringify(k)} exceeds maximum length ${META_KEY_MAX}`);
+    if (v.length > META_VALUE_MAX) errors.push(`Meta value for key ${JSON.stringify(k)} exceeds maximum length ${META_VALUE_MAX}`);
   }
+  if (errors.length) throw rpcError(multierrorText(errors));
 }
 
 /** validateIntentionWildcards: `*` only as a whole value, and no exact name under a wildcard namespace. */
@@ -146,16 +153,22 @@ function wildcardError(name: string, ns: string): string | undefined {
   return undefined;
 }
 
-/** ServiceIntentionsConfigEntry.Normalize then Validate (non-legacy write): sources as stored, or Consul's refusal. */
+/**
+ * ServiceIntentionsConfigEntry.Normalize then Validate (non-legacy write): sources as stored, or Consul's
+ * refusal (hashicorp/consul agent/structs/config_entry_intentions.go normalize / validate, read at
+ * ddcee8422f846a0d0076afdac96ba006b33a6dde). Normalize clears LegacyID and the legacy times first, so of
+ * the legacy fields only LegacyMeta can be refused. The errors are plain errors returned by the
+ * ConfigEntry.Apply RPC (agent/consul/config_endpoint.go), which the HTTP layer answers with 500.
+ */
 function intentionSources(entry: DecodedEntry, namespace: string): SourceIntention[] {
   const f = entry.fields;
   const name = entry.name;
-  if (name === '') throw badRequest('Name is required');
+  if (name === '') throw rpcError('Name is required');
   const nameErr = wildcardError(name, namespace);
-  if (nameErr) throw badRequest(nameErr);
+  if (nameErr) throw rpcError(nameErr);
   validateMeta(f.Meta as Record<string, string> | undefined);
   const rawSources = (f.Sources as Record<string, unknown>[] | undefined) ?? [];
-  if (rawSources.length === 0) throw badRequest('At least one source is required');
+  if (rawSources.length === 0) throw rpcError('At least one source is required');
   const destIsWild = namespace === '*' || name === '*';
   const seen = new Set<string>();
   const sources = rawSources.map((s, i) => {
@@ -164,19 +177,19 @@ function intentionSources(entry: DecodedEntry, namespace: string): SourceIntenti
     const action = (s.Action as string | undefined) ?? '';
     const type = (s.Type as string | undefined) || 'consul';
     const permissions = ((s.Permissions as Record<string, unknown>[] | undefined) ?? []).map((p) => normalizePermission(p));
-    if (srcName === '') throw badRequest(`Sources[${i}].Name is required`);
+    if (srcName === '') throw rpcError(`Sources[${i}].Name is required`);
     const srcErr = wildcardError(srcName, srcNs);
-    if (srcErr) throw badRequest(`Sources[${i}].${srcErr}`);
+    if (srcErr) throw rpcError(`Sources[${i}].${srcErr}`);
     if (s.Peer || s.SamenessGroup) throw badRequest(`Sources[${i}]: the reference has no cluster peers or sameness groups`);
-    if (typeof s.Description === 'string' && s.Description.length > META_VALUE_MAX) throw badRequest(`Sources[${i}].Description exceeds maximum length ${META_VALUE_MAX}`);
-    if (s.LegacyMeta && Object.keys(s.LegacyMeta).length > 0) throw badRequest(`Sources[${i}].LegacyMeta must be omitted`);
-    if (permissions.length === 0 && action !== 'allow' && action !== 'deny') throw badRequest(`Sources[${i}].Action must be set to 'allow' or 'deny'`);
-    if (permissions.length > 0 && action !== '') throw badRequest(`Sources[${i}].Action must be omitted if Permissions are specified`);
-    if (destIsWild && permissions.length > 0) throw badRequest(`Sources[${i}].Permissions cannot be specified on intentions with wildcarded destinations`);
-    if (type !== 'consul') throw badRequest(`Sources[${i}].Type must be set to 'consul'`);
+    if (typeof s.Description === 'string' && s.Description.length > META_VALUE_MAX) throw rpcError(`Sources[${i}].Description exceeds maximum length ${META_VALUE_MAX}`);
+    if (s.LegacyMeta && Object.keys(s.LegacyMeta).length > 0) throw rpcError(`Sources[${i}].LegacyMeta must be omitted`);
+    if (permissions.length === 0 && action !== 'allow' && action !== 'deny') throw rpcError(`Sources[${i}].Action must be set to 'allow' or 'deny'`);
+    if (permissions.length > 0 && action !== '') throw rpcError(`Sources[${i}].Action must be omitted if Permissions are specified`);
+    if (destIsWild && permissions.length > 0) throw rpcError(`Sources[${i}].Permissions cannot be specified on intentions with wildcarded destinations`);
+    if (type !== 'consul') throw rpcError(`Sources[${i}].Type must be set to 'consul'`);
     permissions.forEach((p, j) => validatePermission(p, i, j));
     const key = `${srcNs}/${srcName}`;
-    if (seen.has(key)) throw badRequest(`Sources[${i}] defines ${JSON.stringify(srcNs === 'default' ? srcName : key)} more than once`);
+    if (seen.has(key)) throw rpcError(`Sources[${i}] defines ${JSON.stringify(srcNs === 'default' ? srcName : key)} more than once`);
     seen.add(key);
     const src: SourceIntention = {
       name: srcName,
@@ -208,36 +221,36 @@ function normalizePermission(p: Record<string, unknown>): Record<string, unknown
 
 function validatePermission(p: Record<string, unknown>, i: number, j: number): void {
   const prefix = `Sources[${i}].Permissions[${j}]`;
-  if (p.Action !== 'allow' && p.Action !== 'deny') throw badRequest(`${prefix}.Action must be set to 'allow' or 'deny'`);
+  if (p.Action !== 'allow' && p.Action !== 'deny') throw rpcError(`${prefix}.Action must be set to 'allow' or 'deny'`);
   const http = p.HTTP as Record<string, unknown> | undefined;
-  if (!http) throw badRequest(`${prefix}.HTTP is required`);
+  if (!http) throw rpcError(`${prefix}.HTTP is required`);
   let parts = 0;
   for (const k of ['PathExact', 'PathPrefix'] as const) {
     const v = http[k] as string | undefined;
     if (!v) continue;
     parts++;
-    if (!v.startsWith('/')) throw badRequest(`${prefix}.HTTP.${k} doesn't start with '/': ${JSON.stringify(v)}`);
+    if (!v.startsWith('/')) throw rpcError(`${prefix}.HTTP.${k} doesn't start with '/': ${JSON.stringify(v)}`);
   }
   if (http.PathRegex) parts++;
-  if (parts > 1) throw badRequest(`${prefix}.HTTP should only contain at most one of PathExact, PathPrefix, or PathRegex`);
+  if (parts > 1) throw rpcError(`${prefix}.HTTP should only contain at most one of PathExact, PathPrefix, or PathRegex`);
   let permParts = parts;
   for (const [k, hdr] of ((http.Header as Record<string, unknown>[] | undefined) ?? []).entries()) {
-    if (!hdr.Name) throw badRequest(`${prefix}.HTTP.Header[${k}] missing required Name field`);
+    if (!hdr.Name) throw rpcError(`${prefix}.HTTP.Header[${k}] missing required Name field`);
     const hdrParts = ['Present', 'Exact', 'Regex', 'Prefix', 'Suffix'].filter((x) => hdr[x]).length;
-    if (hdrParts !== 1) throw badRequest(`${prefix}.HTTP.Header[${k}] should only contain one of Present, Exact, Prefix, Suffix, or Regex`);
+    if (hdrParts !== 1) throw rpcError(`${prefix}.HTTP.Header[${k}] should only contain one of Present, Exact, Prefix, Suffix, or Regex`);
     permParts++;
   }
   const methods = (http.Methods as string[] | undefined) ?? [];
   if (methods.length) {
     const found = new Set<string>();
     for (const m of methods) {
-      if (!HTTP_METHODS.includes(m)) throw badRequest(`${prefix}.HTTP.Methods contains an invalid method ${JSON.stringify(m)}`);
-      if (found.has(m)) throw badRequest(`${prefix}.HTTP.Methods contains ${JSON.stringify(m)} more than once`);
+      if (!HTTP_METHODS.includes(m)) throw rpcError(`${prefix}.HTTP.Methods contains an invalid method ${JSON.stringify(m)}`);
+      if (found.has(m)) throw rpcError(`${prefix}.HTTP.Methods contains ${JSON.stringify(m)} more than once`);
       found.add(m);
     }
     permParts++;
   }
-  if (permParts === 0) throw badRequest(`${prefix}.HTTP should not be empty`);
+  if (permParts === 0) throw rpcError(`${prefix}.HTTP should not be empty`);
 }
 
 /** ServiceConfigEntry.Normalize then Validate. */
@@ -248,13 +261,13 @@ function serviceDefaultsFields(entry: DecodedEntry): Record<string, unknown> {
   delete f.Namespace;
   delete f.Partition;
   f.Protocol = typeof f.Protocol === 'string' ? f.Protocol.toLowerCase() : '';
-  if (entry.name === '') throw badRequest('Name is required');
-  if (entry.name === '*') throw badRequest('service-defaults name must be the name of a service, and not a wildcard');
+  if (entry.name === '') throw rpcError('Name is required');
+  if (entry.name === '*') throw rpcError('service-defaults name must be the name of a service, and not a wildcard');
   validateMeta(f.Meta as Record<string, string> | undefined);
-  if (f.BalanceInboundConnections && f.BalanceInboundConnections !== 'exact_balance') throw badRequest(`invalid value for balance_inbound_connections: ${String(f.BalanceInboundConnections)}`);
-  if (f.Mode !== undefined && !['', 'direct', 'transparent'].includes(f.Mode as string)) throw badRequest(`unknown proxy mode: ${String(f.Mode)}`);
+  if (f.BalanceInboundConnections && f.BalanceInboundConnections !== 'exact_balance') throw rpcError(`invalid value for balance_inbound_connections: ${String(f.BalanceInboundConnections)}`);
+  if (f.Mode !== undefined && !['', 'direct', 'transparent'].includes(f.Mode as string)) throw rpcError(`unknown proxy mode: ${String(f.Mode)}`);
   const mtls = f.MutualTLSMode;
-  if (mtls !== undefined && !['', 'strict', 'permissive'].includes(mtls as string)) throw badRequest(`Invalid MutualTLSMode ${JSON.stringify(mtls)}. Must be one of "", "strict", or "permissive".`);
+  if (mtls !== undefined && !['', 'strict', 'permissive'].includes(mtls as string)) throw rpcError(`Invalid MutualTLSMode ${JSON.stringify(mtls)}. Must be one of "", "strict", or "permissive".`);
   return f;
 }
 
@@ -283,10 +296,14 @@ export class ConfigEntryStore {
     return typeof p === 'string' && p !== '' ? p : 'tcp';
   }
 
-  /** validateProposedConfigEntryInServiceGraph: an intentions entry with Permissions needs an http-like destination. */
+  /**
+   * An intentions entry with Permissions needs an http-like destination (agent/consul/state/config_entry.go
+   * validateProposedConfigEntryInServiceGraph: "Now validate that intentions with L7 permissions reference
+   * HTTP services"). It runs in the FSM's apply; the error comes back through raftApply: 500.
+   */
   private checkL7(ns: string, name: string, protocol: string, sources: SourceIntention[]): void {
     if (ns === '*' || name === '*' || !sources.some((s) => (s.permissions?.length ?? 0) > 0)) return;
-    if (!HTTP_LIKE.includes(protocol)) throw badRequest(`service ${JSON.stringify(name)} has protocol ${JSON.stringify(protocol)}, which is incompatible with L7 intentions permissions`);
+    if (!HTTP_LIKE.includes(protocol)) throw rpcError(`service ${JSON.stringify(name)} has protocol ${JSON.stringify(protocol)}, which is incompatible with L7 intentions permissions`);
   }
 
   /**

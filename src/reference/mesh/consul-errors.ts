@@ -1,8 +1,11 @@
 /**
  * A refusal of an admin endpoint, answered as plain text with `status` (agent/http.go
- * HTTPHandlers.wrap). Where Consul answers a validation error from its RPC layer with 500 (the
- * default branch of handleErr), the reference answers 400 with the same words: bad input is a
- * client error here, and the text is what a client reads either way.
+ * HTTPHandlers.wrap, handleErr). The HTTP layer's own refusals (a query parameter, a body that does
+ * not decode) are HTTPError / BadRequestError: 400 with their reason. A validation error that
+ * comes back from an RPC (Intention.Apply, ConfigEntry.Apply, the state store's service-graph
+ * check) is a plain error: handleErr has no branch for it and answers 500 with its text — see
+ * rpcError. Real Consul 1.8.7 answers so (e.g. POST /v1/connect/intentions with Action "maybe":
+ * 500 "1 error occurred:\n\t* Action must be set to 'allow' or 'deny'\n\n").
  */
 export class ConsulError extends Error {
   constructor(
@@ -14,6 +17,8 @@ export class ConsulError extends Error {
 }
 
 export const badRequest = (message: string) => new ConsulError(400, message);
+/** A validation error returned by an RPC: agent/http.go handleErr's default branch, 500 with the error's text. */
+export const rpcError = (message: string) => new ConsulError(500, message);
 export const notFound = (message: string) => new ConsulError(404, message);
 export const forbidden = (message: string) => new ConsulError(403, message);
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Router, RouteContext, RouteHandler } from '../http/router.ts';
 import { adminRoute, authorizerOf, bodyText, namespaceOf, pathParam, sendAdminJson, type AdminContext } from './admin-http.ts';
 import type { Authorizer } from './acl.ts';
-import { badRequest, forbidden, multierrorText, notFound, PERMISSION_DENIED } from './consul-errors.ts';
+import { badRequest, forbidden, multierrorText, notFound, PERMISSION_DENIED, rpcError } from './consul-errors.ts';
 import { bool, decodeStrict, int, str, stringList, stringMap, uint64, anyValue, type StructSpec } from './consul-json.ts';
 import { precedenceOf, type Intention } from './intentions.ts';
 
@@ -67,6 +67,11 @@ interface Side {
   ns: string;
   name: string;
 }
+
+/** structs metaMaxKeyPairs, metaKeyMaxLength, metaValueMaxLength (agent/structs/structs.go). */
+const META_MAX_PAIRS = 64;
+const META_KEY_MAX = 128;
+const META_VALUE_MAX = 512;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -189,15 +194,17 @@ export class IntentionEndpoints {
     const { source, destination } = this.exactQuery(route, ns, true);
     const body = await this.body(route, 'Request decode failed: ');
     const authz = authorizerOf(this.ctx, route);
-    if (body.SourcePeer) throw badRequest('SourcePeer field is not supported on this endpoint. Use config entries instead');
-    if (body.ID) throw badRequest('ID must not be specified');
+    // Intention.Apply (agent/consul/intention_endpoint.go, read at 38bfb245): an RPC error, so 500.
+    if (body.SourcePeer) throw rpcError('SourcePeer field is not supported on this endpoint. Use config entries instead');
+    // computeApplyChangesUpsert: the ID first, then the ACL check, then Meta; each an RPC error (500).
+    if (body.ID) throw rpcError('ID must not be specified');
     this.requireWrite(authz, destination.ns, destination.name);
     if (body.JWT !== undefined) throw badRequest('the reference does not implement JWT requirements on intentions');
     const existing = this.ctx.config.intentions.entry(destination.ns, destination.name);
     if (body.Meta && Object.keys(body.Meta).length > 0) {
       const same = existing?.meta && JSON.stringify(Object.entries(existing.meta).sort()) === JSON.stringify(Object.entries(body.Meta).sort());
-      if (!existing) throw badRequest('Meta must not be specified');
-      if (!same) throw badRequest('Meta must not be specified, or should be unchanged during an update.');
+      if (!existing) throw rpcError('Meta must not be specified');
+      if (!same) throw rpcError('Meta must not be specified, or should be unchanged during an update.');
     }
     this.ctx.config.upsertIntention(destination.ns, destination.name, {
       name: source.name,
@@ -219,7 +226,14 @@ export class IntentionEndpoints {
     sendAdminJson(this.ctx, route.res, true);
   }
 
-  /** Intention.Validate (legacy writes): every problem at once, as a multierror. */
+  /**
+   * Intention.Validate (legacy writes; hashicorp/consul agent/structs/intention.go, read at 6813a990 and
+   * as shipped in v1.8.7): every problem at once, as a multierror, in Consul's order — names set,
+   * wildcard rules per side, Description and Meta limits, Action, SourceType. The namespaces are
+   * always set here (the request's fills an empty one), so "SourceNS must be set" cannot arise.
+   * computeApplyChangesLegacyCreate / LegacyUpdate return it from the Intention.Apply RPC: 500
+   * (real Consul 1.8.7: 500 "1 error occurred:\n\t* Action must be set to 'allow' or 'deny'\n\n").
+   */
   private validateLegacy(i: IntentionBody & { SourceNS: string; DestinationNS: string }): void {
     const errors: string[] = [];
     if (!i.SourceName) errors.push('SourceName must be set');
@@ -231,11 +245,17 @@ export class IntentionEndpoints {
         if (ns === '*') errors.push(`${field}Name: exact value cannot follow wildcard namespace`);
       }
     }
-    if ((i.Description ?? '').length > 512) errors.push('Description exceeds maximum length 512');
+    if ((i.Description ?? '').length > META_VALUE_MAX) errors.push(`Description exceeds maximum length ${META_VALUE_MAX}`);
+    const meta = i.Meta ?? {};
+    if (Object.keys(meta).length > META_MAX_PAIRS) errors.push(`Meta exceeds maximum element count ${META_MAX_PAIRS}`);
+    for (const [k, v] of Object.entries(meta)) {
+      if (k.length > META_KEY_MAX) errors.push(`Meta key ${JSON.stringify(k)} exceeds maximum length ${META_KEY_MAX}`);
+      if (v.length > META_VALUE_MAX) errors.push(`Meta value for key ${JSON.stringify(k)} exceeds maximum length ${META_VALUE_MAX}`);
+    }
     if (i.Action !== 'allow' && i.Action !== 'deny') errors.push("Action must be set to 'allow' or 'deny'");
     if (i.Permissions?.length) errors.push('Permissions must not be set when using the legacy APIs');
     if ((i.SourceType || 'consul') !== 'consul') errors.push("SourceType must be set to 'consul'");
-    if (errors.length) throw badRequest(multierrorText(errors));
+    if (errors.length) throw rpcError(multierrorText(errors));
   }
 
   private async legacyCreate(route: RouteContext): Promise<void> {
@@ -246,12 +266,13 @@ export class IntentionEndpoints {
     this.checkSide('Source', { partition: body.SourcePartition ?? '', ns: i.SourceNS, name: i.SourceName ?? '' });
     this.checkSide('Destination', { partition: body.DestinationPartition ?? '', ns: i.DestinationNS, name: i.DestinationName ?? '' });
     this.requireWrite(authz, i.DestinationNS, i.DestinationName ?? '');
-    if (body.ID) throw badRequest('ID must be empty when creating a new intention');
+    // computeApplyChangesLegacyCreate: after the ACL check, an RPC error (500; Consul 1.8.7 answers the same).
+    if (body.ID) throw rpcError('ID must be empty when creating a new intention');
     this.validateLegacy(i);
     const store = this.ctx.config.intentions;
     const entry = store.entry(i.DestinationNS, i.DestinationName!);
     if (entry?.sources.some((s) => s.name === i.SourceName && s.namespace === i.SourceNS)) {
-      throw badRequest(`Sources[${entry.sources.length}] defines ${JSON.stringify(i.SourceNS === 'default' ? i.SourceName : `${i.SourceNS}/${i.SourceName}`)} more than once`);
+      throw rpcError(`Sources[${entry.sources.length}] defines ${JSON.stringify(i.SourceNS === 'default' ? i.SourceName : `${i.SourceNS}/${i.SourceName}`)} more than once`);
     }
     const id = randomUUID();
     const now = new Date();
@@ -289,10 +310,10 @@ export class IntentionEndpoints {
     const authz = authorizerOf(this.ctx, route);
     const ns = namespaceOf(this.ctx, route);
     const body = await this.body(route, 'Request decode failed: ');
-    const found = this.byId(route, (id) => badRequest(`Cannot modify non-existent intention: '${id}'`));
+    const found = this.byId(route, (id) => rpcError(`Cannot modify non-existent intention: '${id}'`));
     this.requireWrite(authz, found.destinationNs, found.destination);
     const i = { ...body, SourceNS: body.SourceNS || ns, DestinationNS: body.DestinationNS || ns };
-    if (i.DestinationNS !== found.destinationNs || i.DestinationName !== found.destination) throw badRequest('Cannot modify Destination partition/namespace/name for an intention once it exists.');
+    if (i.DestinationNS !== found.destinationNs || i.DestinationName !== found.destination) throw rpcError('Cannot modify Destination partition/namespace/name for an intention once it exists.');
     this.checkSide('Source', { partition: body.SourcePartition ?? '', ns: i.SourceNS, name: i.SourceName ?? '' });
     this.validateLegacy(i);
     const store = this.ctx.config.intentions;
@@ -313,7 +334,7 @@ export class IntentionEndpoints {
 
   private legacyDelete(route: RouteContext): void {
     const authz = authorizerOf(this.ctx, route);
-    const found = this.byId(route, (id) => badRequest(`Cannot delete non-existent intention: '${id}'`));
+    const found = this.byId(route, (id) => rpcError(`Cannot delete non-existent intention: '${id}'`));
     this.requireWrite(authz, found.destinationNs, found.destination);
     this.ctx.config.intentions.remove(found.id);
     sendAdminJson(this.ctx, route.res, true);
