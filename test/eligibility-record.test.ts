@@ -38,9 +38,15 @@ describe('eligibility record of a run', () => {
     expect(await eligibility()).toBe('eligible');
     await fixturesFor(prefix).setEligibility(false);
     expect((await own.metadata(nodeId)).Dynamic[eligibilityRecordKey(prefix)]).toBe('eligible');
-    // A second fixtures object of the same run (each rule gets its own) keeps the first record.
-    await fixturesFor(prefix).setEligibility(false);
+    // A second fixtures object of the same run (each rule gets its own), which finds the node
+    // ineligible, keeps the first record; it toggles the node away and back as the rules do.
+    const second = fixturesFor(prefix);
+    expect(await second.nodeEligible()).toBe(false);
+    await second.setEligibility(true);
     expect((await own.metadata(nodeId)).Dynamic[eligibilityRecordKey(prefix)]).toBe('eligible');
+    await second.setEligibility(false);
+    // Asking for the eligibility the node has writes nothing on Nomad and publishes no event: refused.
+    await expect(second.setEligibility(false)).rejects.toThrow(/already ineligible, so no Node event was published/);
 
     const listed = await sweepScheduler(control, prefix, { dryRun: true, nodeId, metadataApi: own });
     expect(listed.removed).toContain(`node ${nodeId} eligibility back to eligible (run ${prefix})`);

@@ -165,18 +165,34 @@ describe.each(['hashicorp', 'spec'] as const)('the scheduler reference Nomad API
     await api('DELETE', '/v1/job/sp-unplaceable?purge=true');
   });
 
-  it('toggles the node eligibility with a Node event at NodeModifyIndex, and restores it', async () => {
+  // Nomad's Node.UpdateEligibility (nomad/node_endpoint.go) fills Index only, never NodeModifyIndex,
+  // and for the eligibility the node already has writes nothing: 200 with every index 0, no event.
+  it('toggles the node eligibility with a Node event at the reply\'s Index (NodeModifyIndex stays 0), and restores it', async () => {
     const nodeId = ref.scheduler.nodeId;
     const off = await api('POST', `/v1/node/${nodeId}/eligibility`, { NodeID: nodeId, Eligibility: 'ineligible' });
-    const offIndex = off.json<{ NodeModifyIndex: number }>().NodeModifyIndex;
-    expect(offIndex).toBe(off.index);
-    const frame = await frameAt(offIndex, 'Node');
+    expect(off.status).toBe(200);
+    const reply = off.json<{ Index: number; NodeModifyIndex: number; EvalIDs: unknown; EvalCreateIndex: number }>();
+    expect(reply).toEqual({ NodeModifyIndex: 0, EvalIDs: null, EvalCreateIndex: 0, Index: off.index });
+    expect(reply.Index).toBeGreaterThan(0);
+    const frame = await frameAt(reply.Index, 'Node');
     expect(frame?.Events.map((e) => [e.Topic, e.Type, e.Key, e.Namespace])).toEqual([['Node', 'NodeEligibility', nodeId, '']]);
     expect(frame?.Events[0]!.Payload.Node).toMatchObject({ ID: nodeId, SchedulingEligibility: 'ineligible' });
     expect((await api('GET', `/v1/node/${nodeId}`)).json().SchedulingEligibility).toBe('ineligible');
-    expect((await api('POST', `/v1/node/${nodeId}/eligibility`, { NodeID: nodeId, Eligibility: 'eligible' })).status).toBe(200);
+
+    // The same eligibility again: nothing to do, nothing written, no event.
+    const same = await api('POST', `/v1/node/${nodeId}/eligibility`, { NodeID: nodeId, Eligibility: 'ineligible' });
+    expect(same.status).toBe(200);
+    expect(same.index, 'X-Nomad-Index 0').toBe(0);
+    expect(same.json()).toEqual({ NodeModifyIndex: 0, EvalIDs: null, EvalCreateIndex: 0, Index: 0 });
+
+    const on = await api('POST', `/v1/node/${nodeId}/eligibility`, { NodeID: nodeId, Eligibility: 'eligible' });
+    expect(on.status).toBe(200);
+    expect(on.json<{ Index: number }>().Index).toBe(on.index);
+    expect(on.index, 'the next write after the toggle: no frame was published for the repeated request').toBeGreaterThan(reply.Index);
+    const between = await frames(`index=${reply.Index + 1}&topic=Node`, (fs) => fs.some((f) => f.Index >= on.index));
+    expect(between.frames.filter((f) => f.Index > reply.Index).map((f) => f.Index), 'the only Node frame after the first toggle is the second').toEqual([on.index]);
     expect((await api('GET', '/v1/nodes')).json()).toMatchObject([{ ID: nodeId, SchedulingEligibility: 'eligible' }]);
-    expect((await api('POST', `/v1/node/${nodeId}/eligibility`, { Eligibility: 'maybe' })).status).toBe(400);
+    expect((await api('POST', `/v1/node/${nodeId}/eligibility`, { Eligibility: 'maybe' })).status, "Nomad's plain RPC error is a 500").toBe(nomad ? 500 : 400);
   });
 
   it('gives a policy-made token what its policy grants, at once, and nothing once deleted', async () => {
@@ -270,15 +286,20 @@ describe('the event faults that real actions show', () => {
     const headers = { 'x-nomad-token': ref.scheduler.token };
     const put = await request(`${ref.scheduler.url}/v1/jobs`, { method: 'PUT', headers, body: JSON.stringify({ Job: buildFixtureJob({ id: 'sp-f', namespace: 'default', kind: 'allocation', tasks: [{ name: 'main' }] }) }) });
     const { Index } = (await put.body.json()) as { Index: number };
-    const elig = await request(`${ref.scheduler.url}/v1/node/${ref.scheduler.nodeId}/eligibility`, { method: 'POST', headers, body: JSON.stringify({ Eligibility: 'eligible' }) });
-    const { NodeModifyIndex } = (await elig.body.json()) as { NodeModifyIndex: number };
+    // Away and back: the node starts eligible, and asking for that writes nothing (no event).
+    const setEligibility = async (e: string) => {
+      const res = await request(`${ref.scheduler.url}/v1/node/${ref.scheduler.nodeId}/eligibility`, { method: 'POST', headers, body: JSON.stringify({ Eligibility: e }) });
+      return ((await res.body.json()) as { Index: number }).Index;
+    };
+    await setEligibility('ineligible');
+    const eligibleAgain = await setEligibility('eligible');
     const abort = new AbortController();
     const res = await request(`${ref.scheduler.url}/v1/event/stream?index=${Index}`, { headers, signal: abort.signal });
     let text = '';
     try {
       for await (const chunk of res.body) {
         text += (chunk as Buffer).toString();
-        if (text.includes('"Topic":"Node"') && text.includes('"Topic":"Allocation"')) break;
+        if (text.includes(`{"Index":${eligibleAgain},`) && text.includes('"Topic":"Allocation"')) break;
       }
     } finally {
       abort.abort();
@@ -288,7 +309,7 @@ describe('the event faults that real actions show', () => {
     expect(register.map((e) => e.Type)).toEqual(['JobUpserted', 'JobUpserted']);
     expect(register[0]!.Payload.ID, 'the Job payload is the job itself').toBe('sp-f');
     expect(events.find((e) => e.Topic === 'Allocation')!.Payload.Allocation!.Job).toMatchObject({ ID: 'sp-f' });
-    const node = events.find((e) => e.Index === NodeModifyIndex)!.Payload.Node!;
+    const node = events.find((e) => e.Index === eligibleAgain && e.Topic === 'Node')!.Payload.Node!;
     expect(Object.hasOwn(node, 'SchedulingEligibility')).toBe(false);
   });
 });

@@ -37,8 +37,16 @@ export class NomadAdminApi {
     return (await this.call('GET', `/v1/node/${encodeURIComponent(id)}`, `read node ${id}`)).parse(nodeSchema);
   }
 
-  /** `POST /v1/node/:id/eligibility`: the NodeModifyIndex is the index of the Node event. */
-  async setEligibility(nodeId: string, eligible: boolean): Promise<{ NodeModifyIndex: number }> {
+  /**
+   * `POST /v1/node/:id/eligibility`. The reply's `Index` (WriteMeta, also sent as X-Nomad-Index) is
+   * the raft index of the write, the index of the Node event: Node.UpdateEligibility
+   * (nomad/node_endpoint.go) sets only `reply.Index`, and `EvalIDs` and `EvalCreateIndex` when the
+   * node turns eligible with allocations or system jobs on it; `NodeModifyIndex` is never filled and
+   * stays 0. When the node already has the eligibility asked for, UpdateEligibility returns before
+   * its raft apply ("Nothing to do"): nothing is written, no event is published, and the answer is
+   * 200 with every index 0. Read at v1.9.7, v1.10.5, v1.11.0 and main.
+   */
+  async setEligibility(nodeId: string, eligible: boolean): Promise<EligibilityUpdate> {
     const body = { NodeID: nodeId, Eligibility: eligible ? 'eligible' : 'ineligible' };
     return (await this.call('POST', `/v1/node/${encodeURIComponent(nodeId)}/eligibility`, `set node ${nodeId} ${body.Eligibility}`, { json: body })).parse(eligibilityResponseSchema);
   }
@@ -150,7 +158,9 @@ const driverSchema = z.object({ Detected: z.boolean().optional(), Healthy: z.boo
 const nodeSchema = z.object({ ID: z.string(), SchedulingEligibility: z.string(), Drivers: z.record(z.string(), driverSchema).nullable().optional() }).passthrough();
 export type NomadNode = z.infer<typeof nodeSchema>;
 
-const eligibilityResponseSchema = z.object({ NodeModifyIndex: z.number() }).passthrough();
+const eligibilityResponseSchema = z.object({ Index: z.number(), NodeModifyIndex: z.number().optional(), EvalIDs: z.array(z.string()).nullable().optional(), EvalCreateIndex: z.number().optional() }).passthrough();
+/** Nomad's NodeEligibilityUpdateResponse (nomad/structs/structs.go): `Index` is the write's; 0 when nothing was written. */
+export type EligibilityUpdate = z.infer<typeof eligibilityResponseSchema>;
 
 const jobWriteResponseSchema = z.object({ EvalID: z.string().optional(), JobModifyIndex: z.number(), Index: z.number().optional() }).passthrough();
 export type JobWriteResponse = z.infer<typeof jobWriteResponseSchema>;

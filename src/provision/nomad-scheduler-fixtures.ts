@@ -83,9 +83,22 @@ export class NomadSchedulerFixtures implements SchedulerFixtures {
     return { index: (await this.api.deregisterJob(jobId, namespace, true)).JobModifyIndex };
   }
 
+  async nodeEligible(): Promise<boolean> {
+    return (await this.api.node(this.nodeId)).SchedulingEligibility === 'eligible';
+  }
+
+  /**
+   * The index of the Node event is the reply's `Index`: Node.UpdateEligibility (nomad/node_endpoint.go)
+   * fills only that one (and the evaluations' fields), never NodeModifyIndex. Asking for the
+   * eligibility the node already has writes nothing and publishes no event ("Nothing to do", every
+   * index 0): that is refused here, since there is no event at any index to look for.
+   */
   async setEligibility(eligible: boolean): Promise<ActionResult> {
     await (this.recorded ??= this.recordEligibility());
-    return { index: (await this.api.setEligibility(this.nodeId, eligible)).NodeModifyIndex };
+    const wanted = eligible ? 'eligible' : 'ineligible';
+    const { Index } = await this.api.setEligibility(this.nodeId, eligible);
+    if (!Index) throw new Error(`setting node ${this.nodeId} ${wanted} changed nothing (the answer's Index is ${Index}): the node was already ${wanted}, so no Node event was published (nomad/node_endpoint.go Node.UpdateEligibility returns before writing); read the eligibility first and toggle it away and back`);
+    return { index: Index };
   }
 
   /**

@@ -41,7 +41,13 @@ export interface SchedulerFixtures {
   registerJob(jobId: string, namespace?: string, meta?: Record<string, string>): Promise<ActionResult>;
   /** Deregisters a job without purging it (its Job event is the deregistration). */
   stopJob(jobId: string, namespace?: string): Promise<ActionResult>;
-  /** Sets the node's scheduling eligibility: a Node event with Key = nodeId. */
+  /** Whether the node is eligible for scheduling now. */
+  nodeEligible(): Promise<boolean>;
+  /**
+   * Changes the node's scheduling eligibility: a Node event with Key = nodeId. The node must not
+   * have that eligibility already: Nomad then writes nothing and publishes no event, and this
+   * rejects. Rules toggle it away from what nodeEligible() says and back, one rule at a time.
+   */
   setEligibility(eligible: boolean): Promise<ActionResult>;
   /** Creates or updates an ACL policy: an ACLPolicy event with Key = name. */
   policy(name: string, grants?: TokenGrants): Promise<ActionResult>;

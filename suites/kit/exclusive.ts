@@ -19,22 +19,41 @@ const POLL_MS = 50;
 export function runAlone(lock: string): void {
   let held: string | undefined;
   beforeAll(async () => {
-    const path = join(tmpdir(), `${runPrefixOfRun()}-${lock}.lock`);
-    const deadline = Date.now() + WAIT_MS;
-    for (;;) {
-      try {
-        await mkdir(path);
-        held = path;
-        return;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-        if (Date.now() > deadline) throw new Error(`another suite file held the lock ${path} for ${WAIT_MS / 60_000} min`);
-        await new Promise((r) => setTimeout(r, POLL_MS));
-      }
-    }
+    held = await acquire(lock, 'another suite file');
   }, WAIT_MS + 10_000);
   afterAll(async () => {
     if (held) await rm(held, { recursive: true, force: true });
     held = undefined;
   });
+}
+
+/**
+ * Runs `body` while holding `lock`, for a part of a rule that changes what is global to a target
+ * and that rules running side by side (in one file or in several workers) would otherwise change
+ * at the same time: the node's scheduling eligibility, which every rule that toggles it reads
+ * first and puts back. The same directory lock as runAlone's, taken for `body` only.
+ */
+export async function exclusively<T>(lock: string, body: () => Promise<T>): Promise<T> {
+  const held = await acquire(lock, 'another rule');
+  try {
+    return await body();
+  } finally {
+    await rm(held, { recursive: true, force: true });
+  }
+}
+
+/** Takes the lock (the directory of the run and the lock), waiting while someone else holds it. */
+async function acquire(lock: string, holder: string): Promise<string> {
+  const path = join(tmpdir(), `${runPrefixOfRun()}-${lock}.lock`);
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    try {
+      await mkdir(path);
+      return path;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (Date.now() > deadline) throw new Error(`${holder} held the lock ${path} for ${WAIT_MS / 60_000} min`);
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  }
 }

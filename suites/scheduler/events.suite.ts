@@ -5,7 +5,7 @@ import { frameSchema, type EventFrame } from '../../src/client/scheduler-api.ts'
 import type { SchedulerFixtures } from '../../src/provision/scheduler-fixtures.ts';
 import type { RuleKit } from '../kit/rule-kit.ts';
 import { concurrently, ruleTest } from '../kit/rule-test.ts';
-import { runAlone } from '../kit/exclusive.ts';
+import { exclusively, runAlone } from '../kit/exclusive.ts';
 import { uniqueName } from '../kit/run-names.ts';
 import { nodePayloadSchema, SPEC_EVENT_TYPES, TOPIC_OUTPUT, WITNESS_TOPICS } from './event-model.ts';
 import { expectShapeOf } from './shape.ts';
@@ -135,14 +135,29 @@ function expectActionEvent(events: Event[], index: number, topic: string, key: s
 let generation = 0;
 const again = () => ({ stackproof_generation: String(++generation) });
 
-/** Makes the node ineligible and eligible again: two Node events; the node is always left eligible. */
-async function toggleEligibility(fixtures: SchedulerFixtures): Promise<[number, number]> {
-  const off = await fixtures.setEligibility(false).catch(async (err: unknown) => {
-    await fixtures.setEligibility(true);
-    throw err;
+/** The lock of the rules that toggle the node's eligibility (they run side by side otherwise). */
+const ELIGIBILITY_LOCK = 'scheduler-eligibility';
+
+/**
+ * Toggles the node's scheduling eligibility away from what it is and back: two Node events, and the
+ * node is left as it was. Nomad writes nothing and publishes no event when asked for the eligibility
+ * the node already has (nomad/node_endpoint.go Node.UpdateEligibility: "Nothing to do", every index
+ * 0), so a rule reads the eligibility first, and the rules that toggle it do so one at a time: one
+ * rule's toggle in the middle of another's would leave one of them asking for what the node has.
+ * `between` runs while the node has the other eligibility (`eligible`), at the first event's index.
+ */
+async function toggleEligibility(fixtures: SchedulerFixtures, between?: (away: { index: number; eligible: boolean }) => Promise<void>): Promise<[number, number]> {
+  return exclusively(ELIGIBILITY_LOCK, async () => {
+    const was = await fixtures.nodeEligible();
+    const away = await fixtures.setEligibility(!was);
+    let back: number;
+    try {
+      await between?.({ index: away.index, eligible: !was });
+    } finally {
+      back = (await fixtures.setEligibility(was)).index;
+    }
+    return [away.index, back];
   });
-  const on = await fixtures.setEligibility(true);
-  return [off.index, on.index];
 }
 
 /**
@@ -165,8 +180,8 @@ async function runActions(kit: RuleKit, options: { placed?: boolean } = {}) {
   const { index: stop } = await fx.stopJob(job);
   actions.push({ index: stop, topic: 'Job', key: job, what: 'job deregistration' });
   if (!missing.eligibility) {
-    const [off, on] = await toggleEligibility(fx);
-    actions.push({ index: off, topic: 'Node', key: fx.nodeId, what: 'eligibility change' }, { index: on, topic: 'Node', key: fx.nodeId, what: 'eligibility change' });
+    const [away, back] = await toggleEligibility(fx);
+    actions.push({ index: away, topic: 'Node', key: fx.nodeId, what: 'eligibility change' }, { index: back, topic: 'Node', key: fx.nodeId, what: 'eligibility change back' });
   } else kit.note(`no Node event: ${missing.eligibility}`);
   if (!missing.acl) {
     const name = uniqueName('act');
@@ -488,20 +503,18 @@ concurrently('side by side: rules of a few actions each, judged against a witnes
   ruleTest('scheduler.events.node-payload', async (kit) => {
     const fx = kit.schedulerFixtures;
     kit.requireScheduler('eligibility');
-    let index: number;
     let node: unknown;
-    try {
-      index = (await fx.setEligibility(false)).index;
+    let changedTo = '';
+    await toggleEligibility(fx, async ({ index, eligible }) => {
+      changedTo = eligible ? 'eligible' : 'ineligible';
       const res = await subscribe(kit, { index: String(index), topic: `Node:${fx.nodeId}` }, index);
       expect(res.status, 'topic=Node:<node> is answered').toBe(200);
       const event = expectActionEvent(framesOf(res).flatMap((f) => f.Events), index, 'Node', fx.nodeId, 'the eligibility change');
       node = event.Payload.Node;
-    } finally {
-      await fx.setEligibility(true);
-    }
+    });
     const parsed = expectShapeOf(node, nodePayloadSchema, 'the Node payload of the eligibility change');
     expect(parsed.ID, "the payload is the changed node's").toBe(fx.nodeId);
-    expect(parsed.SchedulingEligibility, 'the payload shows the node as it is after the change').toBe('ineligible');
+    expect(parsed.SchedulingEligibility, 'the payload shows the node as it is after the change').toBe(changedTo);
   });
 
   ruleTest('scheduler.events.types', async (kit) => {

@@ -14,7 +14,7 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 export interface ManagedNode {
   readonly nodeId: string;
   node(): Record<string, unknown>;
-  /** Returns the index of the Node event's frame. */
+  /** Returns the index of the Node event's frame; 0 when the node already had that eligibility (nothing written, no event). */
   setEligibility(eligible: boolean): number;
 }
 
@@ -228,18 +228,32 @@ export class NomadApi {
     this.json(c, this.o.node.node());
   }
 
-  /** Node writes are kept to management tokens here (Nomad also lets node:write change eligibility). */
+  /**
+   * Node writes are kept to management tokens here (Nomad also lets node:write change eligibility).
+   * As Nomad's nodeToggleEligibility (command/agent/node_endpoint.go) and Node.UpdateEligibility
+   * (nomad/node_endpoint.go), read at v1.9.7, v1.10.5, v1.11.0 and main: the body's NodeID, when
+   * given, names the node (the path's otherwise); the reply is NodeEligibilityUpdateResponse with
+   * only Index set (X-Nomad-Index too), never NodeModifyIndex; EvalIDs and EvalCreateIndex stay
+   * empty as the reference makes no node-update evaluations (Nomad's createNodeEvals does, for the
+   * node's allocations and system jobs, when it turns eligible). The eligibility the node already
+   * has is "Nothing to do": 200 with every index 0 and no event. Nomad's errors here are plain RPC
+   * errors, 500 (command/agent/http.go errCodeFromHandler); the spec dialect's control prefix keeps
+   * 404 and 400.
+   */
   private eligibility(c: ApiContext): Promise<void> {
     return this.management(c, async () => {
-      if (c.params.id !== this.o.node.nodeId) {
-        c.req.resume();
-        throw new ApiError(404, 'node not found');
-      }
       const body = await this.body(c);
-      if (body.NodeID !== undefined && body.NodeID !== c.params.id) throw new ApiError(400, 'NodeID in the body does not match the request path');
-      if (body.Eligibility !== 'eligible' && body.Eligibility !== 'ineligible') throw new ApiError(400, 'invalid scheduling eligibility');
+      const nodeId = typeof body.NodeID === 'string' && body.NodeID !== '' ? body.NodeID : c.params.id;
+      if (this.o.nomad) {
+        if (body.Eligibility !== 'eligible' && body.Eligibility !== 'ineligible') throw new ApiError(500, `invalid scheduling eligibility ${JSON.stringify(body.Eligibility ?? '')}`);
+        if (nodeId !== this.o.node.nodeId) throw new ApiError(500, 'node not found');
+      } else {
+        if (c.params.id !== this.o.node.nodeId) throw new ApiError(404, 'node not found');
+        if (body.NodeID !== undefined && body.NodeID !== c.params.id) throw new ApiError(400, 'NodeID in the body does not match the request path');
+        if (body.Eligibility !== 'eligible' && body.Eligibility !== 'ineligible') throw new ApiError(400, 'invalid scheduling eligibility');
+      }
       const index = this.o.node.setEligibility(body.Eligibility === 'eligible');
-      this.written(c, index, { NodeModifyIndex: index, EvalIDs: null, EvalCreateIndex: 0, Index: index });
+      this.written(c, index, { NodeModifyIndex: 0, EvalIDs: null, EvalCreateIndex: 0, Index: index });
     });
   }
 

@@ -148,12 +148,17 @@ export class SchedulerService {
   }
 
   /**
-   * Returns the Node event's frame index. Nomad publishes an eligibility change as a Node event of
-   * type NodeEligibility (nomad/state/events.go MsgTypeEvents: NodeUpdateEligibilityRequestType maps
-   * to TypeNodeEligibilityUpdate, "NodeEligibility"; only drain requests map to NodeDrain).
+   * Returns the Node event's frame index, or 0 when the node already had this eligibility: Nomad's
+   * Node.UpdateEligibility (nomad/node_endpoint.go) returns before its raft apply then ("Nothing to
+   * do"), so nothing is written and no event is published. Nomad publishes a change as a Node event
+   * of type NodeEligibility at main (nomad/state/events.go MsgTypeEvents:
+   * NodeUpdateEligibilityRequestType maps to TypeNodeEligibilityUpdate; v1.9.7 to v1.11.0 map it to
+   * TypeNodeDrain, "NodeDrain").
    */
   setEligibility(eligible: boolean): number {
-    this.nodeState.eligibility = eligible ? 'eligible' : 'ineligible';
+    const wanted = eligible ? 'eligible' : 'ineligible';
+    if (this.nodeState.eligibility === wanted) return 0;
+    this.nodeState.eligibility = wanted;
     const index = this.publishNode('NodeEligibility').Index;
     if (eligible) this.cluster.nodeBecameEligible();
     return index;
