@@ -75,6 +75,16 @@ describe('Consul intention and config entry validation (hashicorp dialect)', () 
     });
   });
 
+  it('legacy update: Cannot modify Destination once it exists (computeApplyChangesLegacyUpdate)', async () => {
+    const dst = `db-${uid()}`;
+    const created = await call(ref, 'POST', '/v1/connect/intentions', { SourceName: 'web', DestinationName: dst, Action: 'allow' });
+    const id = (JSON.parse(created.text) as { ID: string }).ID;
+    expect(await call(ref, 'PUT', `/v1/connect/intentions/${id}`, { SourceName: 'web', DestinationName: `${dst}-other`, Action: 'allow' })).toEqual({
+      status: 500,
+      text: 'Cannot modify Destination partition/namespace/name for an intention once it exists.',
+    });
+  });
+
   describe('upsert by name: Intention.Apply, computeApplyChangesUpsert (agent/consul/intention_endpoint.go)', () => {
     const exact = (body: Record<string, unknown>) => call(ref, 'PUT', `/v1/connect/intentions/exact?source=web&destination=db-${uid()}`, body);
     it('SourcePeer field is not supported on this endpoint', async () => {
