@@ -1,4 +1,4 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ENV_VARIABLES } from '../config/env-variables.ts';
 import { PRODUCTS, SYSTEMS } from '../config/names.ts';
 import { TOOL_VERSION } from '../run/tool-version.ts';
@@ -136,6 +136,12 @@ export function buildProgram(): Command {
     .addOption(new Option('--host <address>', 'loopback address to listen on').choices(['127.0.0.1', '::1']).default('127.0.0.1'))
     .option('--profile-out <file>', 'also write the complete target profile (for conform --config) to this file, mode 0600: it holds tokens')
     .option('--no-control', 'start without the control listener, as a real product would be: no fixtures the spec does not show how to make')
+    .option('--no-raw-exec', "run no tasks: the scheduler's node answers as a Nomad whose raw_exec driver is not detected")
+    .addOption(new Option('--max-allocations <n>', 'at most this many allocations run at once; more wait in a blocked evaluation').argParser((v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number of 1 or more');
+      return n;
+    }).default(64))
     .action(async (opts) => {
       const { runServeCommand } = await import('./commands/serve.ts');
       process.exitCode = await runServeCommand(opts);

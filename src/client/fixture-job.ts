@@ -1,5 +1,3 @@
-import { z } from 'zod';
-
 /**
  * The one job shape stackproof registers on a scheduler (Nomad's job API, PUT /v1/jobs): a batch job
  * whose tasks write known files under local/ through template blocks and known bytes to stdout and
@@ -7,8 +5,10 @@ import { z } from 'zod';
  * logging disabled. An "event" job carries a constraint no node satisfies, so it is registered and
  * evaluated but never placed: it produces Job and Evaluation events and nothing else.
  *
- * The provisioner builds it (buildFixtureJob); the reference's hashicorp dialect accepts exactly it
- * (parseFixtureJob) and plays what the shell script would do. Both read the same wire format here.
+ * It is built to pass Nomad's own job validation (nomad/structs/structs.go Job.Validate and what it
+ * calls, read at v1.9.7, v1.10.5, v1.11.0 and main): the logs it keeps fit strictly inside its
+ * ephemeral disk (LogConfig.Validate), and every template carries data (Template.Validate). The
+ * embedded reference knows nothing of this file: it validates and runs the job as Nomad would.
  */
 
 /** What a task of a fixture job does. */
@@ -47,15 +47,25 @@ export const TEMPLATE_DELIMS = { left: '[[stackproof-never[[', right: ']]stackpr
 export const UNPLACEABLE_META = 'stackproof_unplaceable';
 
 /** Where stdout and stderr bytes are rendered: the secrets directory, which the fs API does not serve. */
-const LOG_SOURCES = { stdout: 'secrets/stdout.txt', stderr: 'secrets/stderr.txt' } as const;
+const LOG_SOURCES = { stdout: 'stdout.txt', stderr: 'stderr.txt' } as const;
+
+/**
+ * Kept logs: 2 files of 10 MB per stream, 20 MB in all, which Nomad requires to be strictly less than
+ * the group's ephemeral disk (LogConfig.Validate: "log storage (20 MB) must be less than requested
+ * disk capacity (20 MB)"). 64 MB of disk leaves room for the task's own files.
+ */
+const LOGS = { MaxFiles: 2, MaxFileSizeMB: 10 } as const;
+const DISK_MB = 64;
 
 /**
  * Every fixture task runs this script (raw_exec, /bin/sh -c). Its parameters come from the task's
- * environment, so the script text never varies and the reference can recognise it exactly.
+ * environment, so the script text never varies. A stream with no bytes has no template (Nomad
+ * refuses a template without data), so the script reads a source only when it is there and writes
+ * nothing to stderr of its own.
  */
 export const FIXTURE_TASK_SCRIPT = [
-  'cat "$NOMAD_SECRETS_DIR/stdout.txt"',
-  'cat "$NOMAD_SECRETS_DIR/stderr.txt" >&2',
+  `if [ -f "$NOMAD_SECRETS_DIR/${LOG_SOURCES.stdout}" ]; then cat "$NOMAD_SECRETS_DIR/${LOG_SOURCES.stdout}"; fi`,
+  `if [ -f "$NOMAD_SECRETS_DIR/${LOG_SOURCES.stderr}" ]; then cat "$NOMAD_SECRETS_DIR/${LOG_SOURCES.stderr}" >&2; fi`,
   'i=0',
   'while [ "$i" -lt "$SP_TICKS" ]; do i=$((i+1)); sleep "$SP_TICK_SECONDS"; echo "tick $i" >> "$NOMAD_TASK_DIR/$SP_TICK_FILE"; echo "tick $i"; if [ "$i" = "$SP_TRUNCATE_AT" ]; then : > "$NOMAD_TASK_DIR/$SP_TICK_FILE"; fi; if [ "$i" = "$SP_DELETE_AT" ]; then rm -f "$NOMAD_TASK_DIR/$SP_TICK_FILE"; break; fi; done',
   'sleep "$SP_HOLD_SECONDS"',
@@ -64,7 +74,13 @@ export const FIXTURE_TASK_SCRIPT = [
 const seconds = (ms: number) => String(Math.round(ms) / 1000);
 
 /** The Nomad API job (JSON, api.Job field names) for a fixture spec. */
-export function buildFixtureJob(spec: FixtureJobSpec): Record<string, unknown> {
+export function buildFixtureJob(spec: FixtureJobSpec): Record<string, unknown> & { ID: string } {
+  for (const t of spec.tasks) {
+    for (const [path, content] of Object.entries(t.files ?? {})) {
+      // Nomad refuses a template with neither a source nor data (Template.Validate).
+      if (content === '') throw new Error(`fixture task ${t.name}: file local/${path} is empty, and a template must carry data`);
+    }
+  }
   return {
     ID: spec.id,
     Name: spec.id,
@@ -79,7 +95,7 @@ export function buildFixtureJob(spec: FixtureJobSpec): Record<string, unknown> {
         Count: 1,
         RestartPolicy: { Attempts: 0, Mode: 'fail' },
         ReschedulePolicy: { Attempts: 0, Unlimited: false },
-        EphemeralDisk: { SizeMB: 20 },
+        EphemeralDisk: { SizeMB: DISK_MB },
         Tasks: spec.tasks.map((t) => ({
           Name: t.name,
           Driver: 'raw_exec',
@@ -94,10 +110,10 @@ export function buildFixtureJob(spec: FixtureJobSpec): Record<string, unknown> {
           },
           Templates: [
             ...Object.entries(t.files ?? {}).map(([path, content]) => template(`local/${path}`, content)),
-            template(LOG_SOURCES.stdout, t.stdout ?? ''),
-            template(LOG_SOURCES.stderr, t.stderr ?? ''),
+            ...(t.stdout ? [template(`secrets/${LOG_SOURCES.stdout}`, t.stdout)] : []),
+            ...(t.stderr ? [template(`secrets/${LOG_SOURCES.stderr}`, t.stderr)] : []),
           ],
-          LogConfig: { MaxFiles: 2, MaxFileSizeMB: 10, Disabled: t.logsDisabled === true },
+          LogConfig: { ...LOGS, Disabled: t.logsDisabled === true },
           Resources: { CPU: 20, MemoryMB: 32 },
         })),
       },
@@ -107,71 +123,4 @@ export function buildFixtureJob(spec: FixtureJobSpec): Record<string, unknown> {
 
 function template(dest: string, content: string) {
   return { EmbeddedTmpl: content, DestPath: dest, ChangeMode: 'noop', Perms: '0644', LeftDelim: TEMPLATE_DELIMS.left, RightDelim: TEMPLATE_DELIMS.right };
-}
-
-const templateSchema = z.object({ EmbeddedTmpl: z.string(), DestPath: z.string(), LeftDelim: z.literal(TEMPLATE_DELIMS.left), RightDelim: z.literal(TEMPLATE_DELIMS.right) }).passthrough();
-const envNumber = z.string().regex(/^\d+(\.\d+)?$/);
-const taskSchema = z
-  .object({
-    Name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
-    Driver: z.literal('raw_exec'),
-    Config: z.object({ command: z.literal('/bin/sh'), args: z.tuple([z.literal('-c'), z.literal(FIXTURE_TASK_SCRIPT)]) }),
-    Env: z.object({ SP_TICKS: z.string().regex(/^\d+$/), SP_TICK_SECONDS: envNumber, SP_TICK_FILE: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/), SP_HOLD_SECONDS: envNumber, SP_TRUNCATE_AT: z.string().regex(/^\d+$/).optional(), SP_DELETE_AT: z.string().regex(/^\d+$/).optional() }),
-    Templates: z.array(templateSchema),
-    LogConfig: z.object({ Disabled: z.boolean().optional() }).passthrough().optional(),
-  })
-  .passthrough();
-const jobSchema = z
-  .object({
-    ID: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/),
-    Namespace: z.string().optional(),
-    Type: z.literal('batch'),
-    Meta: z.record(z.string(), z.string()).optional(),
-    Constraints: z.array(z.object({ LTarget: z.string(), RTarget: z.string(), Operand: z.string() }).passthrough()).nullable().optional(),
-    TaskGroups: z.array(z.object({ Name: z.string(), Count: z.literal(1).optional(), Tasks: z.array(taskSchema).min(1) }).passthrough()).length(1),
-  })
-  .passthrough();
-
-/** What a fixture job may look like, for the error of anything else. */
-export const FIXTURE_JOB_SHAPE =
-  'a batch job with one task group of count 1 whose raw_exec tasks run /bin/sh -c with stackproof\'s fixture script, SP_* environment, templates under local/ and secrets/stdout.txt, secrets/stderr.txt with stackproof\'s delimiters; optionally the unplaceable constraint';
-
-/** The fixture spec of a job registered through the API, or why it is not a fixture job. */
-export function parseFixtureJob(job: unknown): { spec: FixtureJobSpec } | { error: string } {
-  const parsed = jobSchema.safeParse(job);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    return { error: `unsupported job: ${issue.path.join('.') || '(job)'}: ${issue.message}; this scheduler runs only ${FIXTURE_JOB_SHAPE}` };
-  }
-  const j = parsed.data;
-  const constraints = j.Constraints ?? [];
-  const unplaceable = constraints.some((c) => c.LTarget === `\${meta.${UNPLACEABLE_META}}`);
-  if (constraints.length > (unplaceable ? 1 : 0)) return { error: `unsupported job: Constraints: only the unplaceable constraint on \${meta.${UNPLACEABLE_META}} is supported` };
-  const tasks: FixtureTask[] = [];
-  for (const t of j.TaskGroups[0]!.Tasks) {
-    const files: Record<string, string> = {};
-    let stdout = '';
-    let stderr = '';
-    for (const tpl of t.Templates) {
-      if (tpl.DestPath === LOG_SOURCES.stdout) stdout = tpl.EmbeddedTmpl;
-      else if (tpl.DestPath === LOG_SOURCES.stderr) stderr = tpl.EmbeddedTmpl;
-      else if (tpl.DestPath.startsWith('local/') && !tpl.DestPath.split('/').includes('..')) files[tpl.DestPath.slice('local/'.length)] = tpl.EmbeddedTmpl;
-      else return { error: `unsupported job: template destination ${JSON.stringify(tpl.DestPath)}: only local/<path>, ${LOG_SOURCES.stdout} and ${LOG_SOURCES.stderr} are supported` };
-    }
-    const count = Number(t.Env.SP_TICKS);
-    const truncateAt = Number(t.Env.SP_TRUNCATE_AT ?? 0);
-    const deleteAt = Number(t.Env.SP_DELETE_AT ?? 0);
-    tasks.push({
-      name: t.Name,
-      files,
-      stdout,
-      stderr,
-      logsDisabled: t.LogConfig?.Disabled === true,
-      ...(count > 0 ? { ticks: { count, everyMs: Number(t.Env.SP_TICK_SECONDS) * 1000, file: t.Env.SP_TICK_FILE, ...(truncateAt > 0 ? { truncateAt } : {}), ...(deleteAt > 0 ? { deleteAt } : {}) } } : {}),
-      holdMs: Number(t.Env.SP_HOLD_SECONDS) * 1000,
-    });
-  }
-  const meta = { ...j.Meta };
-  delete meta.stackproof;
-  return { spec: { id: j.ID, namespace: j.Namespace || 'default', kind: unplaceable ? 'event' : 'allocation', tasks, meta } };
 }

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ import { FaultSet } from './faults/types.ts';
 import { CertificateAuthority } from './mesh/certificate-authority.ts';
 import { MeshService } from './mesh/service.ts';
 import { SchedulerService } from './scheduler/service.ts';
-import { buildFixtureJob, type FixtureJobSpec } from '../client/fixture-job.ts';
+import { seedJobs } from './scheduler/seed-jobs.ts';
 import { sendErrors } from './secrets/respond.ts';
 import { SecretsService } from './secrets/service.ts';
 import { SigningKey } from './secrets/oidc/signing-key.ts';
@@ -35,6 +35,10 @@ export interface ReferenceOptions {
    * real product: what the spec does not show how to make cannot be had through a side door.
    */
   control?: boolean;
+  /** Run raw_exec tasks (default true); false answers as a Nomad whose raw_exec driver is not detected. */
+  rawExec?: boolean;
+  /** At most this many allocations run at once (default 64). */
+  maxRunningAllocations?: number;
 }
 
 export interface ReferenceEndpoint {
@@ -63,7 +67,7 @@ export interface RunningReference {
   };
   /** `namespaces`: whether the agent acts like an Enterprise one (namespaces) or a CE one. */
   mesh: ReferenceEndpoint & { namespaces: boolean };
-  scheduler: ReferenceEndpoint & { nodeId: string };
+  scheduler: ReferenceEndpoint & { nodeId: string; /** Where allocations' directories are. */ allocRoot: string; /** The process IDs of tasks still running. */ runningTaskPids(): number[] };
   /** The reference-only control interface (fixtures, CA rotation, event generation); absent when started without it. */
   control?: ReferenceEndpoint;
   stop(): Promise<void>;
@@ -71,6 +75,16 @@ export interface RunningReference {
 
 /** A reference started with its control listener (the default). */
 export type ReferenceWithControl = RunningReference & { control: ReferenceEndpoint };
+
+/**
+ * The schedulers of the references this process runs. Their tasks are processes of their own
+ * process groups: if the process exits without stopping a reference (an uncaught error,
+ * process.exit), they are killed with it rather than left running.
+ */
+const liveSchedulers = new Set<SchedulerService>();
+process.on('exit', () => {
+  for (const s of liveSchedulers) s.cluster.killAllNow();
+});
 
 export class UnknownFaultError extends Error {
   readonly exitCode = EXIT.USAGE;
@@ -127,7 +141,10 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
     staticMeta: { 'node.rack': 'r1', 'connect.sidecar_image': 'envoy:v1', owner: 'platform' },
     allocRoot,
     nextIndex: () => ++schedulerIndex,
+    rawExec: options.rawExec !== false,
+    ...(options.maxRunningAllocations !== undefined ? { maxRunningAllocations: options.maxRunningAllocations } : {}),
   });
+  liveSchedulers.add(scheduler);
   await seedScheduler(scheduler);
   const control = options.control === false ? undefined : new ControlService({ token: controlToken, secrets, mesh, scheduler });
 
@@ -143,6 +160,9 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
     if (control) servers.push(await startHttpServer('control', (req, res, m) => control.handle(req, res, m), internalError(sendPlainInternal), { host }));
   } catch (err) {
     await Promise.all(servers.map((s) => s.close()));
+    await scheduler.stop();
+    liveSchedulers.delete(scheduler);
+    await rm(allocRoot, { recursive: true, force: true });
     throw err;
   }
   const [s, proxy, m, sc, cl, ctl] = servers as [RunningServer, RunningServer, RunningServer, RunningServer, RunningServer, RunningServer | undefined];
@@ -158,10 +178,11 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
       cloud: { simulatorUrl: cl.url, simulatorToken: controlToken, tenantId: cloud.tenantId },
     },
     mesh: { url: m.url, token: meshToken, namespaces: meshNamespaces },
-    scheduler: { url: sc.url, token: schedulerToken, nodeId },
+    scheduler: { url: sc.url, token: schedulerToken, nodeId, allocRoot, runningTaskPids: () => scheduler.cluster.runningPids() },
     ...(ctl ? { control: { url: ctl.url, token: controlToken } } : {}),
     stop: async () => {
       await scheduler.stop();
+      liveSchedulers.delete(scheduler);
       await Promise.all(servers.map((srv) => srv.close()));
       await rm(allocRoot, { recursive: true, force: true });
     },
@@ -185,31 +206,17 @@ function internalError(send: (res: ServerResponse, message: string) => void) {
 }
 
 /**
- * Reference setup: the node registers, and two fixture jobs are registered through the scheduler's
- * own job code (one task with logging disabled), so the stream and the fs endpoints have real
- * content and their events are those of real actions.
+ * Reference setup: the node registers, and the reference's own seed jobs are registered through the
+ * scheduler's job API code, so the stream and the fs endpoints have real content from real
+ * processes and their events are those of real actions.
  */
 async function seedScheduler(scheduler: SchedulerService): Promise<void> {
   scheduler.publishNode('NodeRegistration');
-  // One draw from the CSPRNG per log rather than one per line (3,000 lines took a tenth of a second).
-  const lines = (prefix: string, n: number) => {
-    const bytes = randomBytes(12 * n);
-    return Array.from({ length: n }, (_, i) => `${prefix} line ${i + 1}: ${bytes.toString('hex', 12 * i, 12 * i + 12)}\n`).join('');
-  };
-  const jobs: FixtureJobSpec[] = [
-    {
-      id: 'web',
-      namespace: 'default',
-      kind: 'allocation',
-      tasks: [
-        { name: 'web', stdout: lines('web stdout', 200), stderr: lines('web stderr', 40), files: { 'config.json': '{"port": 8080}\n', 'data/blob.bin': randomBytes(150_000).toString('base64') } },
-        { name: 'sidecar', logsDisabled: true, files: { 'envoy.yaml': 'admin: {}\n' } },
-      ],
-    },
-    { id: 'batch', namespace: 'default', kind: 'allocation', tasks: [{ name: 'worker', stdout: lines('worker', 3000), stderr: '' }] },
-  ];
-  for (const spec of jobs) scheduler.cluster.register(buildFixtureJob(spec), null);
-  // The reference answers once its seed allocations have run, as the fixed seed did before.
-  const done = () => jobs.every((j) => scheduler.cluster.allocationsOf('default', j.id).some((a) => a.ClientStatus === 'complete'));
-  for (let waited = 0; !done() && waited < 5_000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+  const jobs = seedJobs();
+  for (const body of jobs) scheduler.registerOwnJob(body);
+  // The reference answers once its seed allocations have run (or, without raw_exec, at once).
+  if (!scheduler.rawExec) return;
+  const ids = jobs.map((j) => String(j.Job.ID));
+  const done = () => ids.every((id) => scheduler.cluster.allocationsOf('default', id).some((a) => a.ClientStatus === 'complete' || a.ClientStatus === 'failed'));
+  for (let waited = 0; !done() && waited < 10_000; waited += 10) await new Promise((r) => setTimeout(r, 10));
 }

@@ -17,6 +17,9 @@ export interface ServeFlags {
   profileOut?: string;
   /** false with --no-control: no control listener, as a real product has none. */
   control: boolean;
+  /** false with --no-raw-exec: no tasks run, as on a Nomad without the raw_exec driver. */
+  rawExec: boolean;
+  maxAllocations: number;
 }
 
 /**
@@ -28,7 +31,7 @@ export function serveProfile(ref: RunningReference): Pick<StackproofConfig, 'tar
 }
 
 export async function runServeCommand(opts: ServeFlags): Promise<number> {
-  const ref = await startReference({ dialect: opts.dialect, behavior: opts.referenceBehavior, faults: opts.fault, host: opts.host, control: opts.control });
+  const ref = await startReference({ dialect: opts.dialect, behavior: opts.referenceBehavior, faults: opts.fault, host: opts.host, control: opts.control, rawExec: opts.rawExec, maxRunningAllocations: opts.maxAllocations });
   const d = dialectFor(opts.dialect);
   const meshCarrier = d.mesh.token.scheme ? `${d.mesh.token.header}: ${d.mesh.token.scheme} <token>` : `${d.mesh.token.header}: <token>`;
   const schedCarrier = d.scheduler.token.scheme ? `${d.scheduler.token.header}: ${d.scheduler.token.scheme} <token>` : `${d.scheduler.token.header}: <token>`;
@@ -43,7 +46,7 @@ export async function runServeCommand(opts: ServeFlags): Promise<number> {
     process.stderr.write(`stackproof: --profile-out ${opts.profileOut}: cannot be written (${(err as NodeJS.ErrnoException).code ?? String(err)})\n`);
     return EXIT.USAGE;
   }
-  const traits = [`dialect ${ref.dialect}`, ...(ref.behavior !== 'spec' ? [`behaviour ${ref.behavior}`] : []), ...(ref.faults.length ? [`faults ${ref.faults.join(', ')}`] : []), ...(ref.control ? [] : ['no control listener'])];
+  const traits = [`dialect ${ref.dialect}`, ...(ref.behavior !== 'spec' ? [`behaviour ${ref.behavior}`] : []), ...(ref.faults.length ? [`faults ${ref.faults.join(', ')}`] : []), ...(ref.control ? [] : ['no control listener']), ...(opts.rawExec ? [] : ['no raw_exec driver'])];
   out(`stackproof reference is up (${traits.join(', ')}). Ctrl-C stops it.`);
   out('');
   out(`  secrets    ${ref.secrets.url}   token ${ref.secrets.token}   (${d.secrets.tokenHeader}: <token>)`);

@@ -1,15 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { appendFile, lstat, mkdir, readdir, readFile, realpath, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 
 export interface TaskSpec {
   name: string;
   /** Logging disabled: the task has no log files and log requests answer 404. */
   logsDisabled?: boolean;
-  stdout?: string;
-  stderr?: string;
-  /** Files in the task's local directory, by relative path. */
-  files?: Record<string, string>;
 }
 
 export interface Allocation {
@@ -26,8 +22,8 @@ export class PathEscapeError extends Error {}
 
 /**
  * Allocations of the node on a real filesystem under a temporary directory, laid out like the
- * upstream client: alloc/logs/<task>.<stdout|stderr>.0 shared by the tasks, and a directory per
- * task with its own files.
+ * upstream client: alloc/logs/<task>.<stdout|stderr>.<n> shared by the tasks, and a directory per
+ * task with local/, secrets/, tmp/ and private/, written by the tasks' real processes.
  */
 export class AllocationFs {
   readonly allocations = new Map<string, Allocation>();
@@ -42,23 +38,15 @@ export class AllocationFs {
     return join(this.root, id);
   }
 
+  /**
+   * A placed allocation's directory with the shared alloc/ (logs/, tmp/, data/) that Nomad's client
+   * builds before any task (client/allocdir/alloc_dir.go Build, SharedAllocDirs); each task's own
+   * directory is built as it is set up (task-process.ts).
+   */
   async create(spec: { namespace?: string; jobId?: string; tasks: TaskSpec[]; stopped?: boolean }): Promise<Allocation> {
     const alloc: Allocation = { id: randomUUID(), namespace: spec.namespace ?? 'default', jobId: spec.jobId ?? `job-${randomUUID().slice(0, 8)}`, tasks: spec.tasks, stopped: spec.stopped ?? true };
     const dir = this.dirOf(alloc.id);
-    await mkdir(join(dir, 'alloc', 'logs'), { recursive: true });
-    await mkdir(join(dir, 'alloc', 'data'), { recursive: true });
-    for (const task of spec.tasks) {
-      await mkdir(join(dir, task.name, 'local'), { recursive: true });
-      for (const [path, content] of Object.entries(task.files ?? {})) {
-        const full = this.inside(alloc.id, join(task.name, 'local', path));
-        await mkdir(resolve(full, '..'), { recursive: true });
-        await writeFile(full, content);
-      }
-      if (!task.logsDisabled) {
-        await writeFile(join(dir, 'alloc', 'logs', `${task.name}.stdout.0`), task.stdout ?? '');
-        await writeFile(join(dir, 'alloc', 'logs', `${task.name}.stderr.0`), task.stderr ?? '');
-      }
-    }
+    for (const shared of ['logs', 'tmp', 'data']) await mkdir(join(dir, 'alloc', shared), { recursive: true });
     this.allocations.set(alloc.id, alloc);
     return alloc;
   }
@@ -99,22 +87,6 @@ export class AllocationFs {
 
   logPath(id: string, task: string, type: 'stdout' | 'stderr'): string {
     return join(this.dirOf(id), 'alloc', 'logs', `${task}.${type}.0`);
-  }
-
-  async append(id: string, path: string, data: string): Promise<void> {
-    await appendFile(this.inside(id, path), data);
-  }
-
-  async truncate(id: string, path: string): Promise<void> {
-    await truncate(this.inside(id, path), 0);
-  }
-
-  async remove(id: string, path: string): Promise<void> {
-    await rm(this.inside(id, path), { force: true });
-  }
-
-  async appendLog(id: string, task: string, type: 'stdout' | 'stderr', data: string): Promise<void> {
-    await appendFile(this.logPath(id, task, type), data);
   }
 
   async read(id: string, path: string, confined = true): Promise<Buffer> {

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { parseFixtureJob, type FixtureJobSpec } from '../../client/fixture-job.ts';
 import type { FaultSet } from '../faults/types.ts';
 import type { AllocationFs } from './alloc-fs.ts';
 import type { EventBroker, SchedulerEvent } from './event-broker.ts';
-import { TaskRunner } from './job-runner.ts';
+import { constraintLabel, datacenterMatches, meetsConstraint, type ConstraintSpec, type NodeFacts } from './feasibility.ts';
+import type { RunnableJob, RunnableTask } from './runnable-job.ts';
+import { renderTemplates } from './runnable-job.ts';
+import { taskEnvironment } from './task-environment.ts';
+import { TaskProcess } from './task-process.ts';
 
 type EventDraft = Omit<SchedulerEvent, 'Index'>;
 
@@ -30,7 +33,7 @@ export interface Namespace {
 interface JobRecord {
   /** The job as registered, plus the server's fields. */
   job: Record<string, unknown>;
-  spec: FixtureJobSpec;
+  spec: RunnableJob;
   /** The registered job without server fields, to tell a changed spec from the same one again. */
   specKey: string;
 }
@@ -74,12 +77,13 @@ interface AllocRecord {
   ModifyIndex: number;
   CreateTime: number;
   ModifyTime: number;
-  runners: Map<string, TaskRunner>;
+  runners: Map<string, TaskProcess>;
+  /** Tasks not started yet: they have a pending state until their process is up. */
+  taskNames: string[];
   /** The job as it was placed (Nomad's allocation carries it; the Allocation topic leaves it out). */
   jobAtPlacement: Record<string, unknown>;
 }
 
-const TASK_GROUP = 'fixture';
 const nowNanos = () => Date.now() * 1_000_000;
 
 export interface ClusterOptions {
@@ -91,6 +95,13 @@ export interface ClusterOptions {
   nextIndex: () => number;
   /** Whether the node takes new allocations (its scheduling eligibility). */
   nodeEligible: () => boolean;
+  /** The node as constraints see it. */
+  nodeFacts: () => NodeFacts;
+  /** Whether the node's raw_exec driver is detected (the only driver the reference runs). */
+  rawExec: boolean;
+  /** At most this many allocations run at once; more wait in a blocked evaluation. */
+  maxRunningAllocations: number;
+  region: string;
 }
 
 /**
@@ -106,6 +117,11 @@ export class Cluster {
   private readonly allocs = new Map<string, AllocRecord>();
   /** Each job's blocked evaluation, so a load of re-registrations does not scan every evaluation. */
   private readonly blockedByJob = new Map<string, Evaluation>();
+  /** What each blocked evaluation waits for: only that change processes it again. */
+  private readonly blockedCause = new Map<string, Blocked['kind']>();
+
+  /** The reference is shutting down: no new placements, tasks still starting are killed. */
+  private stopping = false;
 
   constructor(private readonly o: ClusterOptions) {}
 
@@ -135,7 +151,7 @@ export class Cluster {
   deleteNamespace(name: string, nonTerminalStatus: number): number {
     if (name === 'default') throw new ClusterError(400, 'can not delete default namespace');
     if (!this.namespaces.has(name)) throw new ClusterError(404, `namespace ${JSON.stringify(name)} not found`);
-    const busy = [...this.jobs.values()].some((j) => j.spec.namespace === name && j.job.Status !== 'dead');
+    const busy = [...this.jobs.values()].some((j) => j.spec.Namespace === name && j.job.Status !== 'dead');
     if (busy) throw new ClusterError(nonTerminalStatus, `namespace "${name}" has non-terminal jobs in regions: [global]`);
     // Nomad also waits for the allocations: a purged job's are stopped a moment after the purge.
     const running = [...this.allocs.values()].some((a) => a.Namespace === name && a.ClientStatus !== 'complete' && a.ClientStatus !== 'failed');
@@ -148,8 +164,8 @@ export class Cluster {
 
   listJobs(namespace: string, prefix: string, visible: (ns: string) => boolean): Record<string, unknown>[] {
     return [...this.jobs.values()]
-      .filter((r) => (namespace === '*' || r.spec.namespace === namespace) && visible(r.spec.namespace) && r.spec.id.startsWith(prefix))
-      .sort((a, b) => a.spec.id.localeCompare(b.spec.id))
+      .filter((r) => (namespace === '*' || r.spec.Namespace === namespace) && visible(r.spec.Namespace) && r.spec.ID.startsWith(prefix))
+      .sort((a, b) => a.spec.ID.localeCompare(b.spec.ID))
       .map(({ job }) => pick(job, ['ID', 'ParentID', 'Name', 'Namespace', 'Datacenters', 'Type', 'Priority', 'Periodic', 'ParameterizedJob', 'Stop', 'Status', 'StatusDescription', 'CreateIndex', 'ModifyIndex', 'JobModifyIndex', 'SubmitTime', 'Meta']));
   }
 
@@ -167,20 +183,15 @@ export class Cluster {
   }
 
   /**
-   * PUT /v1/jobs: only the fixture job shape (src/client/fixture-job.ts) is run. A register of an
+   * PUT /v1/jobs, for a job that passed Nomad's validation (nomad-job/admit.ts). A register of an
    * existing ID with a changed spec makes a new version and places it again (the old allocation is
    * stopped); the same spec again makes an evaluation that changes nothing, as Nomad's scheduler
    * finds nothing to do (a stopped job is placed again, since Stop changed).
    */
-  register(raw: unknown, namespaceParam: string | null): { EvalID: string; EvalCreateIndex: number; JobModifyIndex: number; Warnings: string; Index: number } {
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ClusterError(400, 'Job must be specified');
-    const given = raw as Record<string, unknown>;
-    const job: Record<string, unknown> = { ...given, Namespace: typeof given.Namespace === 'string' && given.Namespace !== '' ? given.Namespace : (namespaceParam ?? 'default') };
-    const parsed = parseFixtureJob(job);
-    if ('error' in parsed) throw new ClusterError(400, parsed.error);
-    const spec = parsed.spec;
-    if (!this.namespaces.has(spec.namespace)) throw new ClusterError(400, `job "${spec.id}" is in nonexistent namespace "${spec.namespace}"`);
-    const key = jobKey(spec.namespace, spec.id);
+  register(spec: RunnableJob): { EvalID: string; EvalCreateIndex: number; JobModifyIndex: number; Warnings: string; Index: number } {
+    if (!this.namespaces.has(spec.Namespace)) throw new ClusterError(400, `job "${spec.ID}" is in nonexistent namespace "${spec.Namespace}"`);
+    const job = spec as unknown as Record<string, unknown>;
+    const key = jobKey(spec.Namespace, spec.ID);
     const prev = this.jobs.get(key);
     const specKey = JSON.stringify(withoutServerFields(job));
     const changed = !prev || prev.specKey !== specKey || prev.job.Stop === true;
@@ -199,7 +210,6 @@ export class Cluster {
           NodePool: 'default',
           ParentID: '',
           ...job,
-          Name: typeof job.Name === 'string' && job.Name ? job.Name : spec.id,
           Status: changed ? 'pending' : prev!.job.Status,
           StatusDescription: '',
           Stop: false,
@@ -216,7 +226,7 @@ export class Cluster {
       evalId = evaluation.ID;
       return [this.jobEvent(record.job, type), this.evalEvent(evaluation, type)];
     });
-    setImmediate(() => void this.evaluate(evalId, changed).catch((err) => console.error(`[reference] evaluating ${spec.id}: ${(err as Error).message}`)));
+    setImmediate(() => void this.evaluate(evalId, changed).catch((err) => console.error(`[reference] evaluating ${spec.ID}: ${(err as Error).message}`)));
     return { EvalID: evalId, EvalCreateIndex: frame.Index, JobModifyIndex: frame.Index, Warnings: '', Index: frame.Index };
   }
 
@@ -247,12 +257,23 @@ export class Cluster {
 
   /** Whether a namespace holds a job (for deleting it). */
   hasJobs(namespace: string): boolean {
-    return [...this.jobs.values()].some((j) => j.spec.namespace === namespace);
+    return [...this.jobs.values()].some((j) => j.spec.Namespace === namespace);
   }
 
   /** Stops every task (the reference shuts down). */
   async stopAll(): Promise<void> {
+    this.stopping = true;
     await Promise.all([...this.allocs.values()].flatMap((a) => [...a.runners.values()].map((r) => r.kill())));
+  }
+
+  /** Kills every task at once, synchronously (the reference's process is exiting). */
+  killAllNow(): void {
+    for (const a of this.allocs.values()) for (const r of a.runners.values()) r.killNow();
+  }
+
+  /** The process IDs of the tasks still running (for tests that check nothing is left). */
+  runningPids(): number[] {
+    return [...this.allocs.values()].flatMap((a) => [...a.runners.values()].filter((r) => r.state !== 'dead' && r.pid !== undefined).map((r) => r.pid!));
   }
 
   // --- scheduling -------------------------------------------------------------------------
@@ -262,10 +283,15 @@ export class Cluster {
    * Nomad's blocked-evals tracker unblocks them when a node's class gains capacity.
    */
   nodeBecameEligible(): void {
+    this.unblock('ineligible');
+  }
+
+  /** Blocked evaluations that waited for this are processed again. */
+  private unblock(cause: 'ineligible' | 'exhausted'): void {
     for (const e of this.blockedByJob.values()) {
-      if (e.Status !== 'blocked') continue;
+      if (e.Status !== 'blocked' || this.blockedCause.get(e.ID) !== cause) continue;
       const record = this.jobs.get(jobKey(e.Namespace, e.JobID));
-      if (record?.spec.kind !== 'allocation' || record.job.Stop === true) continue;
+      if (!record || record.job.Stop === true || this.infeasible(record.spec) !== undefined) continue;
       setImmediate(() => void this.evaluate(e.ID, true).catch((err) => console.error(`[reference] evaluating ${e.JobID}: ${(err as Error).message}`)));
     }
   }
@@ -285,17 +311,19 @@ export class Cluster {
     const placed = wanted && this.liveAllocs(evaluation.Namespace, evaluation.JobID).some((a) => a.JobVersion === record.job.Version);
     if (!wanted || !place || placed) return this.completeEval(evaluation, null);
     const spec = record.spec;
-    if (spec.kind === 'event' || !this.o.nodeEligible()) return this.blockEval(evaluation, spec);
-    const onDisk = await this.o.fs.create({ namespace: spec.namespace, jobId: spec.id, tasks: spec.tasks, stopped: false });
+    const group = spec.TaskGroups[0]!;
+    const why = this.infeasible(spec) ?? (!this.o.nodeEligible() ? { kind: 'ineligible' as const } : this.runningCount() >= this.o.maxRunningAllocations ? { kind: 'exhausted' as const } : undefined);
+    if (why) return this.blockEval(evaluation, spec, why);
+    const onDisk = await this.o.fs.create({ namespace: spec.Namespace, jobId: spec.ID, tasks: group.Tasks.map((t) => ({ name: t.Name, logsDisabled: t.LogConfig.Disabled })), stopped: false });
     const alloc: AllocRecord = {
       ID: onDisk.id,
-      Namespace: spec.namespace,
+      Namespace: spec.Namespace,
       EvalID: evaluation.ID,
-      Name: `${spec.id}.${TASK_GROUP}[0]`,
+      Name: `${spec.ID}.${group.Name}[0]`,
       NodeID: this.o.nodeId,
-      JobID: spec.id,
+      JobID: spec.ID,
       JobVersion: record.job.Version as number,
-      TaskGroup: TASK_GROUP,
+      TaskGroup: group.Name,
       DesiredStatus: 'run',
       DesiredDescription: '',
       ClientStatus: 'pending',
@@ -305,6 +333,7 @@ export class Cluster {
       CreateTime: nowNanos(),
       ModifyTime: nowNanos(),
       runners: new Map(),
+      taskNames: group.Tasks.map((t) => t.Name),
       jobAtPlacement: record.job,
     };
     this.o.broker.publishWith((index) => {
@@ -318,25 +347,89 @@ export class Cluster {
       }
       return events;
     });
-    this.completeEval(evaluation, { [TASK_GROUP]: 0 });
-    // The client starts the tasks: their files and first output are on disk already.
-    for (const task of spec.tasks) alloc.runners.set(task.name, new TaskRunner(this.o.fs, alloc.ID, task, () => this.taskExited(alloc)));
-    this.clientUpdate(alloc, 'running');
+    this.completeEval(evaluation, { [group.Name]: 0 });
+    // The client runs the tasks: each its own process, its templates rendered first.
+    await Promise.all(group.Tasks.map((task) => this.startTask(alloc, spec, task)));
+  }
+
+  /** Why the node can never run the job (its constraints, datacenters or driver), or undefined. */
+  private infeasible(spec: RunnableJob): Blocked | undefined {
+    const node = this.o.nodeFacts();
+    if (!datacenterMatches(spec.Datacenters, node.datacenter)) return { kind: 'datacenter' };
+    const group = spec.TaskGroups[0]!;
+    const constraints: ConstraintSpec[] = [...(spec.Constraints ?? []), ...(group.Constraints ?? []), ...group.Tasks.flatMap((t) => t.Constraints ?? [])];
+    const failing = constraints.find((c) => !meetsConstraint(c, node));
+    if (failing) return { kind: 'constraint', label: constraintLabel(failing) };
+    if (group.Tasks.some((t) => t.Driver !== 'raw_exec') || !this.o.rawExec) return { kind: 'constraint', label: 'missing drivers' };
+    return undefined;
+  }
+
+  private runningCount(): number {
+    return [...this.allocs.values()].filter((a) => a.ClientStatus === 'pending' || a.ClientStatus === 'running').length;
+  }
+
+  private async startTask(alloc: AllocRecord, spec: RunnableJob, task: RunnableTask): Promise<void> {
+    const group = spec.TaskGroups[0]!;
+    const env = taskEnvironment({
+      allocDir: this.o.fs.dirOf(alloc.ID),
+      allocId: alloc.ID,
+      allocName: alloc.Name,
+      allocIndex: 0,
+      jobId: spec.ID,
+      jobName: spec.Name,
+      parentId: '',
+      group: group.Name,
+      task: task.Name,
+      namespace: spec.Namespace,
+      region: spec.Region || this.o.region,
+      datacenter: this.o.nodeFacts().datacenter,
+      cpu: task.Resources.CPU,
+      memoryMB: task.Resources.MemoryMB,
+      meta: { ...(spec.Meta ?? {}), ...(group.Meta ?? {}), ...(task.Meta ?? {}) },
+      env: task.Env ?? {},
+    });
+    const config = task.Config as { command: string; args?: string[] };
+    try {
+      const proc = await TaskProcess.start(
+        {
+          allocDir: this.o.fs.dirOf(alloc.ID),
+          name: task.Name,
+          command: config.command,
+          args: config.args ?? [],
+          env,
+          templates: renderTemplates(task, env),
+          logs: { disabled: task.LogConfig.Disabled, maxFiles: task.LogConfig.MaxFiles, maxFileSizeMB: task.LogConfig.MaxFileSizeMB },
+          killTimeoutMs: Math.round(task.KillTimeout / 1_000_000),
+          killSignal: (task.KillSignal || 'SIGINT') as NodeJS.Signals,
+        },
+        () => this.taskChanged(alloc),
+      );
+      alloc.runners.set(task.Name, proc);
+      // A stop that came while the task was being set up.
+      if (alloc.DesiredStatus === 'stop' || this.stopping) await proc.kill();
+    } catch (err) {
+      console.error(`[reference] starting task ${task.Name} of ${alloc.ID}: ${(err as Error).message}`);
+      alloc.taskNames = alloc.taskNames.filter((n) => n !== task.Name);
+      this.taskChanged(alloc);
+    }
+    this.taskChanged(alloc);
   }
 
   private completeEval(evaluation: Evaluation, queued: Record<string, number> | null): void {
     this.o.broker.publishWith((index) => {
-      Object.assign(evaluation, { Status: 'complete', QueuedAllocations: queued ?? { [TASK_GROUP]: 0 }, ModifyIndex: index, ModifyTime: nowNanos() });
+      Object.assign(evaluation, { Status: 'complete', QueuedAllocations: queued ?? {}, ModifyIndex: index, ModifyTime: nowNanos() });
       this.evals.delete(evaluation.ID);
+      this.blockedCause.delete(evaluation.ID);
       return [this.evalEvent(evaluation, 'EvaluationUpdated')];
     });
   }
 
   /** No node fits: the evaluation completes with a blocked follow-up that waits for one (and replaces the job's earlier one). */
-  private blockEval(evaluation: Evaluation, spec: FixtureJobSpec): void {
+  private blockEval(evaluation: Evaluation, spec: RunnableJob, why: Blocked): void {
+    const group = spec.TaskGroups[0]!.Name;
     this.o.broker.publishWith((index) => {
       const events: EventDraft[] = [];
-      const key = jobKey(spec.namespace, spec.id);
+      const key = jobKey(spec.Namespace, spec.ID);
       const old = this.blockedByJob.get(key);
       if (old && old.Status === 'blocked' && old.ID !== evaluation.ID) {
         Object.assign(old, { Status: 'cancelled', StatusDescription: 'evaluation is superseded by a newer blocked evaluation', ModifyIndex: index, ModifyTime: nowNanos() });
@@ -345,10 +438,23 @@ export class Cluster {
       }
       const blocked = this.newEval(spec, 'queued-allocs', index);
       this.blockedByJob.set(key, blocked);
+      if (old) this.blockedCause.delete(old.ID);
+      this.blockedCause.set(blocked.ID, why.kind);
       Object.assign(blocked, { Status: 'blocked', StatusDescription: 'created to place remaining allocations', PreviousEval: evaluation.ID });
-      const failed = { [TASK_GROUP]: { NodesEvaluated: 1, NodesFiltered: 1, NodesAvailable: { dc1: 1 }, ConstraintFiltered: spec.kind === 'event' ? { [`\${meta.stackproof_unplaceable} = never`]: 1 } : null, NodesExhausted: 0, CoalescedFailures: 0 } };
+      const failed = {
+        [group]: {
+          NodesEvaluated: why.kind === 'datacenter' ? 0 : 1,
+          NodesFiltered: why.kind === 'constraint' || why.kind === 'ineligible' ? 1 : 0,
+          NodesInPool: 1,
+          NodesAvailable: { dc1: why.kind === 'ineligible' ? 0 : 1 },
+          ConstraintFiltered: why.kind === 'constraint' ? { [why.label]: 1 } : null,
+          NodesExhausted: why.kind === 'exhausted' ? 1 : 0,
+          DimensionExhausted: why.kind === 'exhausted' ? { 'allocations running on the reference node': 1 } : null,
+          CoalescedFailures: 0,
+        },
+      };
       this.evals.delete(evaluation.ID);
-      Object.assign(evaluation, { Status: 'complete', BlockedEval: blocked.ID, FailedTGAllocs: failed, QueuedAllocations: { [TASK_GROUP]: 1 }, ModifyIndex: index, ModifyTime: nowNanos() });
+      Object.assign(evaluation, { Status: 'complete', BlockedEval: blocked.ID, FailedTGAllocs: failed, QueuedAllocations: { [group]: 1 }, ModifyIndex: index, ModifyTime: nowNanos() });
       return [...events, this.evalEvent(blocked, 'EvaluationUpdated'), this.evalEvent(evaluation, 'EvaluationUpdated')];
     });
   }
@@ -358,28 +464,51 @@ export class Cluster {
       for (const a of allocs) Object.assign(a, { DesiredStatus: 'stop', DesiredDescription: why, ModifyIndex: index, ModifyTime: nowNanos() });
       return allocs.map((a) => this.allocEvent(a, 'PlanResult'));
     });
-    for (const a of allocs) {
+    await Promise.all(allocs.map(async (a) => {
       await Promise.all([...a.runners.values()].map((r) => r.kill()));
-      if (a.ClientStatus !== 'complete' && a.ClientStatus !== 'failed') this.clientUpdate(a, 'complete');
-    }
+      // Tasks still being set up see DesiredStatus stop and are killed as they start.
+      this.taskChanged(a);
+    }));
   }
 
-  private taskExited(alloc: AllocRecord): void {
-    if ([...alloc.runners.values()].every((r) => r.state === 'dead') && alloc.ClientStatus === 'running') this.clientUpdate(alloc, 'complete');
+  /**
+   * A task started or ended: the allocation's client status follows its tasks (Nomad's
+   * client/allocrunner getClientStatus: pending while any task is pending, running while any runs,
+   * then failed if any task failed, else complete), published when it changes.
+   */
+  private taskChanged(alloc: AllocRecord): void {
+    const states = alloc.taskNames.map((n) => alloc.runners.get(n));
+    let status: AllocRecord['ClientStatus'];
+    if (states.some((t) => t === undefined || t.state === 'pending')) status = states.some((t) => t?.state === 'running') ? 'running' : 'pending';
+    else if (states.some((t) => t!.state === 'running')) status = 'running';
+    else status = states.some((t) => t!.failed) || alloc.taskNames.length === 0 ? 'failed' : 'complete';
+    // Nomad reports running only once every task has started.
+    if (status === 'running' && states.some((t) => t === undefined || t.state === 'pending')) status = 'pending';
+    if (status === alloc.ClientStatus) return;
+    if (status === 'pending') return;
+    this.clientUpdate(alloc, status);
+    if (status === 'complete' || status === 'failed') this.capacityFreed();
+  }
+
+  /** An allocation ended: evaluations blocked on the node's capacity are processed again. */
+  private capacityFreed(): void {
+    if (this.stopping) return;
+    this.unblock('exhausted');
   }
 
   /** The client reports the allocation's status: AllocationUpdated, with the job's status when it changes. */
-  private clientUpdate(alloc: AllocRecord, status: 'running' | 'complete'): void {
+  private clientUpdate(alloc: AllocRecord, status: 'running' | 'complete' | 'failed'): void {
+    const description = { running: 'Tasks are running', complete: 'All tasks have completed', failed: 'Failed tasks' }[status];
     this.o.broker.publishWith((index) => {
-      Object.assign(alloc, { ClientStatus: status, ClientDescription: status === 'running' ? 'Tasks are running' : 'All tasks have completed', ModifyIndex: index, ModifyTime: nowNanos() });
+      Object.assign(alloc, { ClientStatus: status, ClientDescription: description, ModifyIndex: index, ModifyTime: nowNanos() });
       // A stopped allocation is what GC collects.
-      if (status === 'complete') {
+      if (status !== 'running') {
         const onDisk = this.o.fs.allocations.get(alloc.ID);
         if (onDisk) onDisk.stopped = true;
       }
       const events = [this.allocEvent(alloc, 'AllocationUpdated')];
       const record = this.jobs.get(jobKey(alloc.Namespace, alloc.JobID));
-      if (record && status === 'complete' && record.job.Status !== 'dead' && this.liveAllocs(alloc.Namespace, alloc.JobID).length === 0) {
+      if (record && status !== 'running' && record.job.Status !== 'dead' && this.liveAllocs(alloc.Namespace, alloc.JobID).length === 0) {
         record.job = { ...record.job, Status: 'dead', ModifyIndex: index };
         events.push(this.jobEvent(record.job, 'AllocationUpdated'));
       }
@@ -393,6 +522,7 @@ export class Cluster {
     if (blocked) {
       Object.assign(blocked, { Status: 'cancelled', StatusDescription: 'job purged' });
       this.evals.delete(blocked.ID);
+      this.blockedCause.delete(blocked.ID);
     }
     this.blockedByJob.delete(jobKey(namespace, jobId));
   }
@@ -401,14 +531,14 @@ export class Cluster {
     return [...this.allocs.values()].filter((a) => a.Namespace === namespace && a.JobID === jobId && a.ClientStatus !== 'complete' && a.ClientStatus !== 'failed');
   }
 
-  private newEval(spec: FixtureJobSpec, triggeredBy: string, index: number): Evaluation {
+  private newEval(spec: RunnableJob, triggeredBy: string, index: number): Evaluation {
     const e: Evaluation = {
       ID: randomUUID(),
-      Namespace: spec.namespace,
+      Namespace: spec.Namespace,
       Priority: 50,
-      Type: 'batch',
+      Type: spec.Type,
       TriggeredBy: triggeredBy,
-      JobID: spec.id,
+      JobID: spec.ID,
       JobModifyIndex: index,
       Status: 'pending',
       StatusDescription: '',
@@ -445,23 +575,29 @@ export class Cluster {
   }
 
   private taskStates(a: AllocRecord): Record<string, unknown> | null {
-    if (a.runners.size === 0) return null;
+    if (a.taskNames.length === 0) return null;
     const out: Record<string, unknown> = {};
-    for (const [name, r] of a.runners) {
-      out[name] = { State: r.state, Failed: false, Restarts: 0, StartedAt: r.startedAt.toISOString(), FinishedAt: r.finishedAt?.toISOString() ?? null, Events: [] };
+    for (const name of a.taskNames) {
+      const r = a.runners.get(name);
+      out[name] = r
+        ? { State: r.state, Failed: r.failed, Restarts: 0, LastRestart: null, StartedAt: r.startedAt?.toISOString() ?? null, FinishedAt: r.finishedAt?.toISOString() ?? null, Events: r.events }
+        : { State: 'pending', Failed: false, Restarts: 0, LastRestart: null, StartedAt: null, FinishedAt: null, Events: [] };
     }
     return out;
   }
 
   private allocPayload(a: AllocRecord): Record<string, unknown> {
-    const { runners: _r, jobAtPlacement: _j, ...fields } = a;
-    return { ...fields, NodeName: hostname(), JobType: 'batch', DeploymentID: '', TaskStates: this.taskStates(a) };
+    const { runners: _r, jobAtPlacement: _j, taskNames: _t, ...fields } = a;
+    return { ...fields, NodeName: hostname(), JobType: a.jobAtPlacement.Type, DeploymentID: '', TaskStates: this.taskStates(a) };
   }
 
   private allocStub(a: AllocRecord): Record<string, unknown> {
     return pick(this.allocPayload(a), ['ID', 'EvalID', 'Name', 'Namespace', 'NodeID', 'NodeName', 'JobID', 'JobType', 'JobVersion', 'TaskGroup', 'DesiredStatus', 'DesiredDescription', 'ClientStatus', 'ClientDescription', 'TaskStates', 'DeploymentID', 'CreateIndex', 'ModifyIndex', 'CreateTime', 'ModifyTime']);
   }
 }
+
+/** Why an evaluation could not place the job's allocation now. */
+type Blocked = { kind: 'constraint'; label: string } | { kind: 'datacenter' } | { kind: 'ineligible' } | { kind: 'exhausted' };
 
 function jobKey(namespace: string, id: string): string {
   return `${namespace}\u0000${id}`;

@@ -1,7 +1,7 @@
 import { cpus, hostname, totalmem } from 'node:os';
 
 /** The node's record, the payload of the node topics, with the documented fields. */
-export function nodeRecord(id: string, meta: Record<string, string>, state: { drain: boolean; eligibility: string; index: number }): Record<string, unknown> {
+export function nodeRecord(id: string, meta: Record<string, string>, state: { drain: boolean; eligibility: string; index: number }, drivers: { rawExec: boolean } = { rawExec: true }): Record<string, unknown> {
   const cpuShares = cpus().length * 1000;
   const memoryMB = Math.floor(totalmem() / 1024 / 1024);
   const network = { Mode: 'host', Device: 'lo', CIDR: '127.0.0.1/32', IP: '127.0.0.1', MBits: 1000, DNS: null, ReservedPorts: null, DynamicPorts: null };
@@ -27,10 +27,13 @@ export function nodeRecord(id: string, meta: Record<string, string>, state: { dr
     StatusDescription: '',
     StatusUpdatedAt: Math.floor(Date.now() / 1000),
     Events: [{ Message: 'Node registered', Subsystem: 'Cluster', Details: null, Timestamp: new Date().toISOString(), CreateIndex: 1 }],
-    // raw_exec as `nomad agent -dev` enables it: the fixture jobs run with it, and the provisioner checks it.
+    // raw_exec as `nomad agent -dev` enables it, the only driver the reference runs. Without it
+    // (serve --no-raw-exec) it reads as on a Nomad whose raw_exec plugin is not enabled
+    // (drivers/rawexec/driver.go buildFingerprint: HealthStateUndetected, "disabled").
     Drivers: {
-      exec: { Attributes: { 'driver.exec': 'true' }, Detected: true, Healthy: true, HealthDescription: 'Healthy', UpdateTime: new Date().toISOString() },
-      raw_exec: { Attributes: { 'driver.raw_exec': 'true' }, Detected: true, Healthy: true, HealthDescription: 'Healthy', UpdateTime: new Date().toISOString() },
+      raw_exec: drivers.rawExec
+        ? { Attributes: { 'driver.raw_exec': 'true' }, Detected: true, Healthy: true, HealthDescription: 'Healthy', UpdateTime: new Date().toISOString() }
+        : { Attributes: null, Detected: false, Healthy: false, HealthDescription: 'disabled', UpdateTime: new Date().toISOString() },
     },
     CSIControllerPlugins: null,
     CSINodePlugins: null,

@@ -6,6 +6,7 @@ import { Router } from '../http/router.ts';
 import { AclRequestError, type AclStore } from './acl-policies.ts';
 import { SchedulerAcl, type NamespaceCapability, type SchedulerToken } from './acl.ts';
 import { ClusterError, type Cluster } from './cluster.ts';
+import { admitJob } from './nomad-job/admit.ts';
 import type { EventBroker } from './event-broker.ts';
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -25,6 +26,8 @@ export interface NomadApiOptions {
   node: ManagedNode;
   /** Nomad's choices (hashicorp dialect); otherwise the control prefix serves it in the spec dialect. */
   nomad: boolean;
+  /** The agent's region, the default of a job's. */
+  region: string;
 }
 
 interface ApiContext {
@@ -169,15 +172,24 @@ export class NomadApi {
 
   // --- jobs -------------------------------------------------------------------------------
 
+  /**
+   * Nomad's job registration: the body decoded and the job canonicalized and validated as Nomad
+   * does (nomad-job/admit.ts, each check citing its source), after the caller's submit-job in the
+   * job's namespace (nomad/job_endpoint.go Register checks the ACL before its admission controllers).
+   */
   private async register(c: ApiContext): Promise<void> {
     const body = await this.body(c);
     const job = body.Job;
-    if (typeof job !== 'object' || job === null || Array.isArray(job)) throw new ApiError(400, 'Job must be specified');
-    const given = (job as Record<string, unknown>).Namespace;
-    const namespace = typeof given === 'string' && given !== '' ? given : this.namespaceOf(c);
+    // The namespace the job goes to, as command/agent/job_endpoint.go namespaceForJob picks it: the
+    // query's, else the request body's, else the job's.
+    const given = typeof job === 'object' && job !== null && !Array.isArray(job) ? (job as Record<string, unknown>).Namespace : undefined;
+    const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+    const namespace = text(c.url.searchParams.get('namespace')) ?? text(body.Namespace) ?? text(given) ?? 'default';
     this.require(c, namespace, 'submit-job');
-    const reply = this.o.cluster.register(job, c.url.searchParams.get('namespace'));
-    this.written(c, reply.Index, { ...reply, LastContact: 0, KnownLeader: true });
+    const admitted = admitJob(body, { namespaceParam: c.url.searchParams.get('namespace'), region: this.o.region });
+    if (!admitted.ok) throw new ApiError(admitted.status, admitted.message);
+    const reply = this.o.cluster.register(admitted.job);
+    this.written(c, reply.Index, { ...reply, Warnings: admitted.warnings.join('\n'), LastContact: 0, KnownLeader: true });
   }
 
   private listJobs(c: ApiContext): void {

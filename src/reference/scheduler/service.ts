@@ -11,6 +11,7 @@ import { AclStore } from './acl-policies.ts';
 import { AllocationFs, PathEscapeError } from './alloc-fs.ts';
 import { Cluster } from './cluster.ts';
 import { NomadApi } from './nomad-api.ts';
+import { admitJob } from './nomad-job/admit.ts';
 import { EventBroker, type Frame, type MatchRules, type Subscription } from './event-broker.ts';
 import { StreamFanout } from './stream-fanout.ts';
 import { streamFile } from './file-stream.ts';
@@ -35,7 +36,14 @@ export interface SchedulerServiceOptions {
   nextIndex: () => number;
   /** How often an idle event stream sends a {} heartbeat. */
   heartbeatMs?: number;
+  /** Whether the raw_exec driver is detected (default true, as `nomad agent -dev` has it). */
+  rawExec?: boolean;
+  /** At most this many allocations run at once (default 64). */
+  maxRunningAllocations?: number;
 }
+
+/** The agent's region and the node's datacenter, as `nomad agent -dev` names them. */
+export const REGION = 'global';
 
 /** A request that cannot be served: the status and the plain-text message. */
 class ClientError extends Error {
@@ -112,8 +120,19 @@ export class SchedulerService {
     this.acl.add({ management: true, nodeRead: true, nodeWrite: true, readJob: ['*'] }, options.managementToken);
     this.acls = new AclStore(this.broker, options.managementToken, this.nomad);
     this.acl.resolve = (secret) => this.acls.grantsOf(secret);
-    this.cluster = new Cluster({ broker: this.broker, fs: this.fs, faults: f, nodeId: options.nodeId, nextIndex: options.nextIndex, nodeEligible: () => this.nodeState.eligibility === 'eligible' });
-    this.nomadApi = new NomadApi({ cluster: this.cluster, acls: this.acls, broker: this.broker, node: this, nomad: this.nomad });
+    this.cluster = new Cluster({
+      broker: this.broker,
+      fs: this.fs,
+      faults: f,
+      nodeId: options.nodeId,
+      nextIndex: options.nextIndex,
+      nodeEligible: () => this.nodeState.eligibility === 'eligible',
+      nodeFacts: () => this.nodeFacts(),
+      rawExec: options.rawExec !== false,
+      maxRunningAllocations: options.maxRunningAllocations ?? 64,
+      region: REGION,
+    });
+    this.nomadApi = new NomadApi({ cluster: this.cluster, acls: this.acls, broker: this.broker, node: this, nomad: this.nomad, region: REGION });
     const r = this.router;
     r.add('GET', '/v1/event/stream', (ctx) => this.eventStream(ctx));
     r.add('GET', '/v1/client/metadata', (ctx) => this.readMetadata(ctx));
@@ -131,7 +150,7 @@ export class SchedulerService {
 
   /** The node's record as the node topics carry it. */
   node(): Record<string, unknown> {
-    const node = nodeRecord(this.options.nodeId, this.metadata.view().Meta, this.nodeState);
+    const node = nodeRecord(this.options.nodeId, this.metadata.view().Meta, this.nodeState, { rawExec: this.options.rawExec !== false });
     // Nomad 1.11 on no longer has the deprecated Resources and Reserved (expectations/nomad.json).
     if (this.upstream) for (const k of ['Resources', 'Reserved']) delete node[k];
     return node;
@@ -164,7 +183,25 @@ export class SchedulerService {
     return index;
   }
 
-  /** Stops every running fixture task (the reference shuts down). */
+  /** Whether the node runs raw_exec tasks. */
+  get rawExec(): boolean {
+    return this.options.rawExec !== false;
+  }
+
+  /** Registers one of the reference's own jobs (setup), through the same validation as the API's. */
+  registerOwnJob(body: unknown): void {
+    const admitted = admitJob(body, { namespaceParam: null, region: REGION });
+    if (!admitted.ok) throw new Error(`the reference's own job is invalid: ${admitted.message}`);
+    this.cluster.register(admitted.job);
+  }
+
+  /** The node as job constraints see it. */
+  private nodeFacts() {
+    const n = this.node();
+    return { id: this.options.nodeId, name: String(n.Name), datacenter: String(n.Datacenter), nodeClass: String(n.NodeClass ?? ''), nodePool: 'default', attributes: n.Attributes as Record<string, string>, meta: this.metadata.view().Meta };
+  }
+
+  /** Stops every running task (the reference shuts down). */
   async stop(): Promise<void> {
     await this.cluster.stopAll();
   }
