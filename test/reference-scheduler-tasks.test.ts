@@ -128,3 +128,20 @@ describe('a reference without the raw_exec driver', () => {
     expect(ref.scheduler.runningTaskPids()).toEqual([]);
   });
 });
+
+describe('a raw_exec task whose driver config the driver cannot take', () => {
+  let ref: RunningReference;
+  beforeAll(async () => {
+    ref = await startReference({ dialect: 'hashicorp', control: false });
+  });
+  afterAll(async () => ref?.stop());
+
+  it('is accepted at registration and fails on the client, as Nomad decodes driver config there', async () => {
+    const api = client(ref);
+    const res = await api.call('PUT', '/v1/jobs', { Job: { ID: 'sp-nocommand', Type: 'batch', Datacenters: ['*'], TaskGroups: [{ Name: 'g', RestartPolicy: { Attempts: 0, Mode: 'fail' }, Tasks: [{ Name: 'main', Driver: 'raw_exec', Config: { args: ['x'] } }] }] } });
+    expect(res.status, res.text).toBe(200);
+    const alloc = await api.until('sp-nocommand', ['failed', 'complete']);
+    expect(alloc.ClientStatus).toBe('failed');
+    expect(alloc.TaskStates?.main?.Events.map((e) => e.Type)).toContain('Failed Validation');
+  });
+});

@@ -388,22 +388,28 @@ export class Cluster {
       meta: { ...(spec.Meta ?? {}), ...(group.Meta ?? {}), ...(task.Meta ?? {}) },
       env: task.Env ?? {},
     });
-    const config = task.Config as { command: string; args?: string[] };
+    const config = task.Config ?? {};
+    const launch = {
+      allocDir: this.o.fs.dirOf(alloc.ID),
+      name: task.Name,
+      command: typeof config.command === 'string' ? config.command : '',
+      args: Array.isArray(config.args) ? config.args.map(String) : [],
+      env,
+      templates: [] as ReturnType<typeof renderTemplates>,
+      logs: { disabled: task.LogConfig.Disabled, maxFiles: task.LogConfig.MaxFiles, maxFileSizeMB: task.LogConfig.MaxFileSizeMB },
+      killTimeoutMs: Math.round(task.KillTimeout / 1_000_000),
+      killSignal: (task.KillSignal || 'SIGINT') as NodeJS.Signals,
+    };
     try {
-      const proc = await TaskProcess.start(
-        {
-          allocDir: this.o.fs.dirOf(alloc.ID),
-          name: task.Name,
-          command: config.command,
-          args: config.args ?? [],
-          env,
-          templates: renderTemplates(task, env),
-          logs: { disabled: task.LogConfig.Disabled, maxFiles: task.LogConfig.MaxFiles, maxFileSizeMB: task.LogConfig.MaxFileSizeMB },
-          killTimeoutMs: Math.round(task.KillTimeout / 1_000_000),
-          killSignal: (task.KillSignal || 'SIGINT') as NodeJS.Signals,
-        },
-        () => this.taskChanged(alloc),
-      );
+      // raw_exec's config spec (drivers/rawexec/driver.go taskConfigSpec): command, a required
+      // string; args, a list of strings. Nomad decodes it on the client, when the task starts.
+      const invalid = typeof config.command !== 'string' || config.command === '' ? 'Missing required argument: The argument "command" is required, but no definition was found.' : config.args !== undefined && config.args !== null && !(Array.isArray(config.args) && config.args.every((a) => typeof a === 'string')) ? 'Incorrect attribute value type: Inappropriate value for attribute "args": list of string required.' : undefined;
+      if (invalid) {
+        alloc.runners.set(task.Name, TaskProcess.invalid(launch, invalid, () => this.taskChanged(alloc)));
+        return;
+      }
+      launch.templates = renderTemplates(task, env);
+      const proc = await TaskProcess.start(launch, () => this.taskChanged(alloc));
       alloc.runners.set(task.Name, proc);
       // A stop that came while the task was being set up.
       if (alloc.DesiredStatus === 'stop' || this.stopping) await proc.kill();

@@ -81,6 +81,19 @@ export class TaskProcess {
     this.event('Received', 'Task received by client');
   }
 
+  /**
+   * A task whose driver config the driver cannot take: it never starts and is dead and failed, with
+   * a "Failed Validation" event (client/allocrunner/taskrunner/task_runner.go runDriver:
+   * "failed to parse config: " and the decoding errors).
+   */
+  static invalid(launch: TaskLaunch, reason: string, onChange: (task: TaskProcess) => void): TaskProcess {
+    const task = new TaskProcess(launch, onChange);
+    task.failed = true;
+    task.event('Failed Validation', `failed to parse config: ${reason}`);
+    task.finish();
+    return task;
+  }
+
   /** Sets the task up (directories, templates) and starts it; `onChange` hears of its start and its end. */
   static async start(launch: TaskLaunch, onChange: (task: TaskProcess) => void): Promise<TaskProcess> {
     const task = new TaskProcess(launch, onChange);
