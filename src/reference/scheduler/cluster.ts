@@ -404,15 +404,14 @@ export class Cluster {
       // raw_exec's config spec (drivers/rawexec/driver.go taskConfigSpec): command, a required
       // string; args, a list of strings. Nomad decodes it on the client, when the task starts.
       const invalid = typeof config.command !== 'string' || config.command === '' ? 'Missing required argument: The argument "command" is required, but no definition was found.' : config.args !== undefined && config.args !== null && !(Array.isArray(config.args) && config.args.every((a) => typeof a === 'string')) ? 'Incorrect attribute value type: Inappropriate value for attribute "args": list of string required.' : undefined;
-      if (invalid) {
-        alloc.runners.set(task.Name, TaskProcess.invalid(launch, invalid, () => this.taskChanged(alloc)));
-        return;
+      if (invalid) alloc.runners.set(task.Name, TaskProcess.invalid(launch, invalid, () => this.taskChanged(alloc)));
+      else {
+        launch.templates = renderTemplates(task, env);
+        const proc = await TaskProcess.start(launch, () => this.taskChanged(alloc));
+        alloc.runners.set(task.Name, proc);
+        // A stop that came while the task was being set up.
+        if (alloc.DesiredStatus === 'stop' || this.stopping) await proc.kill();
       }
-      launch.templates = renderTemplates(task, env);
-      const proc = await TaskProcess.start(launch, () => this.taskChanged(alloc));
-      alloc.runners.set(task.Name, proc);
-      // A stop that came while the task was being set up.
-      if (alloc.DesiredStatus === 'stop' || this.stopping) await proc.kill();
     } catch (err) {
       console.error(`[reference] starting task ${task.Name} of ${alloc.ID}: ${(err as Error).message}`);
       alloc.taskNames = alloc.taskNames.filter((n) => n !== task.Name);
