@@ -572,6 +572,11 @@ concurrently('side by side: rules of a few actions each, judged against a witnes
     const fx = kit.schedulerFixtures;
     kit.requireScheduler('acl');
     kit.requireScheduler('management');
+    kit.requireScheduler('namespaces');
+    // namespace=* means every namespace there is (Nomad: nomad/event_endpoint.go Event.validateACL
+    // checks the token in each existing namespace): with default the only one, read-job in default
+    // would be read-job in all of them. The rule makes its own second namespace.
+    await fx.namespace(uniqueName('nsacl'));
     // read-job in one namespace, and read-job by a policy applying to all namespaces (the glob '*').
     const oneNamespace = await fx.token(uniqueName('nsacl'), { namespaces: { default: ['read-job'] } });
     const allNamespaces = await fx.token(uniqueName('nsacl'), { namespaces: { '*': ['read-job'] } });
