@@ -117,6 +117,22 @@ describe('the shipped expectation files', () => {
     expect(apply('a leaf without a token: no key is handed out: expected true to be false')).toBe('FAIL');
   });
 
+  // Nomad's logs from origin=end with offset 0 (client/fs_endpoint.go logsImpl and findClosest): held
+  // to the messages suites/scheduler/fs.suite.ts writes, that case only.
+  it("Nomad's logs origin=end offset=0 deviations cover that case only", () => {
+    const apply = (rule: string, message: string) => applyExpectations([{ ...result(rule, 'FAIL', message), system: 'scheduler' }], files).results[0]!.outcome;
+    const logs = (type: string, offset: number, from: number) => `${type} logs offset ${offset} origin end: frames decode to the log's bytes from ${from}: expected false to be true // Object.is equality`;
+    expect(apply('scheduler.fs.logs', logs('stdout', 0, 19855))).toBe('EXPECTED');
+    expect(apply('scheduler.fs.logs', logs('stderr', 0, 700))).toBe('EXPECTED');
+    expect(apply('scheduler.fs.logs', logs('stdout', 12, 19843))).toBe('FAIL');
+    expect(apply('scheduler.fs.logs', "stdout logs offset 0 origin start: frames decode to the log's bytes from 0: expected false to be true // Object.is equality")).toBe('FAIL');
+    expect(apply('scheduler.fs.logs', 'plain logs equal the framed ones decoded: expected false to be true // Object.is equality')).toBe('FAIL');
+    const follow = (first: number, from: number) => `a followed stdout log stream: the followed bytes were appended after the stream started (from byte ${from} on): expected ${first} to be greater than or equal to ${from}`;
+    expect(apply('scheduler.fs.logs-follow', follow(0, 19862))).toBe('EXPECTED');
+    expect(apply('scheduler.fs.logs-follow', follow(19800, 19862))).toBe('FAIL');
+    expect(apply('scheduler.fs.logs-follow', 'a followed stdout log stream delivers only the "tick <n>" lines the task appends: expected [ \'x\' ] to deeply equal []')).toBe('FAIL');
+  });
+
   it('are listed by `stackproof expectations --json`', async () => {
     const res = await runCli(['expectations', '--json']);
     expect(res.code, res.stderr).toBe(0);

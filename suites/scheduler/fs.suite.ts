@@ -110,10 +110,8 @@ function expectFollowed(res: StreamResult, whole: Buffer, startedAt: number, wha
   const text = decoded(res).toString('utf8');
   const lines = completeLines(text);
   expect(lines.length, `${what} delivers at least two new complete "tick <n>" lines (got ${JSON.stringify(text.slice(0, 120))})`).toBeGreaterThanOrEqual(2);
-  const numbers = lines.map((l) => /^tick (\d+)$/.exec(l)?.[1]);
-  expect(lines.filter((_, i) => numbers[i] === undefined), `${what} delivers only the "tick <n>" lines the task appends`).toEqual([]);
-  const n = numbers.map(Number);
-  expect(n, `${what} delivers the ticks in order, none left out`).toEqual(n.map((_, i) => n[0]! + i));
+  // Where the followed bytes are is judged before what they are: bytes from before the stream
+  // started are the failure to name, whatever lines they hold.
   const frames = dataFrames(res);
   expect(frames.filter((f) => f.offset === undefined).length, `${what}: every frame with data carries its Offset`).toBe(0);
   const holds = (start: (f: { offset: number | undefined; data: Buffer }) => number) =>
@@ -127,6 +125,10 @@ function expectFollowed(res: StreamResult, whole: Buffer, startedAt: number, wha
   expect(startReading || endReading, `${what}: each frame's bytes are the bytes at its Offset (read back afterwards), frame after frame without a gap`).toBe(true);
   const first = startReading ? frames[0]!.offset! : frames[0]!.offset! - frames[0]!.data.length;
   expect(first, `${what}: the followed bytes were appended after the stream started (from byte ${startedAt} on)`).toBeGreaterThanOrEqual(startedAt);
+  const numbers = lines.map((l) => /^tick (\d+)$/.exec(l)?.[1]);
+  expect(lines.filter((_, i) => numbers[i] === undefined), `${what} delivers only the "tick <n>" lines the task appends`).toEqual([]);
+  const n = numbers.map(Number);
+  expect(n, `${what} delivers the ticks in order, none left out`).toEqual(n.map((_, i) => n[0]! + i));
 }
 
 /** Whether `ticks` complete tick lines have been followed. */
@@ -313,23 +315,30 @@ concurrently('side by side: rules with running allocations (GC leaves them alone
 
       ruleTest('scheduler.fs.logs', async (kit) => {
         const fx = await allocation(kit);
+        const logOf = (type: 'stdout' | 'stderr') => (type === 'stdout' ? fx.stdout : fx.stderr);
+        const check = async ([type, rawOffset, origin]: ['stdout' | 'stderr', number, 'start' | 'end']) => {
+          const bytes = logOf(type);
+          const offset = rawOffset % (bytes.length + 1);
+          const query = { task: 'app', type, offset, origin };
+          const framed = await kit.scheduler.fsStream('logs', fx.id, query, { maxMs: 3_000 });
+          expect(framed.status).toBe(200);
+          const from = origin === 'start' ? offset : Math.max(0, bytes.length - offset);
+          const fromFrames = decoded(framed);
+          expect(fromFrames.equals(bytes.subarray(from)), `${type} logs offset ${offset} origin ${origin}: frames decode to the log's bytes from ${from}`).toBe(true);
+          const plain = await kit.scheduler.fs('logs', fx.id, { ...query, plain: true });
+          expect(plain.status).toBe(200);
+          expect(plain.body.equals(fromFrames), 'plain logs equal the framed ones decoded').toBe(true);
+        };
+        // Offset 0 from the end (no bytes) is left to its own check, after the property: Nomad
+        // deviates there alone (expectations/nomad.json), and the property keeps judging every other
+        // offset and origin on such a target.
+        const endZero = (type: 'stdout' | 'stderr', rawOffset: number, origin: 'start' | 'end') => origin === 'end' && rawOffset % (logOf(type).length + 1) === 0;
         await kit.property(
-          fc.tuple(fc.constantFrom<'stdout' | 'stderr'>('stdout', 'stderr'), fc.nat(2000), fc.constantFrom<'start' | 'end'>('start', 'end')),
-          async ([type, rawOffset, origin]) => {
-            const bytes = type === 'stdout' ? fx.stdout : fx.stderr;
-            const offset = rawOffset % (bytes.length + 1);
-            const query = { task: 'app', type, offset, origin };
-            const framed = await kit.scheduler.fsStream('logs', fx.id, query, { maxMs: 3_000 });
-            expect(framed.status).toBe(200);
-            const from = origin === 'start' ? offset : Math.max(0, bytes.length - offset);
-            const fromFrames = decoded(framed);
-            expect(fromFrames.equals(bytes.subarray(from)), `${type} logs offset ${offset} origin ${origin}: frames decode to the log's bytes from ${from}`).toBe(true);
-            const plain = await kit.scheduler.fs('logs', fx.id, { ...query, plain: true });
-            expect(plain.status).toBe(200);
-            expect(plain.body.equals(fromFrames), 'plain logs equal the framed ones decoded').toBe(true);
-          },
+          fc.tuple(fc.constantFrom<'stdout' | 'stderr'>('stdout', 'stderr'), fc.nat(2000), fc.constantFrom<'start' | 'end'>('start', 'end')).filter(([type, rawOffset, origin]) => !endZero(type, rawOffset, origin)),
+          check,
           { numRuns: Math.min(kit.ctx.runs, 10) },
         );
+        await check(['stdout', 0, 'end']);
       });
 
       ruleTest('scheduler.fs.logs-disabled-404', async (kit) => {

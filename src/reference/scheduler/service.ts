@@ -609,7 +609,11 @@ export class SchedulerService {
         }
         const file = this.fs.logPath(id, task, type);
         await stat(file);
-        return streamFile(req, res, { file, name: `alloc/logs/${task}.${type}.0`, offset, origin, follow, plain: plain && !f.has('scheduler.logs-plain-framed'), framing, framedType: this.upstream ? 'application/json' : 'text/plain', faults: f });
+        // Nomad's logsImpl (client/fs_endpoint.go) negates the offset for origin=end, and findClosest
+        // takes an offset of 0 as the start of the log file it picked, the newest: offset 0 from the
+        // end is that file from its first byte, not from its end (behaviour upstream; expectations/nomad.json).
+        const from = this.upstream && origin === 'end' && offset === 0 ? 'start' : origin;
+        return streamFile(req, res, { file, name: `alloc/logs/${task}.${type}.0`, offset, origin: from, follow, plain: plain && !f.has('scheduler.logs-plain-framed'), framing, framedType: this.upstream ? 'application/json' : 'text/plain', faults: f });
       }
       default:
         throw new ClientError(404, 'Invalid method');
