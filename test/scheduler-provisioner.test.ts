@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { eligibilityRecordKey, metadataKeyPrefix, provisionScheduler, schedulerH
 import { runResultsSchema } from '../src/report/results-model.ts';
 import { RULES } from '../src/rules/catalog.ts';
 import { runCli } from './support/run-cli.ts';
+import { processRunning } from './support/process-alive.ts';
 import { serveInChild } from './support/serve-child.ts';
 
 /**
@@ -42,22 +43,49 @@ async function inventory(api: NomadAdminApi, nodeId: string): Promise<Record<str
   };
 }
 
+/** The allocation directories of the agent's node: its temporary directory holds one `stackproof-allocs-*`. */
+function allocationDirs(tmp: string): string[] {
+  const root = readdirSync(tmp).find((n) => n.startsWith('stackproof-allocs-'));
+  return root ? readdirSync(join(tmp, root)).sort() : [];
+}
+
+/** The running processes whose working directory is under `dir`: the agent's tasks (from /proc). */
+function processesUnder(dir: string): number[] {
+  const found: number[] = [];
+  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number)) {
+    let cwd = '';
+    try {
+      cwd = readlinkSync(`/proc/${pid}/cwd`);
+    } catch {
+      continue;
+    }
+    if (cwd.startsWith(dir) && processRunning(pid)) found.push(pid);
+  }
+  return found;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 describe('conform on a Nomad-like agent with nothing but its address and a management token', () => {
   let served: Served;
   let api: NomadAdminApi;
   let nodeId: string;
+  /** The agent's temporary directory, where its node keeps the allocations' directories. */
+  const agentTmp = mkdtempSync(join(tmpdir(), 'stackproof-agent-'));
   beforeAll(async () => {
-    const { child, targets } = await serveInChild(['--dialect', 'hashicorp', '--no-control']);
+    const { child, targets } = await serveInChild(['--dialect', 'hashicorp', '--no-control'], { env: { TMPDIR: agentTmp } });
     served = { child, url: targets.scheduler!.url, token: targets.scheduler!.token };
     api = new NomadAdminApi(schedulerHttpFor({ url: served.url, token: served.token, dialect: 'hashicorp' } as SchedulerTarget));
     nodeId = (await api.agentNodeId()) ?? (await api.nodes())[0]!.ID;
   }, 40_000);
   afterAll(() => {
     served?.child.kill('SIGINT');
+    rmSync(agentTmp, { recursive: true, force: true });
   });
 
   it('gives a verdict on every scheduler MUST rule, all PASS, and leaves nothing behind', async () => {
     const before = await inventory(api, nodeId);
+    const dirsBefore = allocationDirs(agentTmp);
     const dir = mkdtempSync(join(tmpdir(), 'stackproof-reports-'));
     const res = await runCli(['conform', '--systems', 'scheduler', '--reports-dir', dir, '--runs', '5', '--seed', '20261121'], { env: envFor(served), timeoutMs: 290_000 });
     expect(res.code, res.stdout + res.stderr).toBe(0);
@@ -71,6 +99,12 @@ describe('conform on a Nomad-like agent with nothing but its address and a manag
       expect(r.outcome, `${rule.id}: ${r.message ?? ''}`).toBe('PASS');
     }
     expect(await inventory(api, nodeId), 'the agent holds nothing the run made').toEqual(before);
+    // Nor does its node: no task of the run still runs (the purged jobs' tasks end as the node stops
+    // them), and no allocation directory of the run is left. scheduler.gc.all collects every stopped
+    // allocation of the node, the agent's own seed ones too, so some may go; none may be added.
+    for (const end = Date.now() + 30_000; processesUnder(agentTmp).length > 0 && Date.now() < end; ) await sleep(100);
+    expect(processesUnder(agentTmp), 'task processes still running on the node').toEqual([]);
+    expect(allocationDirs(agentTmp).filter((d) => !dirsBefore.includes(d)), 'allocation directories the run left').toEqual([]);
     for (const file of readdirSync(dir)) {
       const text = readFileSync(join(dir, file), 'utf8');
       expect(text.includes(served.token), `${file} holds no management token`).toBe(false);
@@ -102,7 +136,7 @@ describe('conform on a Nomad-like agent with nothing but its address and a manag
 
     const listed = await runCli(['cleanup'], { env: envFor(served), timeoutMs: 60_000 });
     expect(listed.code, listed.stdout + listed.stderr).toBe(0);
-    expect(listed.stdout).toMatch(/scheduler \S+: 9 thing\(s\) left behind by 1 run\(s\):\n  sp-0000test17 .* 9 thing\(s\)/);
+    expect(listed.stdout).toMatch(/scheduler \S+: 10 thing\(s\) left behind by 1 run\(s\):\n  sp-0000test17 .* 10 thing\(s\)/);
     expect((await api.node(nodeId)).SchedulingEligibility, 'a listing changes nothing').toBe('ineligible');
     expect(listed.stdout).toContain(prefix);
     expect(listed.stdout).toMatch(/nothing was removed/);
@@ -110,7 +144,9 @@ describe('conform on a Nomad-like agent with nothing but its address and a manag
 
     const removed = await runCli(['cleanup', '--prefix', prefix], { env: envFor(served), timeoutMs: 60_000 });
     expect(removed.code, removed.stdout + removed.stderr).toBe(0);
-    expect(removed.stdout).toMatch(/scheduler \S+: 9 thing\(s\) removed/);
+    // 10: the two jobs, the token, two policies, the namespace, two metadata keys, the
+    // eligibility, and the running allocation's directory, collected once its purged job stopped.
+    expect(removed.stdout).toMatch(/scheduler \S+: 10 thing\(s\) removed/);
     expect(await inventory(api, nodeId)).toEqual(before);
     expect(removed.stdout + listed.stdout).not.toContain(token.secret);
   }, 120_000);

@@ -65,6 +65,28 @@ export class NomadAdminApi {
     return (await this.call('GET', `/v1/job/${encodeURIComponent(jobId)}/allocations`, `list the allocations of job ${jobId}`, { query: { namespace } })).parse(z.array(allocStubSchema).nullable()) ?? [];
   }
 
+  /**
+   * `GET /v1/allocation/:id` (command/agent/alloc_endpoint.go AllocSpecificRequest): the allocation's
+   * client status, answered as is; 404 "alloc not found" once the servers have collected it.
+   */
+  allocation(id: string): Promise<HttpResponse> {
+    return this.http.request({ method: 'GET', path: `/v1/allocation/${encodeURIComponent(id)}` });
+  }
+
+  /** Whether the node still has the allocation's directory: `GET /v1/client/fs/ls/:id?path=/` answers 200. */
+  async allocationDirPresent(id: string): Promise<boolean> {
+    const res = await this.http.request({ method: 'GET', path: `/v1/client/fs/ls/${encodeURIComponent(id)}`, query: { path: '/' } });
+    return res.status === 200;
+  }
+
+  /**
+   * `GET /v1/client/allocation/:id/gc`: the node removes a stopped allocation's directory
+   * (client/gc.go AllocGarbageCollector.Collect), answered as is.
+   */
+  collectAllocation(id: string): Promise<HttpResponse> {
+    return this.http.request({ method: 'GET', path: `/v1/client/allocation/${encodeURIComponent(id)}/gc` });
+  }
+
   /** `DELETE /v1/job/:id`: without purge the job stays, stopped (a Job event); with purge it is gone (no Job event). */
   async deregisterJob(jobId: string, namespace: string, purge: boolean): Promise<JobWriteResponse> {
     const res = await this.call('DELETE', `/v1/job/${encodeURIComponent(jobId)}`, `${purge ? 'purge' : 'stop'} job ${jobId}`, { query: { namespace, purge: String(purge) } });

@@ -197,10 +197,15 @@ export async function sweepScheduler(api: NomadAdminApi, prefix: string | 'all',
   const sweeper = new Sweeper(options.dryRun);
   const mine = (name: string) => madeByRun(name, prefix);
   const jobs = await sweeper.attempt('list jobs', () => api.jobs('sp-', '*'));
+  const allocations: { id: string; job: string }[] = [];
   for (const job of (jobs ?? []).filter((j) => mine(j.ID))) {
     const ns = job.Namespace ?? 'default';
-    await sweeper.remove(`job ${job.ID}${ns === 'default' ? '' : ` in namespace ${ns}`}`, () => api.purgeJob(job.ID, ns));
+    const where = `${job.ID}${ns === 'default' ? '' : ` in namespace ${ns}`}`;
+    // Its allocations are read before the purge: their directories stay on the node until collected.
+    for (const a of (await sweeper.attempt(`list the allocations of job ${where}`, () => api.jobAllocations(job.ID, ns))) ?? []) allocations.push({ id: a.ID, job: job.ID });
+    await sweeper.remove(`job ${where}`, () => api.purgeJob(job.ID, ns));
   }
+  for (const a of allocations) await collectAllocation(api, options.metadataApi ?? api, sweeper, a.id, a.job);
   const tokens = await sweeper.attempt('list ACL tokens', () => api.tokens());
   for (const t of (tokens ?? []).filter((t) => mine(t.Name))) await sweeper.remove(`ACL token ${t.Name}`, () => api.deleteTokenRaw(t.AccessorID));
   const policies = await sweeper.attempt('list ACL policies', () => api.policies());
@@ -213,6 +218,46 @@ export async function sweepScheduler(api: NomadAdminApi, prefix: string | 'all',
   }
   if (options.nodeId) await sweepNode(api, options.metadataApi ?? api, sweeper, prefix, options.nodeId, options.eligibility);
   return sweeper.report;
+}
+
+/** How long a purged job's allocation may take to stop (its tasks' kill timeout is 5 s by default) before its collection is given up. */
+const ALLOCATION_STOP_MS = 30_000;
+const TERMINAL = new Set(['complete', 'failed', 'lost']);
+
+/**
+ * Removes a purged job's allocation directory from the node: once the servers report the
+ * allocation terminal, the node's client GC endpoint collects it (`api` reads the allocation,
+ * `client` is the target's own API, which serves the client endpoints). An allocation the run
+ * already collected, or the servers already forgot, is gone: nothing to report.
+ */
+async function collectAllocation(api: NomadAdminApi, client: NomadAdminApi, sweeper: Sweeper, id: string, job: string): Promise<void> {
+  const what = `allocation ${id.slice(0, 8)} of job ${job} (its directory on the node)`;
+  // Only a directory the node still has is counted, in a listing and in a removal alike.
+  if (!(await sweeper.attempt(`look for ${what}`, () => client.allocationDirPresent(id)))) return;
+  if (sweeper.dryRun) return void sweeper.report.removed.push(what);
+  const deadline = Date.now() + ALLOCATION_STOP_MS;
+  for (;;) {
+    const res = await sweeper.attempt(`read ${what}`, () => api.allocation(id));
+    if (!res) return;
+    if (res.status === 404) return;
+    const status = res.status === 200 ? (JSON.parse(res.text) as { ClientStatus?: string }).ClientStatus ?? '' : '';
+    if (TERMINAL.has(status)) break;
+    if (Date.now() > deadline) return void sweeper.report.problems.push(`${what}: still ${status || `unreadable (${res.status})`} ${ALLOCATION_STOP_MS / 1000} s after its job was purged; collect it later with stackproof cleanup`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  // Nomad's client answers one message for an allocation it no longer has and one it has not yet
+  // seen stop ("No such allocation on client, or allocation not eligible for GC"): asked again for a
+  // few seconds, then taken as collected before (by the rule that tested GC, or a GC of all).
+  const settle = Date.now() + 5_000;
+  for (;;) {
+    const gc = await sweeper.attempt(what, () => client.collectAllocation(id));
+    if (!gc) return;
+    if (gc.status < 300) return void sweeper.report.removed.push(what);
+    if (gc.status === 404 || /unknown allocation/i.test(gc.text)) return;
+    if (!/no such allocation|not eligible|is running/i.test(gc.text)) return void sweeper.report.problems.push(`${what}: answered ${gc.status} ${gc.text.trim().slice(0, 160)}`);
+    if (Date.now() > settle) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 /**

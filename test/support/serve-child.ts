@@ -15,9 +15,9 @@ export interface ServedReference {
  * `stackproof serve` in a child process, as a user starts it in another shell, with the extra flags
  * given (e.g. --no-control); resolves once its profile file is written.
  */
-export async function serveInChild(flags: string[]): Promise<ServedReference> {
+export async function serveInChild(flags: string[], options: { env?: Record<string, string> } = {}): Promise<ServedReference> {
   const file = join(mkdtempSync(join(tmpdir(), 'stackproof-serve-')), 'profile.json');
-  const child = spawn(process.execPath, [BIN, 'serve', ...flags, '--profile-out', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', ...flags, '--profile-out', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));

@@ -70,6 +70,7 @@ export class NomadApi {
     r.add('GET', '/v1/job/:id', (c) => this.readJob(c));
     r.add('DELETE', '/v1/job/:id', (c) => this.deregister(c));
     r.add('GET', '/v1/job/:id/allocations', (c) => this.jobAllocations(c));
+    r.add('GET', '/v1/allocation/:id', (c) => this.readAllocation(c));
     r.add('GET', '/v1/nodes', (c) => this.listNodes(c));
     r.add('GET', '/v1/node/:id', (c) => this.readNode(c));
     r.add(['PUT', 'POST'], '/v1/node/:id/eligibility', (c) => this.eligibility(c));
@@ -209,6 +210,13 @@ export class NomadApi {
     const namespace = this.namespaceOf(c);
     this.require(c, namespace, 'read-job');
     this.json(c, this.o.cluster.allocationsOf(namespace, c.params.id!));
+  }
+
+  /** command/agent/alloc_endpoint.go allocGet: read-job in the allocation's namespace; 404 "alloc not found". */
+  private readAllocation(c: ApiContext): void {
+    const alloc = this.found(this.o.cluster.allocation(c.params.id!), 'alloc not found');
+    this.require(c, String(alloc.Namespace), 'read-job');
+    this.json(c, alloc);
   }
 
   private deregister(c: ApiContext): void {
