@@ -4,13 +4,6 @@ import { FLUSH_GAP_MS_PER_SUBSCRIBER, MAX_FLUSH_GAP_MS } from '../src/reference/
 import { boundaryViolations, importsOf, readImportGraph, type BoundaryPolicy, type ImportGraph } from './support/import-graph.ts';
 import { ROOT } from './support/run-cli.ts';
 
-// TEMPORARY (issue 33): removed when the reference stops importing the fixture job
-const TEMPORARY_ALLOWANCES = [
-  'src/reference/reference.ts -> src/client/fixture-job.ts',
-  'src/reference/scheduler/cluster.ts -> src/client/fixture-job.ts',
-  'src/reference/scheduler/job-runner.ts -> src/client/fixture-job.ts',
-];
-
 /** The folders whose files the graph reads (node_modules left out; test/ may import anything). */
 const SCANNED = ['src', 'suites', 'bench', 'load'];
 
@@ -59,18 +52,8 @@ describe('the import boundary between the reference and the harness', () => {
 
   it('holds both ways: the reference never imports the harness, and the harness imports only its starting interface, only to start it', () => {
     const violations = boundaryViolations(graph, POLICY);
-    const unexpected = violations.filter((v) => !TEMPORARY_ALLOWANCES.includes(v));
-    if (unexpected.length) console.error(`import boundary violations (importer -> imported):\n${unexpected.map((v) => `  ${v}`).join('\n')}`);
-    expect(unexpected, 'importer -> imported').toEqual([]);
-  });
-
-  it('says which temporary allowances are no longer needed', () => {
-    // A warning, not a failure: the allowances are removed by hand (issue 33), and until then one
-    // no longer needed only lets its edge come back unnoticed.
-    const violations = boundaryViolations(graph, POLICY);
-    const stale = TEMPORARY_ALLOWANCES.filter((a) => !violations.includes(a));
-    if (stale.length) console.warn(`temporary allowances no longer needed (remove them from the top of test/import-boundary.test.ts):\n${stale.map((v) => `  ${v}`).join('\n')}`);
-    expect(stale.every((a) => TEMPORARY_ALLOWANCES.includes(a))).toBe(true);
+    if (violations.length) console.error(`import boundary violations (importer -> imported):\n${violations.map((v) => `  ${v}`).join('\n')}`);
+    expect(violations, 'importer -> imported').toEqual([]);
   });
 
   it("keeps the bench's copy of the reference's fan-out flush gap equal to the reference's", () => {
