@@ -5,11 +5,9 @@ import { Router, type RouteContext, type RouteHandler } from './http/router.ts';
 import type { SecretsService } from './secrets/service.ts';
 import type { MeshService } from './mesh/service.ts';
 import type { SchedulerService } from './scheduler/service.ts';
-import type { SchedulerToken } from './scheduler/acl.ts';
 
 /** Where the control listener serves the scheduler's Nomad API. */
 export const NOMAD_API_PREFIX = '/v1/control/scheduler/nomad';
-const MANAGEMENT: SchedulerToken = { management: true, nodeRead: true, nodeWrite: true, readJob: ['*'] };
 
 export interface ControlOptions {
   token: string;
@@ -38,11 +36,14 @@ export class ControlService {
     });
     this.router.add('POST', '/v1/control/mesh/leaf-lifetime', (ctx) => this.leafLifetime(ctx));
     this.router.add('POST', '/v1/control/mesh/namespaces', (ctx) => this.meshNamespace(ctx));
-    // Nomad's job, node, ACL and namespace API, acting as management, in every dialect: how the
-    // spec dialect gets the same fixtures a real Nomad gives (src/provision/nomad-scheduler-fixtures.ts).
-    this.router.add(['GET', 'PUT', 'POST', 'DELETE'], `${NOMAD_API_PREFIX}/*rest`, ({ req, res, url, params }) =>
-      options.scheduler.nomadApi.handle(req, res, req.method ?? 'GET', `/${params.rest ?? ''}`, url, MANAGEMENT, ''),
-    );
+    // Nomad's job, node, ACL and namespace API in every dialect: how the spec dialect gets the same
+    // fixtures a real Nomad gives. The control listener holds no powers of its own here: it calls the
+    // scheduler's API as a client holding the scheduler's management token, through the same ACL
+    // check as every caller of the scheduler listener (only that API starts tasks).
+    this.router.add(['GET', 'PUT', 'POST', 'DELETE'], `${NOMAD_API_PREFIX}/*rest`, ({ req, res, url, params }) => {
+      const secret = options.scheduler.managementSecret;
+      return options.scheduler.nomadApi.handle(req, res, req.method ?? 'GET', `/${params.rest ?? ''}`, url, options.scheduler.acl.get(secret), secret);
+    });
   }
 
   /** Lets other systems add their own control routes. */

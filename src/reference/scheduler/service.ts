@@ -148,6 +148,11 @@ export class SchedulerService {
     return this.options.nodeId;
   }
 
+  /** The management token's secret: what the control listener presents to the scheduler's API. */
+  get managementSecret(): string {
+    return this.options.managementToken;
+  }
+
   /** The node's record as the node topics carry it. */
   node(): Record<string, unknown> {
     const node = nodeRecord(this.options.nodeId, this.metadata.view().Meta, this.nodeState, { rawExec: this.options.rawExec !== false });
