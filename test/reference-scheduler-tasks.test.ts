@@ -81,6 +81,13 @@ describe('raw_exec jobs on the reference (hashicorp dialect)', () => {
     expect(res.text).toContain('log storage (20 MB) must be less than requested disk capacity (20 MB)');
   });
 
+  it('refuses at registration a template using a function it does not implement, saying so', async () => {
+    const res = await api.call('PUT', '/v1/jobs', { Job: { ID: 'sp-keyfn', Type: 'batch', Datacenters: ['*'], TaskGroups: [{ Name: 'g', Tasks: [{ Name: 'main', Driver: 'raw_exec', Config: { command: '/bin/true' }, Templates: [{ DestPath: 'local/a.txt', EmbeddedTmpl: '{{ key "app/config" }}' }] }] }] } });
+    expect(res.status).toBe(400);
+    expect(res.text).toBe('Task group g, task main, template local/a.txt: template: function "key" is not implemented by the stackproof reference (it renders env and string literals only)');
+    expect(await api.allocations('sp-keyfn')).toEqual([]);
+  });
+
   it('stops the task with the job, and runs at most the configured number of allocations at once', async () => {
     await api.register('sp-long-1', 'sleep 60');
     await api.register('sp-long-2', 'sleep 60');

@@ -7,6 +7,7 @@ import { AclRequestError, type AclStore } from './acl-policies.ts';
 import { SchedulerAcl, type NamespaceCapability, type SchedulerToken } from './acl.ts';
 import { ClusterError, type Cluster } from './cluster.ts';
 import { admitJob } from './nomad-job/admit.ts';
+import { unrenderableTemplate } from './runnable-job.ts';
 import type { EventBroker } from './event-broker.ts';
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -189,6 +190,8 @@ export class NomadApi {
     this.require(c, namespace, 'submit-job');
     const admitted = admitJob(body, { namespaceParam: c.url.searchParams.get('namespace'), region: this.o.region });
     if (!admitted.ok) throw new ApiError(admitted.status, admitted.message);
+    const unrenderable = unrenderableTemplate(admitted.job);
+    if (unrenderable) throw new ApiError(400, unrenderable);
     const reply = this.o.cluster.register(admitted.job);
     this.written(c, reply.Index, { ...reply, Warnings: admitted.warnings.join('\n'), LastContact: 0, KnownLeader: true });
   }

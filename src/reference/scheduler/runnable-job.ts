@@ -22,3 +22,22 @@ export function renderTemplates(task: RunnableTask, env: Record<string, string>)
     return { destPath: t.DestPath, text: rendered.text, perms: t.Perms };
   });
 }
+
+/**
+ * Why the reference could not render one of the job's templates, or undefined. Nomad renders
+ * templates on the client, with every consul-template function; the reference renders only `env` and
+ * string literals, so it refuses at registration a job whose templates need more, rather than run it
+ * with a template rendered wrong.
+ */
+export function unrenderableTemplate(job: RunnableJob): string | undefined {
+  for (const group of job.TaskGroups) {
+    for (const task of group.Tasks) {
+      for (const t of task.Templates ?? []) {
+        if (t.EmbeddedTmpl === '') continue;
+        const rendered = renderEmbeddedTemplate(t.EmbeddedTmpl, t.LeftDelim, t.RightDelim, {});
+        if (!rendered.ok) return `Task group ${group.Name}, task ${task.Name}, template ${t.DestPath}: ${rendered.message}`;
+      }
+    }
+  }
+  return undefined;
+}
