@@ -6,6 +6,7 @@ import { ConfigEntryEndpoints } from './config-entry-endpoints.ts';
 import { ConfigEntryStore } from './config-entries.ts';
 import type { ConsulHeaders } from './consul-headers.ts';
 import { IntentionEndpoints } from './intention-endpoints.ts';
+import { KvEndpoints } from './kv-endpoints.ts';
 import type { IntentionStore } from './intentions.ts';
 import { NamespaceEndpoints } from './namespace-endpoints.ts';
 import type { MeshNamespaces } from './namespaces.ts';
@@ -20,7 +21,8 @@ export interface ConsulAdminDeps {
 
 /**
  * Adds Consul's admin API to the mesh agent (hashicorp dialect only; the spec defines none): intentions,
- * config entries, ACL policies and tokens, and — where the agent has namespaces, as Consul
+ * config entries, ACL policies and tokens, the KV store (where a run records what it changes and did
+ * not make, e.g. the CA configuration), and — where the agent has namespaces, as Consul
  * Enterprise — namespaces. They share the stores authorize and leaf read, so what they make is
  * what those endpoints decide by.
  */
@@ -33,6 +35,7 @@ export function registerConsulAdmin(router: Router<RouteHandler>, deps: ConsulAd
   new IntentionEndpoints(ctx).register(router);
   new ConfigEntryEndpoints(ctx).register(router);
   new AclEndpoints(ctx).register(router);
+  new KvEndpoints(ctx).register(router);
   if (enterprise) new NamespaceEndpoints(ctx).register(router);
   return config;
 }
