@@ -2,6 +2,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { HttpClient } from '../client/http-client.ts';
 import { ConsulAdminApi } from './consul-admin-api.ts';
+import { caChangesClosed, ConsulKv, countCaRotation, recordCaConfiguration, refuseCaChangeWhenClosed } from './ca-configuration-record.ts';
 
 export interface IntentionSpec {
   source: string;
@@ -35,12 +36,31 @@ export interface MeshFixtures {
  */
 export class ConsulMeshFixtures implements MeshFixtures {
   private readonly api: ConsulAdminApi;
+  private readonly kv: ConsulKv;
+  private recorded: Promise<void> | undefined;
 
   constructor(
     http: HttpClient,
     private readonly runPrefix: string,
   ) {
     this.api = new ConsulAdminApi(http);
+    this.kv = new ConsulKv(http);
+  }
+
+  /**
+   * Before the run first changes the CA configuration, it records it on the agent (KV
+   * stackproof/<run prefix>/ca-configuration, see ca-configuration-record.ts), so that its end, a
+   * Ctrl-C or `stackproof cleanup` after a kill puts it back; without a record the change does not
+   * go ahead. Once the run is being stopped no change is made.
+   */
+  private async beforeCaChange(): Promise<void> {
+    refuseCaChangeWhenClosed(this.runPrefix);
+    this.recorded ??= recordCaConfiguration(this.api, this.kv, this.runPrefix).catch((err: Error) => {
+      this.recorded = undefined;
+      throw new Error(`the CA configuration could not be recorded before changing it (${err.message}), so it is not changed: the management token needs key write on stackproof/`);
+    });
+    await this.recorded;
+    refuseCaChangeWhenClosed(this.runPrefix);
   }
 
   async intention(spec: IntentionSpec): Promise<void> {
@@ -81,8 +101,11 @@ export class ConsulMeshFixtures implements MeshFixtures {
     const before = await this.activeRootId();
     const current = await this.api.caConfiguration();
     if (current.Provider !== 'consul') throw new Error(`the CA provider is "${current.Provider}": stackproof rotates only the built-in provider ("consul")`);
+    await this.beforeCaChange();
     const { RootCert: _root, ...config } = current.Config;
     await this.api.putCaConfiguration({ Provider: 'consul', Config: { ...config, PrivateKey: newCaKey(current.Config) } });
+    // Counted in the record, which the run's end reports (a rotation cannot be undone).
+    await countCaRotation(this.kv, this.runPrefix).catch(() => undefined);
     const deadline = Date.now() + 15_000;
     for (;;) {
       const now = await this.activeRootId();
@@ -98,9 +121,11 @@ export class ConsulMeshFixtures implements MeshFixtures {
    * the provider keeps its root: only the configuration changes.
    */
   async leafCertTtl(seconds: number): Promise<() => Promise<void>> {
+    await this.beforeCaChange();
     const current = await this.api.caConfiguration();
     await this.api.putCaConfiguration({ Provider: current.Provider, Config: { ...current.Config, LeafCertTTL: `${seconds}s`, SkipValidate: true } });
-    return () => this.api.putCaConfiguration({ Provider: current.Provider, Config: current.Config });
+    // Once the run is being stopped, the recorded configuration is put back by the run itself.
+    return async () => (caChangesClosed(this.runPrefix) ? undefined : this.api.putCaConfiguration({ Provider: current.Provider, Config: current.Config }));
   }
 
   private async activeRootId(): Promise<string> {

@@ -3,6 +3,7 @@ import type { MeshTarget } from '../config/schema.ts';
 import { HttpClient } from '../client/http-client.ts';
 import { Redactor } from '../client/redact.ts';
 import { ConsulAdminApi } from './consul-admin-api.ts';
+import { closeCaChanges, ConsulKv, putBackCaConfiguration, rotationsLine } from './ca-configuration-record.ts';
 import { madeByRun } from './run-prefix.ts';
 import { Sweeper, type Provision, type SweepReport } from './sweep-report.ts';
 
@@ -36,7 +37,7 @@ export async function provisionMesh(target: MeshTarget, prefix: string): Promise
   } catch (err) {
     // The agent broke down during detection: nothing is made, the rules that need fixtures SKIP.
     const why = `finding out what the agent can do broke off (${(err as Error).message})`;
-    return { provisioned: { provisioner: 'none', missing: { meshFixtures: why } }, target, lines: [`mesh fixtures: none made (${why})`], teardown: () => sweepMesh(api, prefix) };
+    return { provisioned: { provisioner: 'none', missing: { meshFixtures: why } }, target, lines: [`mesh fixtures: none made (${why})`], teardown: () => sweepMesh(api, prefix), putBack: () => putBackMeshNow(api, prefix) };
   }
 }
 
@@ -75,7 +76,7 @@ async function detectMesh(target: MeshTarget, prefix: string, api: ConsulAdminAp
         ...(resolved.capabilities.namespaces && !target.capabilities.namespaces ? ['  detected Enterprise namespaces'] : []),
         ...Object.entries(missing).map(([c, why]) => `  not available: ${c}: ${why}`),
       );
-      return { provisioned: { provisioner: 'upstream', missing }, target: resolved, lines, teardown: () => sweepMesh(api, prefix) };
+      return { provisioned: { provisioner: 'upstream', missing }, target: resolved, lines, teardown: () => sweepMesh(api, prefix, { endOfRun: true }), putBack: () => putBackMeshNow(api, prefix) };
     }
   }
 
@@ -89,14 +90,40 @@ async function detectMesh(target: MeshTarget, prefix: string, api: ConsulAdminAp
 }
 
 /**
+ * A second Ctrl-C: the run leaves at once, but first puts back the CA configuration it changed
+ * (what it made stays, for `stackproof cleanup`). No thread of the run changes the CA from now on;
+ * the configuration is put back, and once more after half a second in case a change was already on
+ * its way to the agent, and only then is the record removed.
+ */
+async function putBackMeshNow(api: ConsulAdminApi, prefix: string): Promise<SweepReport> {
+  closeCaChanges(prefix);
+  const kv = new ConsulKv(api.http);
+  const sweeper = new Sweeper();
+  await putBackCaConfiguration(api, kv, sweeper, prefix, { keepRecords: true });
+  await new Promise((r) => setTimeout(r, 500));
+  const again = new Sweeper();
+  await putBackCaConfiguration(api, kv, again, prefix);
+  sweeper.report.removed.push(...again.report.removed.filter((w) => !sweeper.report.removed.includes(w)));
+  sweeper.report.problems = [...new Set([...sweeper.report.problems, ...again.report.problems])];
+  return sweeper.report;
+}
+
+/**
  * Removes what a run (or, with 'all', any stackproof run) made on a Consul agent: the
  * service-intentions and service-defaults entries of its services (exact intentions live in the
- * former), its ACL tokens and policies, and its namespaces. A CA rotation cannot be undone: the old
- * root stays trusted, listed beside the new one, until Consul prunes it.
+ * former), its ACL tokens and policies, and its namespaces; and puts the CA configuration back as
+ * the run recorded it before its first change (ca-configuration-record.ts), then removes the
+ * record. A CA rotation cannot be undone: the old root stays trusted, listed beside the new one,
+ * until Consul prunes it; the run's end (`endOfRun`) and cleanup say how many the run made.
  */
-export async function sweepMesh(api: ConsulAdminApi, prefix: string | 'all', options: { dryRun?: boolean } = {}): Promise<SweepReport> {
+export async function sweepMesh(api: ConsulAdminApi, prefix: string | 'all', options: { dryRun?: boolean; endOfRun?: boolean } = {}): Promise<SweepReport> {
   const sweeper = new Sweeper(options.dryRun);
   const mine = (name: string) => madeByRun(name, prefix);
+  // First the CA configuration: of all a run leaves, it is the one change every service feels.
+  if (options.endOfRun && prefix !== 'all') closeCaChanges(prefix);
+  const ca = await putBackCaConfiguration(api, new ConsulKv(api.http), sweeper, prefix);
+  if (options.endOfRun && prefix !== 'all') (sweeper.report.notes ??= []).push(rotationsLine(ca.rotations, prefix));
+  else if (ca.records) (sweeper.report.notes ??= []).push(`CA rotations: ${ca.rotations} made by run(s) with a CA configuration record left; a rotation cannot be undone`);
   for (const kind of ['service-intentions', 'service-defaults']) {
     for (const name of ((await sweeper.attempt(`list ${kind}`, () => api.listConfigEntries(kind))) ?? []).filter(mine)) {
       await sweeper.remove(`config ${kind}/${name}`, () => api.deleteConfigEntry(kind, name));

@@ -7,12 +7,19 @@ export interface Provision<Target, Provisioned> {
   lines: string[];
   /** Removes what the run made (also what the suites made under the run prefix); never throws. */
   teardown(): Promise<SweepReport>;
+  /**
+   * Puts back at once what the run changed but did not make (e.g. the CA configuration), leaving
+   * what it made for `stackproof cleanup`: a second Ctrl-C. Never throws.
+   */
+  putBack?(): Promise<SweepReport>;
 }
 
 /** What a sweep removed (or, in a dry run, would remove) and what it could not. */
 export interface SweepReport {
   removed: string[];
   problems: string[];
+  /** What the run's end (or cleanup) says besides: e.g. how many CA rotations the run made. */
+  notes?: string[];
 }
 
 /**

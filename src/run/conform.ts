@@ -33,25 +33,53 @@ export class UnreachableTargetError extends Error {
 
 /**
  * Ctrl-C (or SIGTERM) during a run: the suites are cancelled, what the run made is removed, and
- * the command exits 130. A second Ctrl-C leaves at once (the run prefix is printed for cleanup).
+ * the command exits 130. A second Ctrl-C leaves soon: what the run made stays (the run prefix is
+ * printed for cleanup), but what it changed and did not make (the CA configuration of a Consul
+ * agent) is put back first, within PUT_BACK_DEADLINE_MS; a third leaves at once.
  */
 class InterruptWatch {
   private interrupted = false;
+  private leaving = false;
   private cancel: (() => Promise<void> | void) | undefined;
+  private readonly putBacks: { system: SystemName; run: () => Promise<SweepReport> }[] = [];
   private readonly handler = (signal: NodeJS.Signals) => {
-    if (this.interrupted) process.exit(130);
+    if (this.leaving) process.exit(130);
+    if (this.interrupted) {
+      this.leaving = true;
+      void this.putBackAndLeave(signal);
+      return;
+    }
     this.interrupted = true;
     this.log(`${signal}: stopping the suites and removing what the run made (press Ctrl-C again to leave it behind)`);
     void this.cancel?.();
   };
 
-  constructor(private readonly log: (line: string) => void) {
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly runPrefix: string,
+  ) {
     process.on('SIGINT', this.handler);
     process.on('SIGTERM', this.handler);
   }
 
   onInterrupt(cancel: () => Promise<void> | void): void {
     this.cancel = cancel;
+  }
+
+  /** What must be put back even when the run leaves at once (Provision.putBack). */
+  onLeave(system: SystemName, putBack: () => Promise<SweepReport>): void {
+    this.putBacks.push({ system, run: putBack });
+  }
+
+  private async putBackAndLeave(signal: NodeJS.Signals): Promise<void> {
+    if (this.putBacks.length) this.log(`${signal} again: putting back what the run changed but did not make, then leaving (press Ctrl-C again to leave at once)`);
+    const reports = await Promise.all(this.putBacks.map(async (p) => ({ p, report: await withDeadline(p.run(), PUT_BACK_DEADLINE_MS, this.runPrefix) })));
+    for (const { p, report } of reports) {
+      for (const what of report.removed) this.log(`put back (${p.system}): ${what}`);
+      for (const problem of report.problems) this.log(`could not put back (${p.system}): ${problem}`);
+    }
+    this.log(`left what the run made: \`stackproof cleanup --prefix ${this.runPrefix}\` removes it`);
+    process.exit(130);
   }
 
   throwIfInterrupted(): void {
@@ -70,6 +98,8 @@ export class InterruptedError extends Error {
 
 /** A target that stops answering must not hold the run's end: cleanup gets this long per system. */
 const CLEANUP_DEADLINE_MS = 120_000;
+/** How long a second Ctrl-C waits for what the run changed to be put back before it leaves. */
+const PUT_BACK_DEADLINE_MS = 10_000;
 
 function withDeadline(sweep: Promise<SweepReport>, ms: number, prefix: string): Promise<SweepReport> {
   let timer: NodeJS.Timeout | undefined;
@@ -131,7 +161,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
   const runPrefix = newRunPrefix();
   const teardowns: { system: SystemName; run: () => Promise<SweepReport> }[] = [];
   const provisioned: NonNullable<SuiteContext['provisioned']> = {};
-  const interrupt = new InterruptWatch(log);
+  const interrupt = new InterruptWatch(log, runPrefix);
   const provisioning: string[] = [];
   try {
     let targets: Targets;
@@ -161,6 +191,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     const own = <T extends { provisioner?: string }>(t: T): T => (external ? t : { ...t, provisioner: t.provisioner ?? 'control' });
     const adopt = <T, P>(system: SystemName, provision: Provision<T, P>): Provision<T, P> => {
       teardowns.push({ system, run: provision.teardown });
+      if (provision.putBack) interrupt.onLeave(system, provision.putBack.bind(provision));
       for (const line of provision.lines) log(line);
       provisioning.push(...provision.lines.map((l) => l.trim()));
       return provision;
@@ -285,6 +316,12 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       for (const p of report.problems.slice(0, 20)) log(`  ${p}`);
       // The results (written after this) share this list: the report says what was removed too.
       provisioning.push(line, ...report.problems.slice(0, 20));
+      // What was put back rather than removed, and what the sweep has to say besides (how many CA
+      // rotations the run made, which no cleanup undoes).
+      for (const note of [...report.removed.filter((w) => / back to /.test(w)).map((w) => `put back ${w}`), ...(report.notes ?? [])]) {
+        log(`cleanup (${t.system}): ${note}`);
+        provisioning.push(`cleanup (${t.system}): ${note}`);
+      }
     }
     interrupt.dispose();
     await reference?.stop();

@@ -56,6 +56,9 @@ export async function runCleanupCommand(flags: CleanupFlags): Promise<number> {
     const verb = dryRun ? 'left behind' : 'removed';
     out(`${system} ${url}: ${report.removed.length} thing(s) ${verb}${runs.size ? ` by ${runs.size} run(s):` : ''}`);
     for (const [prefix, count] of runs) out(`  ${prefix}  started ${runStartedAt(prefix)?.toISOString() ?? '?'}  ${count} thing(s)`);
+    // A change put back rather than a thing removed (a node's eligibility, the CA configuration) is named.
+    for (const what of report.removed.filter((w) => / back to /.test(w))) out(`  ${dryRun ? 'to put back' : 'put back'}: ${what}`);
+    for (const note of report.notes ?? []) out(`  ${note}`);
     for (const p of report.problems) out(`  could not remove: ${p}`);
     problems += report.problems.length;
   }
