@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { HttpClient, HttpResponse } from '../client/http-client.ts';
+import { TargetError } from '../client/target-error.ts';
 
 /**
  * The part of Consul's HTTP API the mesh provisioner uses (hashicorp/consul agent/*_endpoint.go,
@@ -19,6 +20,37 @@ export class ConsulAdminApi {
   /** `PUT /v1/connect/intentions/exact`: one L4 intention (a service-intentions source, Consul ≥ 1.9). */
   async putIntention(source: string, destination: string, action: 'allow' | 'deny', description: string): Promise<void> {
     await this.call('PUT', '/v1/connect/intentions/exact', `intention ${source} -> ${destination}`, { query: { source, destination }, json: { SourceType: 'consul', Action: action, Description: description } });
+  }
+
+  /**
+   * `POST /v1/connect/intentions`: one L4 intention the way Consul before 1.9 takes it (SourceName,
+   * DestinationName, Action; agent/intentions_endpoint.go IntentionCreate at v1.8.7). Resolves to its ID.
+   */
+  async createLegacyIntention(intention: LegacyIntention): Promise<string> {
+    const res = await this.call('POST', '/v1/connect/intentions', `intention ${intention.SourceName} -> ${intention.DestinationName}`, { json: intention });
+    return res.parse(z.object({ ID: z.string().min(1) }).passthrough()).ID;
+  }
+
+  /** `PUT /v1/connect/intentions/:id` (before 1.9): replaces the intention with that ID. */
+  async updateLegacyIntention(id: string, intention: LegacyIntention): Promise<void> {
+    await this.call('PUT', `/v1/connect/intentions/${encodeURIComponent(id)}`, `intention ${intention.SourceName} -> ${intention.DestinationName}`, { json: { ...intention, ID: id } });
+  }
+
+  /** `GET /v1/connect/intentions`: every intention, with its ID (any version). */
+  async listIntentions(): Promise<{ id: string; source: string; destination: string; sourceNs?: string; destinationNs?: string }[]> {
+    const res = await this.call('GET', '/v1/connect/intentions', 'list intentions');
+    const rows = res.parse(z.array(z.object({ ID: z.string().optional(), SourceName: z.string(), DestinationName: z.string(), SourceNS: z.string().optional(), DestinationNS: z.string().optional() }).passthrough()).nullable()) ?? [];
+    return rows.map((r) => ({ id: r.ID ?? '', source: r.SourceName, destination: r.DestinationName, sourceNs: r.SourceNS, destinationNs: r.DestinationNS }));
+  }
+
+  /** `DELETE /v1/connect/intentions/:id` (the intentions made with an ID, before 1.9). */
+  deleteIntention(id: string): Promise<HttpResponse> {
+    return this.http.request({ method: 'DELETE', path: `/v1/connect/intentions/${encodeURIComponent(id)}` });
+  }
+
+  /** `GET /v1/agent/self` (agent:read): the agent's configuration, whose Config.Version names its version. */
+  agentSelf(): Promise<HttpResponse> {
+    return this.http.request({ method: 'GET', path: '/v1/agent/self' });
   }
 
   async configEntry(kind: string, name: string, namespace?: string): Promise<Record<string, unknown> | undefined> {
@@ -92,16 +124,31 @@ export class ConsulAdminApi {
   }
 }
 
+/** An intention as Consul before 1.9 takes it in its body (structs.Intention). */
+export interface LegacyIntention {
+  SourceName: string;
+  DestinationName: string;
+  SourceNS?: string;
+  DestinationNS?: string;
+  SourceType: 'consul';
+  Action: 'allow' | 'deny';
+  Description: string;
+}
+
 const caConfigurationSchema = z.object({ Provider: z.string(), Config: z.record(z.string(), z.unknown()) }).passthrough();
 export type CaConfiguration = z.infer<typeof caConfigurationSchema>;
 
-/** What a Consul call that went wrong says: the call, the status and Consul's own words. */
-export class ConsulCallError extends Error {
+/**
+ * What a Consul call that went wrong says: the call, the status and Consul's own words. A fixture
+ * the agent would not make leaves its rule without a verdict (ERROR), never a FAIL: it is a
+ * TargetError (of kind 'protocol').
+ */
+export class ConsulCallError extends TargetError {
   constructor(
     readonly what: string,
     readonly status: number,
     detail: string,
   ) {
-    super(`${what}: answered ${status}${detail ? ` (${detail})` : ''}`);
+    super('protocol', `${what}: answered ${status}${detail ? ` (${detail})` : ''}`);
   }
 }

@@ -1,7 +1,8 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { HttpClient } from '../client/http-client.ts';
-import { ConsulAdminApi } from './consul-admin-api.ts';
+import { TargetError } from '../client/target-error.ts';
+import { ConsulAdminApi, ConsulCallError } from './consul-admin-api.ts';
 import { caChangesClosed, ConsulKv, countCaRotation, recordCaConfiguration, refuseCaChangeWhenClosed } from './ca-configuration-record.ts';
 
 export interface IntentionSpec {
@@ -42,6 +43,8 @@ export class ConsulMeshFixtures implements MeshFixtures {
   constructor(
     http: HttpClient,
     private readonly runPrefix: string,
+    /** How the agent's version takes intentions (the provisioner found it): Consul 1.9+ `exact`, before it `legacy`. */
+    private readonly intentionApi: 'exact' | 'legacy' = 'exact',
   ) {
     this.api = new ConsulAdminApi(http);
     this.kv = new ConsulKv(http);
@@ -64,6 +67,7 @@ export class ConsulMeshFixtures implements MeshFixtures {
   }
 
   async intention(spec: IntentionSpec): Promise<void> {
+    if (this.intentionApi === 'legacy') return this.legacyIntention(spec);
     const source = spec.source_namespace ? `${spec.source_namespace}/${spec.source}` : spec.source;
     if (!spec.permissions) {
       const destination = spec.destination_namespace ? `${spec.destination_namespace}/${spec.destination}` : spec.destination;
@@ -78,6 +82,35 @@ export class ConsulMeshFixtures implements MeshFixtures {
     const sources = z.array(z.record(z.string(), z.unknown())).catch([]).parse(current?.Sources ?? []);
     const entry = { Name: spec.source, ...(spec.source_namespace ? { Namespace: spec.source_namespace } : {}), Permissions: spec.permissions, Description: `stackproof ${this.runPrefix}` };
     await this.api.putConfigEntry({ Kind: 'service-intentions', Name: spec.destination, Sources: [...sources.filter((s) => s.Name !== spec.source), entry] }, ns);
+  }
+
+  /**
+   * Before Consul 1.9: `POST /v1/connect/intentions` with SourceName, DestinationName and Action, or,
+   * when the pair already has one, `PUT /v1/connect/intentions/:id` (an agent keeps one intention
+   * per pair: agent/consul/intention_endpoint.go Intention.Apply at v1.8.7 refuses a duplicate).
+   * L7 Permissions do not exist there: the suites SKIP before asking (missing.l7Permissions).
+   */
+  private async legacyIntention(spec: IntentionSpec): Promise<void> {
+    if (spec.permissions) throw new Error('this Consul version has no L7 intention permissions (they came in 1.9.0): the rule should have been skipped (missing.l7Permissions)');
+    const body = {
+      SourceName: spec.source,
+      DestinationName: spec.destination,
+      ...(spec.source_namespace ? { SourceNS: spec.source_namespace } : {}),
+      ...(spec.destination_namespace ? { DestinationNS: spec.destination_namespace } : {}),
+      SourceType: 'consul' as const,
+      Action: spec.action,
+      Description: `stackproof ${this.runPrefix}`,
+    };
+    try {
+      await this.api.createLegacyIntention(body);
+    } catch (err) {
+      if (!(err instanceof ConsulCallError && /duplicate/i.test(err.message))) throw err;
+      const same = (await this.api.listIntentions()).find(
+        (i) => i.source === spec.source && i.destination === spec.destination && (i.sourceNs ?? 'default') === (spec.source_namespace ?? 'default') && (i.destinationNs ?? 'default') === (spec.destination_namespace ?? 'default'),
+      );
+      if (!same?.id) throw err;
+      await this.api.updateLegacyIntention(same.id, body);
+    }
   }
 
   async token(serviceWrite: string[], namespace?: string): Promise<string> {
@@ -106,11 +139,12 @@ export class ConsulMeshFixtures implements MeshFixtures {
     await this.api.putCaConfiguration({ Provider: 'consul', Config: { ...config, PrivateKey: newCaKey(current.Config) } });
     // Counted in the record, which the run's end reports (a rotation cannot be undone).
     await countCaRotation(this.kv, this.runPrefix).catch(() => undefined);
-    const deadline = Date.now() + 15_000;
+    // A generous bound; running out leaves the rule without a verdict (ERROR), never a FAIL.
+    const deadline = Date.now() + 30_000;
     for (;;) {
       const now = await this.activeRootId();
       if (now && now !== before) return now;
-      if (Date.now() > deadline) throw new Error(`the CA configuration was updated but ActiveRootID is still ${before} after 15 s`);
+      if (Date.now() > deadline) throw new TargetError('timeout', `the CA configuration was updated but ActiveRootID is still ${before} after 30 s`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }

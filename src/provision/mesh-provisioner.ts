@@ -3,6 +3,7 @@ import type { MeshTarget } from '../config/schema.ts';
 import { HttpClient } from '../client/http-client.ts';
 import { Redactor } from '../client/redact.ts';
 import { ConsulAdminApi } from './consul-admin-api.ts';
+import { consulCapabilities, productLine, sweepLegacyIntentions } from './consul-capabilities.ts';
 import { closeCaChanges, ConsulKv, putBackCaConfiguration, rotationsLine } from './ca-configuration-record.ts';
 import { madeByRun } from './run-prefix.ts';
 import { Sweeper, type Provision, type SweepReport } from './sweep-report.ts';
@@ -10,8 +11,12 @@ import { Sweeper, type Provision, type SweepReport } from './sweep-report.ts';
 /** What the mesh suites learn about their fixtures beyond the target profile (plain data). */
 export interface ProvisionedMesh {
   provisioner: 'upstream' | 'control' | 'none';
-  /** Why a capability is missing, by name (`aclEnforced`, `caRotation`, `namespaces`, `meshFixtures`). */
+  /** Why a capability is missing, by name (`aclEnforced`, `caRotation`, `namespaces`, `meshFixtures`, `l7Permissions`). */
   missing: Record<string, string>;
+  /** The product found on the target and its version (hashicorp dialect: GET /v1/agent/self). */
+  product?: { name: string; version?: string; how: string };
+  /** How the agent's version takes intentions: `exact` (Consul 1.9+) or `legacy` (POST /v1/connect/intentions). */
+  intentionApi?: 'exact' | 'legacy';
 }
 
 export type MeshProvision = Provision<MeshTarget, ProvisionedMesh>;
@@ -51,6 +56,10 @@ async function detectMesh(target: MeshTarget, prefix: string, api: ConsulAdminAp
 
   const upstream = choice === 'upstream' || (choice === 'auto' && target.dialect === 'hashicorp');
   if (upstream && target.dialect === 'hashicorp') {
+    // The version decides how fixtures are made and which expectations apply (consul-capabilities.ts).
+    const caps = await consulCapabilities(api);
+    lines.push(productLine('mesh', caps));
+    Object.assign(missing, caps.missing);
     const self = await http.request({ method: 'GET', path: '/v1/acl/token/self' });
     if (self.status === 200) {
       // A request without a token gets the agent's default token: it must not grant service:write,
@@ -76,7 +85,7 @@ async function detectMesh(target: MeshTarget, prefix: string, api: ConsulAdminAp
         ...(resolved.capabilities.namespaces && !target.capabilities.namespaces ? ['  detected Enterprise namespaces'] : []),
         ...Object.entries(missing).map(([c, why]) => `  not available: ${c}: ${why}`),
       );
-      return { provisioned: { provisioner: 'upstream', missing }, target: resolved, lines, teardown: () => sweepMesh(api, prefix, { endOfRun: true }), putBack: () => putBackMeshNow(api, prefix) };
+      return { provisioned: { provisioner: 'upstream', missing, product: caps.product, intentionApi: caps.intentionApi }, target: resolved, lines, teardown: () => sweepMesh(api, prefix, { endOfRun: true }), putBack: () => putBackMeshNow(api, prefix) };
     }
   }
 
@@ -124,7 +133,11 @@ export async function sweepMesh(api: ConsulAdminApi, prefix: string | 'all', opt
   const ca = await putBackCaConfiguration(api, new ConsulKv(api.http), sweeper, prefix);
   if (options.endOfRun && prefix !== 'all') (sweeper.report.notes ??= []).push(rotationsLine(ca.rotations, prefix));
   else if (ca.records) (sweeper.report.notes ??= []).push(`CA rotations: ${ca.rotations} made by run(s) with a CA configuration record left; a rotation cannot be undone`);
-  for (const kind of ['service-intentions', 'service-defaults']) {
+  // Only the config entry kinds the agent's version has (1.8 answers 500 for service-intentions),
+  // and before 1.9 the intentions made by ID (consul-capabilities.ts).
+  const caps = await consulCapabilities(api);
+  if (caps.intentionApi === 'legacy') await sweepLegacyIntentions(api, sweeper, mine);
+  for (const kind of caps.configEntryKinds) {
     for (const name of ((await sweeper.attempt(`list ${kind}`, () => api.listConfigEntries(kind))) ?? []).filter(mine)) {
       await sweeper.remove(`config ${kind}/${name}`, () => api.deleteConfigEntry(kind, name));
     }

@@ -196,7 +196,7 @@ export class RuleKit {
     let fixtures: MeshFixtures;
     if (provisioned?.provisioner === 'upstream') {
       const dialect = dialectFor(target.dialect);
-      fixtures = new ConsulMeshFixtures(this.client('mesh-admin', target.url, tokenHeaders(dialect.mesh.token, target.token)), this.ctx.runPrefix);
+      fixtures = new ConsulMeshFixtures(this.client('mesh-admin', target.url, tokenHeaders(dialect.mesh.token, target.token)), this.ctx.runPrefix, provisioned.intentionApi);
     } else {
       if (!target.capabilities.meshFixtures || !target.fixtures) throw new SkipRule(provisioned?.missing.meshFixtures ?? 'the mesh target declares no fixtures (capabilities.meshFixtures)');
       fixtures = new MeshControlApi(this.client('mesh-control', target.fixtures.controlUrl, { authorization: `Bearer ${target.fixtures.controlToken}` }));
@@ -226,6 +226,11 @@ export class RuleKit {
   requireMesh(capability: string): void {
     const why = this.ctx.provisioned?.mesh?.missing[capability];
     if (why) throw new SkipRule(why);
+  }
+
+  /** Whether the mesh target allows what part of a rule relies on (e.g. `l7Permissions`; the rest of the rule runs either way). */
+  meshAllows(capability: string): boolean {
+    return !this.ctx.provisioned?.mesh?.missing[capability];
   }
 
   /**

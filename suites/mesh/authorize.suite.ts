@@ -16,8 +16,13 @@ type Kind = 'none' | 'allow' | 'deny' | 'allow+permissions' | 'deny+permissions'
 
 ruleTest('mesh.authorize.intentions', async (kit) => {
   const control = kit.meshFixtures;
+  // A version without L7 permissions (Consul before 1.9) cannot make the intentions with
+  // Permissions: the property draws from the kinds it can make, and the run says what was left out.
+  const l7 = kit.meshAllows('l7Permissions');
+  if (!l7) kit.note(`intentions with Permissions not generated: ${kit.ctx.provisioned?.mesh?.missing.l7Permissions}`);
+  const kinds: Kind[] = l7 ? ['none', 'allow', 'deny', 'allow+permissions', 'deny+permissions'] : ['none', 'allow', 'deny'];
   await kit.property(
-    fc.array(fc.constantFrom<Kind>('none', 'allow', 'deny', 'allow+permissions', 'deny+permissions'), { minLength: 4, maxLength: 4 }),
+    fc.array(fc.constantFrom<Kind>(...kinds), { minLength: 4, maxLength: 4 }),
     async (kinds) => {
       const sources = [serviceName('src'), serviceName('src')];
       const targets = [serviceName('dst'), serviceName('dst')];
@@ -39,11 +44,12 @@ ruleTest('mesh.authorize.intentions', async (kit) => {
         expect(body.Authorized, `${source} -> ${destination} with a ${kind} intention: Authorized ${expected}`).toBe(expected);
       }
     },
-    { numRuns: Math.min(kit.ctx.runs, 10), examples: [['allow', 'deny', 'allow+permissions', 'deny+permissions']] },
+    { numRuns: Math.min(kit.ctx.runs, 10), examples: [l7 ? ['allow', 'deny', 'allow+permissions', 'deny+permissions'] : ['allow', 'deny', 'deny', 'allow']] },
   );
 });
 
 ruleTest('mesh.authorize.permissions-deny', async (kit) => {
+  kit.requireMesh('l7Permissions');
   const source = serviceName('src');
   const destination = serviceName('dst');
   await kit.meshFixtures.intention({ source, destination, action: 'allow', permissions: [{ Action: 'allow', HTTP: { PathExact: '/healthz' } }] });
