@@ -1,5 +1,39 @@
 import type { RuleResult } from '../report/results-model.ts';
 import type { ExpectationFile } from './schema.ts';
+import { satisfies } from './version-range.ts';
+
+/** Whether one listed deviation applied to this run, by the version found on its system's target. */
+export interface ExpectationApplication {
+  rule: string;
+  product: string;
+  range?: string;
+  /** The version of the product the provisioner found on the target (absent when unknown). */
+  version?: string;
+  applies: boolean;
+  why: string;
+}
+
+/** The product version found on each system's target (undefined: not found, e.g. the embedded reference). */
+export type DetectedVersions = Partial<Record<'secrets' | 'mesh' | 'scheduler', string | undefined>>;
+
+/**
+ * Which entries apply: an entry with a range applies when the detected version is inside it; when the
+ * version is unknown (the embedded reference, a product that does not say, a token that cannot read
+ * it) every entry applies, as before ranges existed, and the run says so.
+ */
+export function applicableExpectations(files: readonly ExpectationFile[], versions: DetectedVersions = {}): ExpectationApplication[] {
+  return files.flatMap((f) =>
+    f.expectations.map((e) => {
+      const version = versions[f.system];
+      const base = { rule: e.rule, product: f.product, ...(e.range ? { range: e.range } : {}), ...(version ? { version } : {}) };
+      if (!e.range) return { ...base, applies: true, why: 'no range: applies to every version' };
+      if (!version) return { ...base, applies: true, why: `version of ${f.name} unknown: applies (range ${e.range} not checked)` };
+      return satisfies(version, e.range)
+        ? { ...base, applies: true, why: `${version} is in ${e.range}` }
+        : { ...base, applies: false, why: `${version} is outside ${e.range}` };
+    }),
+  );
+}
 
 export interface ExpectationFinding {
   rule: string;
@@ -12,11 +46,20 @@ export interface ExpectationFinding {
  * Applies the expectation files of the products named with `--expect`: a FAIL of a listed rule
  * whose message matches the listed deviation becomes EXPECTED, keeping what was observed. A FAIL
  * that does not match stays FAIL (another bug hides behind no expectation), and a listed rule that
- * passes is reported: the deviation no longer happens, so the entry can go.
+ * passes is reported: the deviation no longer happens, so the entry can go. Only the entries whose
+ * range holds the detected version take part (applicableExpectations).
  */
-export function applyExpectations(results: RuleResult[], files: readonly ExpectationFile[]): { results: RuleResult[]; findings: ExpectationFinding[] } {
+export function applyExpectations(
+  results: RuleResult[],
+  files: readonly ExpectationFile[],
+  versions: DetectedVersions = {},
+): { results: RuleResult[]; findings: ExpectationFinding[]; applied: ExpectationApplication[] } {
   const findings: ExpectationFinding[] = [];
-  const entries = files.flatMap((f) => f.expectations.map((e) => ({ ...e, product: f.product, productName: f.name, system: f.system })));
+  const applied = applicableExpectations(files, versions);
+  let i = 0;
+  const entries = files
+    .flatMap((f) => f.expectations.map((e) => ({ ...e, product: f.product, productName: f.name, system: f.system, applies: applied[i++]!.applies })))
+    .filter((e) => e.applies);
   const out = results.map((r) => {
     const listed = entries.filter((e) => e.rule === r.id && e.system === r.system);
     if (listed.length === 0) return r;
@@ -34,7 +77,7 @@ export function applyExpectations(results: RuleResult[], files: readonly Expecta
       return {
         ...r,
         outcome: 'EXPECTED' as const,
-        expectation: { product: match.product, behavior: match.behavior, source: `${match.source.repo} ${match.source.file} (${match.source.function})`, versions: match.versions },
+        expectation: { product: match.product, behavior: match.behavior, source: `${match.source.repo} ${match.source.file} (${match.source.function})`, versions: match.versions, ...(match.range ? { range: match.range } : {}) },
         message: `expected deviation of ${match.productName}: ${match.behavior} [${match.source.repo} ${match.source.file} ${match.source.function}] (observed: ${r.message ?? ''})`,
       };
     }
@@ -45,5 +88,20 @@ export function applyExpectations(results: RuleResult[], files: readonly Expecta
     }
     return r;
   });
-  return { results: out, findings };
+  return { results: out, findings, applied };
+}
+
+/** What the terminal says about which expectations applied: one line per product, then the ones left out. */
+export function expectationLines(applied: readonly ExpectationApplication[]): string[] {
+  const lines: string[] = [];
+  for (const product of [...new Set(applied.map((a) => a.product))]) {
+    const mine = applied.filter((a) => a.product === product);
+    const used = mine.filter((a) => a.applies);
+    const version = mine.find((a) => a.version)?.version;
+    lines.push(
+      `expectations of ${product}: ${used.length} of ${mine.length} apply ${version ? `to the version found, ${version}` : '(version unknown: every listed deviation applies)'}${used.length ? `: ${used.map((a) => `${a.rule}${a.range ? ` (${a.range})` : ''}`).join(', ')}` : ''}`,
+    );
+    for (const a of mine.filter((x) => !x.applies)) lines.push(`  not applied: ${a.rule}: ${a.why}`);
+  }
+  return lines;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PRODUCTS, SYSTEMS } from '../config/schema.ts';
+import { isValidRange } from './version-range.ts';
 
 const regex = z.string().min(1).refine((s) => {
   try {
@@ -25,8 +26,14 @@ export const expectationSchema = z
      */
     failure: regex,
     source: z.object({ repo: z.string().min(1), file: z.string().min(1), function: z.string().min(1) }).strict(),
-    /** The product versions it applies to, and how that was established. */
+    /** The product versions it applies to, and how that was established (prose). */
     versions: z.string().min(1),
+    /**
+     * The same versions as a semver range (`>=1.2.0 <1.9.0 || >=1.10.0`, see version-range.ts): the
+     * entry applies only when the version the provisioner detected is inside it. Without one, or
+     * when the version is unknown, it applies to every version.
+     */
+    range: z.string().min(1).refine(isValidRange, 'must be a semver range: comparators like >=1.2.0 <1.9.0, alternatives separated by ||').optional(),
     /** Set when the deviation shows only in some set-ups: then a PASS is not reported as "no longer happens". */
     conditional: z.string().min(1).optional(),
   })

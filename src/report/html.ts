@@ -29,7 +29,7 @@ export function renderHtml(results: RunResults): string {
     ${run.expect?.length ? `<dt>Expected deviations of</dt><dd>${run.expect.map(h).join(', ')} (expectation files shipped with stackproof)</dd>` : ''}
     ${run.runPrefix ? `<dt>Run prefix</dt><dd><code>${h(run.runPrefix)}</code>: every name the run gave to what it made on the targets</dd>` : ''}
     ${run.provisioning?.length ? `<dt>Fixtures</dt><dd data-testid="provisioning">${run.provisioning.map(h).join('<br>')}</dd>` : ''}
-    <dt>Targets</dt><dd>${results.targets.map((t) => `${h(t.system)}: <code>${h(t.url)}</code> (${h(t.dialect)}${t.embedded ? ', embedded reference' : ''})`).join('<br>')}</dd>
+    <dt>Targets</dt><dd>${results.targets.map((t) => `${h(t.system)}: <code>${h(t.url)}</code> (${h(t.dialect)}${t.embedded ? ', embedded reference' : ''})${t.product ? ` <span data-testid="product-${h(t.system)}">${h(t.product.name)} ${h(t.product.version ?? '(version unknown)')}</span> <span class="cite">${h(t.product.how)}</span>` : ''}`).join('<br>')}</dd>
   </dl>
 </header>
 <main>
@@ -171,17 +171,19 @@ function renderFailure(r: RuleResult): string {
 function renderExpected(results: RunResults): string {
   const expected = results.rules.filter((r) => r.outcome === 'EXPECTED');
   const findings = results.expectationFindings ?? [];
-  if (expected.length === 0 && findings.length === 0) return '';
+  const applied = results.expectationsApplied ?? [];
+  if (expected.length === 0 && findings.length === 0 && applied.length === 0) return '';
   const rows = expected
     .map(
       (r) => `<tr id="detail-${h(r.id)}" data-testid="expected-${h(r.id)}"><td class="id">${h(r.id)}</td><td>${h(r.expectation?.product ?? '')}</td>
-      <td>${h(r.expectation?.behavior ?? '')}<div class="cite">${h(r.expectation?.source ?? '')}; versions ${h(r.expectation?.versions ?? '')}</div></td>
+      <td>${h(r.expectation?.behavior ?? '')}<div class="cite">${h(r.expectation?.source ?? '')}; versions ${h(r.expectation?.versions ?? '')}${r.expectation?.range ? ` (range <code>${h(r.expectation.range)}</code>)` : ''}</div></td>
       <td>${r.sources.map((s) => `<q>${h(s.quote)}</q>`).join('<br>')}</td></tr>`,
     )
     .join('');
   return `<section id="expected"><h2>Expected deviations (${expected.length})</h2>
   <p>Rules the product is known to break: the spec states one thing, the product's source another. They are not counted as failures.</p>
   ${expected.length ? `<table class="rules"><thead><tr><th>Rule</th><th>Product</th><th>What it does instead</th><th>The spec says</th></tr></thead><tbody>${rows}</tbody></table>` : ''}
+  ${applied.length ? `<h3>Which listed deviations applied</h3><ul data-testid="expectations-applied">${applied.map((a) => `<li>${a.applies ? 'applied' : 'not applied'}: ${h(a.product)} ${h(a.rule)}: ${h(a.why)}</li>`).join('')}</ul>` : ''}
   ${findings.length ? `<h3>Expectation findings</h3><ul data-testid="expectation-findings">${findings.map((f) => `<li>${h(f.message)}</li>`).join('')}</ul>` : ''}</section>`;
 }
 

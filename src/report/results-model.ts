@@ -51,7 +51,7 @@ export const ruleResultSchema = z.object({
   /** How the rule was settled against the upstream products (source files read). */
   ruleNotes: z.array(z.string()).optional(),
   /** For EXPECTED: the product's listed deviation that the failure matched. */
-  expectation: z.object({ product: z.string(), behavior: z.string(), source: z.string(), versions: z.string() }).optional(),
+  expectation: z.object({ product: z.string(), behavior: z.string(), source: z.string(), versions: z.string(), range: z.string().optional() }).optional(),
 });
 
 export const targetSummarySchema = z.object({
@@ -59,6 +59,8 @@ export const targetSummarySchema = z.object({
   url: z.string(),
   dialect: z.enum(['spec', 'hashicorp']),
   embedded: z.boolean(),
+  /** The product the provisioner found on the target and its version (absent in older runs and where nothing says). */
+  product: z.object({ name: z.string(), version: z.string().optional(), how: z.string() }).optional(),
 });
 
 const percentilesSchema = z.object({
@@ -154,6 +156,10 @@ export const runResultsSchema = z.object({
   waiverFindings: z.array(z.object({ rule: z.string(), kind: z.string(), message: z.string() })).optional(),
   /** Findings about the expectation files: deviations that no longer happen, failures other than the listed one. */
   expectationFindings: z.array(z.object({ rule: z.string(), product: z.string(), kind: z.string(), message: z.string() })).optional(),
+  /** Which listed deviations applied, by the version found on the target (absent in older runs and without --expect). */
+  expectationsApplied: z
+    .array(z.object({ rule: z.string(), product: z.string(), range: z.string().optional(), version: z.string().optional(), applies: z.boolean(), why: z.string() }))
+    .optional(),
   /** Rules whose outcome changed since the baseline run (stackproof conform --baseline). */
   baselineDiff: z.array(z.object({ rule: z.string(), before: z.string(), after: z.string() })).optional(),
   /** Load regressions against a baseline run (stackproof load --baseline). */

@@ -14,7 +14,7 @@ import { referenceTargets } from './reference-targets.ts';
 import type { SuiteContext } from './suite-context.ts';
 import { failsRun, type FailOn } from './exit-policy.ts';
 import { applyWaivers, readWaivers, type WaiverFinding } from './waivers.ts';
-import { applyExpectations, type ExpectationFinding } from '../expectations/apply-expectations.ts';
+import { applyExpectations, expectationLines, type ExpectationApplication, type ExpectationFinding } from '../expectations/apply-expectations.ts';
 import { readExpectationFiles } from '../expectations/load-expectations.ts';
 import { ruleById } from '../rules/catalog.ts';
 import { readFileSync } from 'node:fs';
@@ -264,7 +264,14 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     }
 
     let expectationFindings: ExpectationFinding[] = [];
-    if (expectationFiles.length) ({ results: ruleResults, findings: expectationFindings } = applyExpectations(ruleResults, expectationFiles));
+    let expectationsApplied: ExpectationApplication[] = [];
+    if (expectationFiles.length) {
+      // An expectation applies when the version the provisioner found is inside its range (all of
+      // them when the version is unknown: the embedded reference, a product that does not say).
+      const versions = { mesh: provisioned.mesh?.product?.version };
+      ({ results: ruleResults, findings: expectationFindings, applied: expectationsApplied } = applyExpectations(ruleResults, expectationFiles, versions));
+      for (const line of expectationLines(expectationsApplied)) log(line);
+    }
     for (const f of expectationFindings) log(`expectation: ${f.message}`);
     let findings: WaiverFinding[] = [];
     if (config.waivers) ({ results: ruleResults, findings } = applyWaivers(ruleResults, waivers));
@@ -285,6 +292,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       url: t.url,
       dialect: t.dialect,
       embedded: !external,
+      ...(system === 'mesh' && provisioned.mesh?.product ? { product: provisioned.mesh.product } : {}),
     }));
     const results: RunResults = {
       ...runHeader(started, finished, { profile: config.profile, seed, runs: config.runs, command: options.command, faults: reference?.faults ?? [],
@@ -302,7 +310,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       rules: ruleResults,
       load,
       ...(config.waivers ? { waiverFindings: findings } : {}),
-      ...(config.expect.length ? { expectationFindings } : {}),
+      ...(config.expect.length ? { expectationFindings, expectationsApplied } : {}),
       ...(baselineDiff ? { baselineDiff } : {}),
     };
     return { results, exitCode, secrets };
