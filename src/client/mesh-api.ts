@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { tokenHeaders, type Dialect } from '../config/dialects.ts';
 import type { HttpClient, HttpResponse } from './http-client.ts';
+import { TargetError } from './target-error.ts';
+
+/** How long a leaf request answered 429 (a signing rate limit) is repeated before the rule is ERROR. */
+export const LEAF_RATE_LIMIT_BUDGET_MS = 20_000;
 
 export interface MeshCallOptions {
   query?: Record<string, string | undefined>;
@@ -27,8 +31,26 @@ export class MeshApi {
     return this.http.request({ method: 'GET', path: '/v1/agent/connect/ca/roots', query: options.query, timeoutMs: options.timeoutMs, ...this.headers(options) });
   }
 
-  leaf(service: string, options: MeshCallOptions = {}): Promise<HttpResponse> {
-    return this.http.request({ method: 'GET', path: `/v1/agent/connect/ca/leaf/${encodeURIComponent(service)}`, query: options.query, timeoutMs: options.timeoutMs, ...this.headers(options) });
+  /**
+   * A leaf. A 429 is no answer about the leaf: Consul's servers limit certificate signing
+   * (csr_max_per_second, 50 a second by default, and csr_max_concurrent: ConnectCA.Sign returns
+   * ErrRateLimited, which the agent answers 429 "rate limit exceeded"), so the request is repeated
+   * with backoff within LEAF_RATE_LIMIT_BUDGET_MS,
+   * and only a limit that lasts that long is a TargetError (the rule is ERROR, naming the limit).
+   */
+  async leaf(service: string, options: MeshCallOptions = {}): Promise<HttpResponse> {
+    const started = Date.now();
+    for (let delay = 100; ; delay = Math.min(delay * 2, 2_000)) {
+      const res = await this.http.request({ method: 'GET', path: `/v1/agent/connect/ca/leaf/${encodeURIComponent(service)}`, query: options.query, timeoutMs: options.timeoutMs, ...this.headers(options) });
+      if (res.status !== 429) return res;
+      if (Date.now() - started + delay > LEAF_RATE_LIMIT_BUDGET_MS) {
+        throw new TargetError(
+          'rate-limited',
+          `${res.exchange.method} ${res.exchange.url} answered 429 (${res.text.trim().slice(0, 120)}) for ${Math.round((Date.now() - started) / 1000)} s: the target's limit on certificate signing (Consul: csr_max_per_second, 50 a second by default, and csr_max_concurrent) lasted beyond the rule's bound`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, delay));
+    }
   }
 
   authorize(body: Record<string, unknown>, options: MeshCallOptions = {}): Promise<HttpResponse> {
