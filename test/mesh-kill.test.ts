@@ -129,7 +129,7 @@ describe.skipIf(!consul.path)(`runs stopped mid-mesh-suite leave the real Consul
     const run = startRun(agent!);
     running.push(run);
     const root = await activeRoot(agent!);
-    const changed = await waitFor(async () => (what === 'rotation' ? (await activeRoot(agent!)) !== root : String((await caConfiguration(agent!)).Config.LeafCertTTL) !== ttlBefore), 30_000, run);
+    const changed = await waitFor(async () => (what === 'rotation' ? (await activeRoot(agent!)) !== root : String((await caConfiguration(agent!)).Config.LeafCertTTL) !== ttlBefore), what === 'rotation' ? 45_000 : 35_000, run);
     return { run, changed, t0 };
   }
 
@@ -140,7 +140,7 @@ describe.skipIf(!consul.path)(`runs stopped mid-mesh-suite leave the real Consul
 
   it('one SIGINT: the run removes what it made and puts the CA configuration back', async () => {
     const { run, changed, t0 } = await runUntilCaChange('leafCertTtl');
-    expect(changed, `the run changed LeafCertTTL within 30 s:\n${run.output()}`).toBe(true);
+    expect(changed, `the run changed LeafCertTTL in time:\n${run.output()}`).toBe(true);
     const killedAt = performance.now() - t0;
     run.child.kill('SIGINT');
     const code = await exitWithin(run, 90_000);
@@ -152,7 +152,7 @@ describe.skipIf(!consul.path)(`runs stopped mid-mesh-suite leave the real Consul
 
   it('SIGTERM: the same as one SIGINT', async () => {
     const { run, changed, t0 } = await runUntilCaChange('leafCertTtl');
-    expect(changed, `the run changed LeafCertTTL within 30 s:\n${run.output()}`).toBe(true);
+    expect(changed, `the run changed LeafCertTTL in time:\n${run.output()}`).toBe(true);
     const killedAt = performance.now() - t0;
     run.child.kill('SIGTERM');
     const code = await exitWithin(run, 90_000);
@@ -163,7 +163,7 @@ describe.skipIf(!consul.path)(`runs stopped mid-mesh-suite leave the real Consul
 
   it('two SIGINTs: the CA configuration is back when the process has exited; cleanup --prefix removes the rest', async () => {
     const { run, changed, t0 } = await runUntilCaChange('leafCertTtl');
-    expect(changed, `the run changed LeafCertTTL within 30 s:\n${run.output()}`).toBe(true);
+    expect(changed, `the run changed LeafCertTTL in time:\n${run.output()}`).toBe(true);
     const killedAt = performance.now() - t0;
     run.child.kill('SIGINT');
     await new Promise((r) => setTimeout(r, 300));
@@ -183,7 +183,7 @@ describe.skipIf(!consul.path)(`runs stopped mid-mesh-suite leave the real Consul
 
   it('SIGKILL: cleanup lists the CA configuration to put back, and cleanup --prefix puts it back and removes the rest', async () => {
     const { run, changed, t0 } = await runUntilCaChange('leafCertTtl');
-    expect(changed, `the run changed LeafCertTTL within 30 s:\n${run.output()}`).toBe(true);
+    expect(changed, `the run changed LeafCertTTL in time:\n${run.output()}`).toBe(true);
     const killedAt = performance.now() - t0;
     run.child.kill('SIGKILL');
     await exitWithin(run, 10_000);
@@ -204,7 +204,7 @@ describe.skipIf(!consul.path)(`runs stopped mid-mesh-suite leave the real Consul
 
   it('SIGKILL after a CA rotation: cleanup --prefix puts the configuration back without another rotation', async () => {
     const { run, changed, t0 } = await runUntilCaChange('rotation');
-    expect(changed, `the run rotated the CA within 30 s:\n${run.output()}`).toBe(true);
+    expect(changed, `the run rotated the CA in time:\n${run.output()}`).toBe(true);
     const killedAt = performance.now() - t0;
     run.child.kill('SIGKILL');
     await exitWithin(run, 10_000);

@@ -241,3 +241,20 @@ export function rotationsLine(rotations: number, prefix: string): string {
   if (rotations === 0) return `CA rotations: none made by run ${prefix}`;
   return `CA rotations: ${rotations} made by run ${prefix}; a rotation cannot be undone (the agent's CA now signs with a key the run made; the earlier roots stay trusted until Consul prunes them)`;
 }
+
+/**
+ * For the run header: where the run records the CA configuration before changing it, and the
+ * records other runs left (a run killed before its end), which this run's record copies.
+ */
+export async function caRecordLines(kv: ConsulKv, prefix: string): Promise<string[]> {
+  const lines = [`  CA configuration: recorded in KV ${caRecordKey(prefix)} before the run first changes it, put back at its end`];
+  try {
+    for (const r of (await caRecords(kv)).filter((r) => r.run !== prefix)) {
+      const ttl = r.record?.config.LeafCertTTL;
+      lines.push(`  a CA configuration record of run ${r.run} is left on the agent (a run killed before its end, or one going on): it is respected — should this run change the CA, it records and puts back what that record holds${typeof ttl === 'string' ? ` (LeafCertTTL ${ttl})` : ''}; \`stackproof cleanup --prefix ${r.run}\` removes it`);
+    }
+  } catch (err) {
+    lines.push(`  the CA configuration records cannot be listed (${(err as Error).message}): a change to the CA will not go ahead without one`);
+  }
+  return lines;
+}

@@ -4,7 +4,7 @@ import { HttpClient } from '../client/http-client.ts';
 import { Redactor } from '../client/redact.ts';
 import { ConsulAdminApi } from './consul-admin-api.ts';
 import { consulCapabilities, productLine, sweepLegacyIntentions } from './consul-capabilities.ts';
-import { closeCaChanges, ConsulKv, putBackCaConfiguration, rotationsLine } from './ca-configuration-record.ts';
+import { caRecordLines, closeCaChanges, ConsulKv, putBackCaConfiguration, rotationsLine } from './ca-configuration-record.ts';
 import { madeByRun } from './run-prefix.ts';
 import { Sweeper, type Provision, type SweepReport } from './sweep-report.ts';
 
@@ -38,7 +38,9 @@ export function meshHttpFor(target: MeshTarget, timeoutMs = 10_000): HttpClient 
 export async function provisionMesh(target: MeshTarget, prefix: string): Promise<MeshProvision> {
   const api = new ConsulAdminApi(meshHttpFor(target));
   try {
-    return await detectMesh(target, prefix, api);
+    const provision = await detectMesh(target, prefix, api);
+    if (provision.provisioned.provisioner === 'upstream') provision.lines.push(...(await caRecordLines(new ConsulKv(api.http), prefix)));
+    return provision;
   } catch (err) {
     // The agent broke down during detection: nothing is made, the rules that need fixtures SKIP.
     const why = `finding out what the agent can do broke off (${(err as Error).message})`;
