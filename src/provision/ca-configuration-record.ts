@@ -204,9 +204,9 @@ export function caDifferences(current: CaConfiguration, record: CaRecord): strin
  * and removes the records once it is back; a record stays when the configuration could not be put
  * back, so cleanup can be run again. Returns the rotations the records counted.
  */
-export async function putBackCaConfiguration(api: ConsulAdminApi, kv: ConsulKv, sweeper: Sweeper, prefix: string | 'all', options: { keepRecords?: boolean } = {}): Promise<{ records: number; rotations: number }> {
+export async function putBackCaConfiguration(api: ConsulAdminApi, kv: ConsulKv, sweeper: Sweeper, prefix: string | 'all', options: { keepRecords?: boolean } = {}): Promise<{ records: number; rotations: number; runs: string[] }> {
   const records = (await sweeper.attempt('list the CA configuration records (KV stackproof/)', () => caRecords(kv, prefix))) ?? [];
-  if (!records.length) return { records: 0, rotations: 0 };
+  if (!records.length) return { records: 0, rotations: 0, runs: [] };
   const rotations = records.reduce((n, r) => n + (r.record?.rotations ?? 0), 0);
   const runs = records.map((r) => r.run).join(', ');
   const first = records.find((r) => r.record);
@@ -233,7 +233,7 @@ export async function putBackCaConfiguration(api: ConsulAdminApi, kv: ConsulKv, 
   if (restored && !options.keepRecords) {
     for (const r of records) await sweeper.remove(`CA configuration record ${r.key} (run ${r.run})`, () => kv.delete(r.key));
   }
-  return { records: records.length, rotations };
+  return { records: records.length, rotations, runs: records.map((r) => r.run) };
 }
 
 /** The end-of-run line: how many CA rotations the run made, which no cleanup undoes. */

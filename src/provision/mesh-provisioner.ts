@@ -134,7 +134,7 @@ export async function sweepMesh(api: ConsulAdminApi, prefix: string | 'all', opt
   if (options.endOfRun && prefix !== 'all') closeCaChanges(prefix);
   const ca = await putBackCaConfiguration(api, new ConsulKv(api.http), sweeper, prefix);
   if (options.endOfRun && prefix !== 'all') (sweeper.report.notes ??= []).push(rotationsLine(ca.rotations, prefix));
-  else if (ca.records) (sweeper.report.notes ??= []).push(`CA rotations: ${ca.rotations} made by run(s) with a CA configuration record left; a rotation cannot be undone`);
+  else if (ca.records) (sweeper.report.notes ??= []).push(`CA rotations: ${ca.rotations} made by run ${ca.runs.join(', ')} (as its CA configuration record counted them); a rotation cannot be undone`);
   // Only the config entry kinds the agent's version has (1.8 answers 500 for service-intentions),
   // and before 1.9 the intentions made by ID (consul-capabilities.ts).
   const caps = await consulCapabilities(api);

@@ -75,7 +75,7 @@ class InterruptWatch {
     if (this.putBacks.length) this.log(`${signal} again: putting back what the run changed but did not make, then leaving (press Ctrl-C again to leave at once)`);
     const reports = await Promise.all(this.putBacks.map(async (p) => ({ p, report: await withDeadline(p.run(), PUT_BACK_DEADLINE_MS, this.runPrefix) })));
     for (const { p, report } of reports) {
-      for (const what of report.removed) this.log(`put back (${p.system}): ${what}`);
+      for (const what of report.removed) this.log(`${/ back to /.test(what) ? 'put back' : 'removed'} (${p.system}): ${what}`);
       for (const problem of report.problems) this.log(`could not put back (${p.system}): ${problem}`);
     }
     this.log(`left what the run made: \`stackproof cleanup --prefix ${this.runPrefix}\` removes it`);
