@@ -258,3 +258,25 @@ export async function caRecordLines(kv: ConsulKv, prefix: string): Promise<strin
   }
   return lines;
 }
+
+/** The IDs of the roots the agent lists (GET /v1/agent/connect/ca/roots, the same path in both dialects). */
+export async function rootIds(http: HttpClient): Promise<Set<string>> {
+  const res = await http.request({ method: 'GET', path: '/v1/agent/connect/ca/roots' });
+  if (res.status !== 200) throw new Error(`CA roots answered ${res.status}`);
+  return new Set(res.parse(z.object({ Roots: z.array(z.object({ ID: z.string() }).passthrough()).nullable() }).passthrough()).Roots?.map((r) => r.ID) ?? []);
+}
+
+/**
+ * Where the rotations go through the reference's control listener (no record is made: the control
+ * listener is the reference's own), the run's end counts them as the roots the agent lists that it
+ * did not list at the start (the reference never prunes a root).
+ */
+export async function countRotationsByRoots(http: HttpClient, prefix: string): Promise<(report: { notes?: string[] }) => Promise<void>> {
+  const before = await rootIds(http).catch(() => undefined);
+  return async (report) => {
+    const after = before && (await rootIds(http).catch(() => undefined));
+    if (!before || !after) return;
+    const made = [...after].filter((id) => !before.has(id)).length;
+    (report.notes ??= []).push(made ? `CA rotations: ${made} made by run ${prefix} (new roots the agent lists); a rotation cannot be undone` : `CA rotations: none made by run ${prefix}`);
+  };
+}

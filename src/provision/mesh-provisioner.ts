@@ -4,7 +4,7 @@ import { HttpClient } from '../client/http-client.ts';
 import { Redactor } from '../client/redact.ts';
 import { ConsulAdminApi } from './consul-admin-api.ts';
 import { consulCapabilities, productLine, sweepLegacyIntentions } from './consul-capabilities.ts';
-import { caRecordLines, closeCaChanges, ConsulKv, putBackCaConfiguration, rotationsLine } from './ca-configuration-record.ts';
+import { caRecordLines, closeCaChanges, ConsulKv, countRotationsByRoots, putBackCaConfiguration, rotationsLine } from './ca-configuration-record.ts';
 import { madeByRun } from './run-prefix.ts';
 import { Sweeper, type Provision, type SweepReport } from './sweep-report.ts';
 
@@ -40,6 +40,16 @@ export async function provisionMesh(target: MeshTarget, prefix: string): Promise
   try {
     const provision = await detectMesh(target, prefix, api);
     if (provision.provisioned.provisioner === 'upstream') provision.lines.push(...(await caRecordLines(new ConsulKv(api.http), prefix)));
+    if (provision.provisioned.provisioner === 'control') {
+      // The control listener rotates the CA: the run's end counts the new roots.
+      const count = await countRotationsByRoots(api.http, prefix);
+      const teardown = provision.teardown;
+      provision.teardown = async () => {
+        const report = await teardown();
+        await count(report);
+        return report;
+      };
+    }
     return provision;
   } catch (err) {
     // The agent broke down during detection: nothing is made, the rules that need fixtures SKIP.
