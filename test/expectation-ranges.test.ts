@@ -78,6 +78,12 @@ describe('an expectation applies only to the versions of its range', () => {
     expect(findings).toEqual([]);
   });
 
+  it('with the version unknown, a PASS is reported as no longer happening only of a deviation the newest versions have', () => {
+    const { findings } = applyExpectations([result('mesh.old', 'PASS'), result('mesh.new', 'PASS')], [file], {});
+    expect(findings).toMatchObject([{ rule: 'mesh.new', kind: 'no-longer-happens' }]);
+    expect(applyExpectations([result('mesh.old', 'PASS')], [file], { mesh: '1.10.0' }).findings).toMatchObject([{ rule: 'mesh.old', kind: 'no-longer-happens' }]);
+  });
+
   it('with the version unknown (the embedded reference, a product that does not say) every entry applies, and the run says so', () => {
     const applied = applicableExpectations([file], {});
     expect(applied.every((a) => a.applies)).toBe(true);

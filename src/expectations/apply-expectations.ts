@@ -1,6 +1,6 @@
 import type { RuleResult } from '../report/results-model.ts';
 import type { ExpectationFile } from './schema.ts';
-import { satisfies } from './version-range.ts';
+import { coversNewest, satisfies } from './version-range.ts';
 
 /** Whether one listed deviation applied to this run, by the version found on its system's target. */
 export interface ExpectationApplication {
@@ -47,7 +47,8 @@ export interface ExpectationFinding {
  * whose message matches the listed deviation becomes EXPECTED, keeping what was observed. A FAIL
  * that does not match stays FAIL (another bug hides behind no expectation), and a listed rule that
  * passes is reported: the deviation no longer happens, so the entry can go. Only the entries whose
- * range holds the detected version take part (applicableExpectations).
+ * range holds the detected version take part (applicableExpectations); with the version unknown all
+ * do, but a pass is reported only of an entry whose range reaches the newest versions.
  */
 export function applyExpectations(
   results: RuleResult[],
@@ -58,7 +59,7 @@ export function applyExpectations(
   const applied = applicableExpectations(files, versions);
   let i = 0;
   const entries = files
-    .flatMap((f) => f.expectations.map((e) => ({ ...e, product: f.product, productName: f.name, system: f.system, applies: applied[i++]!.applies })))
+    .flatMap((f) => f.expectations.map((e) => ({ ...e, product: f.product, productName: f.name, system: f.system, versionKnown: Boolean(versions[f.system]), applies: applied[i++]!.applies })))
     .filter((e) => e.applies);
   const out = results.map((r) => {
     const listed = entries.filter((e) => e.rule === r.id && e.system === r.system);
@@ -82,7 +83,9 @@ export function applyExpectations(
       };
     }
     if (r.outcome === 'PASS') {
-      for (const e of listed.filter((x) => !x.conditional)) {
+      // With the version unknown, a deviation only older versions have (a range with an upper bound,
+      // like Consul 1.8's) says nothing when the rule passes: the target may be newer.
+      for (const e of listed.filter((x) => !x.conditional && (x.versionKnown || !x.range || coversNewest(x.range)))) {
         findings.push({ rule: r.id, product: e.product, kind: 'no-longer-happens', message: `${r.id} passes: the expected deviation of ${e.productName} (${e.behavior}) no longer happens` });
       }
     }

@@ -78,3 +78,8 @@ export function satisfies(version: string, range: string): boolean {
     }),
   );
 }
+
+/** Whether a range has no upper bound: it holds the newest versions (a deviation that still happens). */
+export function coversNewest(range: string): boolean {
+  return satisfies('999999.0.0', range);
+}

@@ -21,7 +21,7 @@ export async function runExpectationsCommand(flags: { json?: boolean; product?: 
       out(`  ${e.rule}${rule ? ` [${rule.level}]` : ' [no such rule]'}`);
       if (rule) out(`    the spec: "${rule.sources[0]?.quote ?? ''}"`);
       out(`    ${f.product} instead: ${e.behavior}`);
-      out(`    source: ${e.source.repo} ${e.source.file} (${e.source.function}); versions ${e.versions}${e.conditional ? `; only ${e.conditional}` : ''}`);
+      out(`    source: ${e.source.repo} ${e.source.file} (${e.source.function}); versions ${e.versions}${e.range ? ` (range ${e.range})` : ''}${e.conditional ? `; only ${e.conditional}` : ''}`);
     }
     out('');
   }
