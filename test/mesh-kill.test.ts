@@ -10,9 +10,10 @@ import { findConsul, startConsulAgent, type ConsulAgent } from './support/consul
  * Issue 34, part 4: a run stopped during the mesh suites leaves a real Consul as it found it. Against
  * `consul agent -dev` (ACLs on, a management token of its own, loopback), runs of `stackproof
  * conform --systems mesh` are stopped once the run has changed the CA configuration (seen on the
- * agent: LeafCertTTL no longer what it was, or another active root) — by one SIGINT, by SIGTERM, by
- * two SIGINTs (the CA must be back when the process has exited, before any cleanup), by SIGKILL
- * then `stackproof cleanup --prefix`, and by SIGKILL after a CA rotation then cleanup — and what the
+ * agent: LeafCertTTL no longer what it was, or another active root) — by one SIGINT, by SIGTERM (the
+ * CA must be back within 3 s, before the suites stop), by two SIGINTs (the CA must be back when the
+ * process has exited, before any cleanup), by SIGKILL then `stackproof cleanup --prefix`, and by
+ * SIGKILL after a CA rotation then cleanup — and what the
  * agent holds is compared with what it held before: the CA configuration (provider, LeafCertTTL and
  * every other key but the PrivateKey and RootCert a rotation replaces), ACL tokens and policies,
  * intentions, config entries, and the KV store. Whether the rules pass does not matter here.
@@ -150,11 +151,13 @@ describe.skipIf(!consul.path)(`runs stopped mid-mesh-suite leave the real Consul
     expect(await snapshot(agent!), run.output()).toEqual(before);
   }, 130_000);
 
-  it('SIGTERM: the same as one SIGINT', async () => {
+  it('SIGTERM: the same as one SIGINT, and the CA configuration is back within 3 s, before the suites have stopped (a CI runner may send SIGKILL soon after)', async () => {
     const { run, changed, t0 } = await runUntilCaChange('leafCertTtl');
     expect(changed, `the run changed LeafCertTTL in time:\n${run.output()}`).toBe(true);
     const killedAt = performance.now() - t0;
     run.child.kill('SIGTERM');
+    const back = await waitFor(async () => String((await caConfiguration(agent!)).Config.LeafCertTTL) === ttlBefore, 3_000, run);
+    expect(back, `LeafCertTTL back to ${ttlBefore} within 3 s of SIGTERM:\n${run.output()}`).toBe(true);
     const code = await exitWithin(run, 90_000);
     timings.push(`SIGTERM at ${(killedAt / 1000).toFixed(1)} s, exit after ${((performance.now() - t0 - killedAt) / 1000).toFixed(1)} s`);
     expect(code, run.output()).toBe(130);

@@ -54,7 +54,7 @@ export async function provisionMesh(target: MeshTarget, prefix: string): Promise
   } catch (err) {
     // The agent broke down during detection: nothing is made, the rules that need fixtures SKIP.
     const why = `finding out what the agent can do broke off (${(err as Error).message})`;
-    return { provisioned: { provisioner: 'none', missing: { meshFixtures: why } }, target, lines: [`mesh fixtures: none made (${why})`], teardown: () => sweepMesh(api, prefix), putBack: () => putBackMeshNow(api, prefix) };
+    return { provisioned: { provisioner: 'none', missing: { meshFixtures: why } }, target, lines: [`mesh fixtures: none made (${why})`], teardown: () => sweepMesh(api, prefix), putBack: (o) => putBackMeshNow(api, prefix, o) };
   }
 }
 
@@ -97,7 +97,7 @@ async function detectMesh(target: MeshTarget, prefix: string, api: ConsulAdminAp
         ...(resolved.capabilities.namespaces && !target.capabilities.namespaces ? ['  detected Enterprise namespaces'] : []),
         ...Object.entries(missing).map(([c, why]) => `  not available: ${c}: ${why}`),
       );
-      return { provisioned: { provisioner: 'upstream', missing, product: caps.product, intentionApi: caps.intentionApi }, target: resolved, lines, teardown: () => sweepMesh(api, prefix, { endOfRun: true }), putBack: () => putBackMeshNow(api, prefix) };
+      return { provisioned: { provisioner: 'upstream', missing, product: caps.product, intentionApi: caps.intentionApi }, target: resolved, lines, teardown: () => sweepMesh(api, prefix, { endOfRun: true }), putBack: (o) => putBackMeshNow(api, prefix, o) };
     }
   }
 
@@ -111,21 +111,25 @@ async function detectMesh(target: MeshTarget, prefix: string, api: ConsulAdminAp
 }
 
 /**
- * A second Ctrl-C: the run leaves at once, but first puts back the CA configuration it changed
- * (what it made stays, for `stackproof cleanup`). No thread of the run changes the CA from now on;
- * the configuration is put back, and once more after half a second in case a change was already on
- * its way to the agent, and only then is the record removed.
+ * Ctrl-C or SIGTERM: the CA configuration the run changed is put back at once, without waiting for
+ * the suites to stop (a CI runner may follow SIGTERM with SIGKILL soon). No thread of the run
+ * changes the CA from then on; the configuration is put back, and once more after half a second in
+ * case a change was already on its way to the agent. The record stays for the teardown, which
+ * counts the rotations from it — unless the run is `leaving` (a second Ctrl-C: no teardown
+ * follows, what the run made stays for `stackproof cleanup`): then the record goes too, and the
+ * rotations are said here.
  */
-async function putBackMeshNow(api: ConsulAdminApi, prefix: string): Promise<SweepReport> {
+async function putBackMeshNow(api: ConsulAdminApi, prefix: string, options: { leaving: boolean }): Promise<SweepReport> {
   closeCaChanges(prefix);
   const kv = new ConsulKv(api.http);
   const sweeper = new Sweeper();
   await putBackCaConfiguration(api, kv, sweeper, prefix, { keepRecords: true });
   await new Promise((r) => setTimeout(r, 500));
   const again = new Sweeper();
-  await putBackCaConfiguration(api, kv, again, prefix);
+  const ca = await putBackCaConfiguration(api, kv, again, prefix, { keepRecords: !options.leaving });
   sweeper.report.removed.push(...again.report.removed.filter((w) => !sweeper.report.removed.includes(w)));
   sweeper.report.problems = [...new Set([...sweeper.report.problems, ...again.report.problems])];
+  if (options.leaving && ca.records) sweeper.report.notes = [rotationsLine(ca.rotations, prefix)];
   return sweeper.report;
 }
 

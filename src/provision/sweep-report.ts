@@ -9,9 +9,11 @@ export interface Provision<Target, Provisioned> {
   teardown(): Promise<SweepReport>;
   /**
    * Puts back at once what the run changed but did not make (e.g. the CA configuration), leaving
-   * what it made for `stackproof cleanup`: a second Ctrl-C. Never throws.
+   * what it made for the teardown or `stackproof cleanup`: the first Ctrl-C (or SIGTERM) does it
+   * without waiting for the suites to stop, the second (`leaving`) before the run leaves, when no
+   * teardown follows. Never throws.
    */
-  putBack?(): Promise<SweepReport>;
+  putBack?(options: { leaving: boolean }): Promise<SweepReport>;
 }
 
 /** What a sweep removed (or, in a dry run, would remove) and what it could not. */

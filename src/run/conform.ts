@@ -32,16 +32,17 @@ export class UnreachableTargetError extends Error {
 }
 
 /**
- * Ctrl-C (or SIGTERM) during a run: the suites are cancelled, what the run made is removed, and
+ * Ctrl-C (or SIGTERM) during a run: what the run changed and did not make (the CA configuration of
+ * a Consul agent) is put back at once, the suites are cancelled, what the run made is removed, and
  * the command exits 130. A second Ctrl-C leaves soon: what the run made stays (the run prefix is
- * printed for cleanup), but what it changed and did not make (the CA configuration of a Consul
- * agent) is put back first, within PUT_BACK_DEADLINE_MS; a third leaves at once.
+ * printed for cleanup), but what it changed is put back first, within PUT_BACK_DEADLINE_MS; a third
+ * leaves at once.
  */
 class InterruptWatch {
   private interrupted = false;
   private leaving = false;
   private cancel: (() => Promise<void> | void) | undefined;
-  private readonly putBacks: { system: SystemName; run: () => Promise<SweepReport> }[] = [];
+  private readonly putBacks: { system: SystemName; run: (options: { leaving: boolean }) => Promise<SweepReport> }[] = [];
   private readonly handler = (signal: NodeJS.Signals) => {
     if (this.leaving) process.exit(130);
     if (this.interrupted) {
@@ -51,6 +52,7 @@ class InterruptWatch {
     }
     this.interrupted = true;
     this.log(`${signal}: stopping the suites and removing what the run made (press Ctrl-C again to leave it behind)`);
+    void this.putBackNow();
     void this.cancel?.();
   };
 
@@ -67,17 +69,23 @@ class InterruptWatch {
   }
 
   /** What must be put back even when the run leaves at once (Provision.putBack). */
-  onLeave(system: SystemName, putBack: () => Promise<SweepReport>): void {
+  onLeave(system: SystemName, putBack: (options: { leaving: boolean }) => Promise<SweepReport>): void {
     this.putBacks.push({ system, run: putBack });
+  }
+
+  /** Puts back what the run changed and did not make; `leaving`: no teardown follows. */
+  private async putBackNow(leaving = false): Promise<void> {
+    const reports = await Promise.all(this.putBacks.map(async (p) => ({ p, report: await withDeadline(p.run({ leaving }), PUT_BACK_DEADLINE_MS, this.runPrefix) })));
+    for (const { p, report } of reports) {
+      for (const what of report.removed) this.log(`${/ back to /.test(what) ? 'put back' : 'removed'} (${p.system}): ${what}`);
+      for (const problem of report.problems) this.log(`could not put back (${p.system}): ${problem}`);
+      for (const note of report.notes ?? []) this.log(`${p.system}: ${note}`);
+    }
   }
 
   private async putBackAndLeave(signal: NodeJS.Signals): Promise<void> {
     if (this.putBacks.length) this.log(`${signal} again: putting back what the run changed but did not make, then leaving (press Ctrl-C again to leave at once)`);
-    const reports = await Promise.all(this.putBacks.map(async (p) => ({ p, report: await withDeadline(p.run(), PUT_BACK_DEADLINE_MS, this.runPrefix) })));
-    for (const { p, report } of reports) {
-      for (const what of report.removed) this.log(`${/ back to /.test(what) ? 'put back' : 'removed'} (${p.system}): ${what}`);
-      for (const problem of report.problems) this.log(`could not put back (${p.system}): ${problem}`);
-    }
+    await this.putBackNow(true);
     this.log(`left what the run made: \`stackproof cleanup --prefix ${this.runPrefix}\` removes it`);
     process.exit(130);
   }
