@@ -79,7 +79,13 @@ export async function startConsulAgent(binary: string, options: { timeoutMs?: nu
   child.stderr!.on('data', (d) => (output = (output + d).slice(-20_000)));
   const url = `http://127.0.0.1:${http}`;
   const pid = child.pid!;
+  // Should the test process end without stop() (an uncaught error, process.exit), the agent goes too.
+  const onExit = () => {
+    if (child.exitCode === null && child.signalCode === null) process.kill(pid, 'SIGKILL');
+  };
+  process.once('exit', onExit);
   const stop = async () => {
+    process.off('exit', onExit);
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise<void>((r) => child.once('exit', () => r()));
       process.kill(pid, 'SIGTERM');
