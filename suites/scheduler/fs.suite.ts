@@ -170,16 +170,18 @@ const mediaType = (headers: Record<string, string>) => headers['content-type']?.
 
 concurrently('side by side: rules with running allocations (GC leaves them alone) or none, beside the rules with stopped ones', () => {
   ruleTest('scheduler.fs.stream-file-events', async (kit) => {
-    // The task appends a tick line every 200 ms, truncates its file right after tick 12, deletes it right after tick 20:
-    // the stream opens well before the truncation (2.4 s after the task starts), and the rule waits 4 s.
+    // The task appends a tick line every 500 ms, truncates its file right after tick 12, deletes it right after tick 20:
+    // the stream opens well before the truncation (6 s after the task starts), and the 4 s between the truncation and
+    // the deletion leave a loaded target (or a loaded machine running the harness) time to report the truncation and
+    // stream the ticks after it: the task's clock is the kernel's, which does not wait for a busy process.
     const truncateAt = 12;
     const deleteAt = 20;
     const file = 'events.txt';
     const path = `app/local/${file}`;
-    const made = await kit.schedulerFixtures.allocation(uniqueName('fevents'), [{ name: 'app', ticks: { count: 40, everyMs: 200, file, truncateAt, deleteAt }, holdMs: 30_000 }], 'running');
+    const made = await kit.schedulerFixtures.allocation(uniqueName('fevents'), [{ name: 'app', ticks: { count: 40, everyMs: 500, file, truncateAt, deleteAt }, holdMs: 30_000 }], 'running');
     expect(await eventually(async () => (await kit.scheduler.fs('stat', made.id, { path })).status === 200, 10_000), `the running task creates ${path}`).toBe(true);
     const deleted = (values: unknown[]) => values.some((v) => (v as { FileEvent?: unknown })?.FileEvent === 'file deleted');
-    const res = await kit.scheduler.fsStream('stream', made.id, { path, offset: 0, origin: 'start', follow: true }, { maxMs: 20_000, until: (s) => deleted(s.values) });
+    const res = await kit.scheduler.fsStream('stream', made.id, { path, offset: 0, origin: 'start', follow: true }, { maxMs: 40_000, until: (s) => deleted(s.values) });
     expect(res.status, 'the followed stream answers 200').toBe(200);
     expect(res.malformed, 'the stream is a sequence of JSON frames').toEqual([]);
     const frames = res.values.map((v) => {
