@@ -1,7 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { HttpClient } from '../client/http-client.ts';
-import { TargetError } from '../client/target-error.ts';
 import { ConsulAdminApi, ConsulCallError } from './consul-admin-api.ts';
 import { caChangesClosed, ConsulKv, countCaRotation, recordCaConfiguration, refuseCaChangeWhenClosed } from './ca-configuration-record.ts';
 
@@ -139,12 +138,14 @@ export class ConsulMeshFixtures implements MeshFixtures {
     await this.api.putCaConfiguration({ Provider: 'consul', Config: { ...config, PrivateKey: newCaKey(current.Config) } });
     // Counted in the record, which the run's end reports (a rotation cannot be undone).
     await countCaRotation(this.kv, this.runPrefix).catch(() => undefined);
-    // A generous bound; running out leaves the rule without a verdict (ERROR), never a FAIL.
+    // Consul has made the new root active by the time the PUT answers (the CA configuration update
+    // rotates in the same write); the wait, under a generous bound, is for the agent's cached roots.
+    // An ActiveRootID still unchanged after it is the product's answer, not a slow one: it is
+    // returned as it is, and the rules that need a new root judge it (mesh.roots.rotation FAILs).
     const deadline = Date.now() + 30_000;
     for (;;) {
       const now = await this.activeRootId();
-      if (now && now !== before) return now;
-      if (Date.now() > deadline) throw new TargetError('timeout', `the CA configuration was updated but ActiveRootID is still ${before} after 30 s`);
+      if ((now && now !== before) || Date.now() > deadline) return now;
       await new Promise((r) => setTimeout(r, 100));
     }
   }
