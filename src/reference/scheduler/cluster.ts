@@ -415,7 +415,6 @@ export class Cluster {
     } catch (err) {
       console.error(`[reference] starting task ${task.Name} of ${alloc.ID}: ${(err as Error).message}`);
       alloc.taskNames = alloc.taskNames.filter((n) => n !== task.Name);
-      this.taskChanged(alloc);
     }
     this.taskChanged(alloc);
   }
