@@ -5,7 +5,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { accessSync, constants } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
+import { pinProcess, TWO_CORES } from './core-pinning.ts';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findK6 } from '../src/load/k6-engine.ts';
@@ -15,7 +16,7 @@ import { benchScript, startServerProcess } from './server-process.ts';
 import { Table, fmt, type GoalFigure } from './table.ts';
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
-const PINNED = availableParallelism() >= 2;
+const PINNED = TWO_CORES;
 const GENERATOR_CORE = '0';
 const TARGET_CORE = '1';
 /**
@@ -42,10 +43,6 @@ function k6Binary(): string | undefined {
 
 const pinned = (argv: string[]): string[] => (PINNED ? ['taskset', '-c', GENERATOR_CORE, ...argv] : argv);
 
-/** Pins every thread of a process (taskset -a: its GC and libuv threads too, not only the main one). */
-function pinProcess(pid: number | undefined, cores: string): void {
-  if (PINNED && pid) spawnSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
-}
 
 /** Runs a node script pinned to the generator's core and returns the JSON line it prints last. */
 async function pinnedChildJson(what: string, argv: string[]): Promise<unknown> {

@@ -1,6 +1,5 @@
 // Section 2: the reference's hot paths beside the bare node:http server (closed model, same connections).
-import { spawnSync } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { pinProcess as pin } from './core-pinning.ts';
 import type { PreparedScenario } from '../src/load/scenarios/types.ts';
 import { runClosedModel } from '../src/load/autocannon-engine.ts';
 import { LOAD_SCENARIOS } from '../src/load/scenarios/catalog.ts';
@@ -56,14 +55,6 @@ function median(values: number[]): number {
  * drifts by a third within minutes, and a ratio to a bare run made a minute earlier measured the
  * drift as much as the path.
  */
-// Read once, before any pinning: availableParallelism() counts the cores this process may use, so
-// once pinned to one it says 1, and the pins would never be undone.
-const TWO_CORES = availableParallelism() >= 2;
-
-/** Pins every thread of a process to `cores` (taskset -a); a no-op where taskset or a second core is missing. */
-function pin(pid: number | undefined, cores: string): void {
-  if (pid && TWO_CORES) spawnSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
-}
 
 export async function benchHotPaths(ctx: BenchContext): Promise<GoalFigure[]> {
   // The servers on core 1 and the generator (this process) on core 0, as in the generator section:

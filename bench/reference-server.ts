@@ -4,7 +4,8 @@ import { readdirSync } from 'node:fs';
 import { startReference } from '../src/reference/reference.ts';
 import { referenceTargets } from '../src/run/reference-targets.ts';
 
-const ref = await startReference();
+// argv[2]: the dialect (spec by default; hashicorp to stand beside a real Consul in the consul section).
+const ref = await startReference(process.argv[2] === 'hashicorp' ? { dialect: 'hashicorp' } : {});
 process.stdout.write(`${JSON.stringify(referenceTargets(ref))}\n`);
 process.on('message', (msg) => {
   if (msg !== 'stats') return;

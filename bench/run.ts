@@ -1,11 +1,13 @@
 // npm run bench: performance figures measured side by side in one run and printed as ratios.
 // Everything runs on loopback, bounded in time; nothing here is asserted by the tests.
-// BENCH_ONLY=generators,hot-paths,fanout,conform,soak,startup runs some sections only; BENCH_SECONDS sets each measurement's length.
+// BENCH_ONLY=generators,hot-paths,consul,fanout,conform,soak,startup runs some sections only; BENCH_SECONDS sets each measurement's length.
 import { availableParallelism, cpus } from 'node:os';
 import type { Targets } from '../src/config/schema.ts';
-import { provisionLoadFixtures } from '../src/load/run-load.ts';
+import { provisionLoadFixtures, provisionLoadMesh } from '../src/load/run-load.ts';
+import { meshFixturesFor } from '../src/provision/mesh-provisioner.ts';
 import { newRunPrefix } from '../src/provision/run-prefix.ts';
 import { benchConformTime } from './conform-time.ts';
+import { benchConsulSideBySide } from './consul-side-by-side.ts';
 import type { BenchContext } from './context.ts';
 import { benchFanout } from './fanout.ts';
 import { benchGenerators } from './generators.ts';
@@ -18,6 +20,7 @@ import { Table, type GoalFigure } from './table.ts';
 const SECTIONS: [name: string, run: (ctx: BenchContext) => Promise<GoalFigure[]>][] = [
   ['generators', benchGenerators],
   ['hot-paths', benchHotPaths],
+  ['consul', benchConsulSideBySide],
   ['fanout', benchFanout],
   ['conform', benchConformTime],
   ['soak', benchSoak],
@@ -33,7 +36,10 @@ const reference = await startServerProcess(['--expose-gc', ...profile, '--import
 const targets = reference.info as Targets;
 // The scheduler scenarios act through fixtures made by real actions (the reference's control listener).
 const runPrefix = newRunPrefix();
-const { made, provision } = await provisionLoadFixtures(targets, false, runPrefix, () => undefined);
+const { made: scheduled, provision } = await provisionLoadFixtures(targets, false, runPrefix, () => undefined);
+// The authorize path's intention, through the control listener.
+const mesh = await provisionLoadMesh(targets, false, runPrefix, () => undefined);
+const made = { ...scheduled, mesh: meshFixturesFor(mesh, runPrefix) };
 const ctx: BenchContext = {
   seconds: Number(process.env.BENCH_SECONDS ?? 4),
   connections: 16,
@@ -49,6 +55,7 @@ try {
   for (const [name, run] of SECTIONS) if (!only || only.includes(name)) goals.push(...(await run(ctx)));
 } finally {
   await provision?.teardown();
+  await mesh.teardown();
   bare.proc.kill('SIGTERM');
   reference.proc.kill('SIGTERM');
 }

@@ -1,10 +1,11 @@
-import { accessSync, constants, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findK6, K6_SCRIPT, runK6 } from '../src/load/k6-engine.ts';
+import { K6_SCRIPT, runK6 } from '../src/load/k6-engine.ts';
+import { realK6 } from './support/k6-binary.ts';
 import { k6SummarySchema, k6SummaryToResult } from '../src/load/k6-summary.ts';
 import { applyThresholds } from '../src/load/thresholds.ts';
 import { runResultsSchema, type LoadScenarioResult } from '../src/report/results-model.ts';
@@ -16,18 +17,6 @@ import { ROOT, runCli } from './support/run-cli.ts';
  * there is none, the tests are skipped and say so; test/load.test.ts still covers the plumbing with a
  * stand-in.
  */
-function realK6(): string | undefined {
-  const found = findK6(process.env);
-  if (found) return found;
-  const shared = join(ROOT, '..', 'shared', 'bin', 'k6');
-  try {
-    accessSync(shared, constants.X_OK);
-    return shared;
-  } catch {
-    return undefined;
-  }
-}
-
 const k6 = realK6();
 if (!k6) console.log('test/k6-real.test.ts: NOT RUN - no k6 binary ($K6, k6 on PATH, or ../shared/bin/k6); only the stand-in test covers the k6 engine');
 

@@ -101,6 +101,12 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
   const seconds = new Map<number, Bucket>();
   let inFlight = 0;
   let errors = 0;
+  const errorKinds: Record<string, number> = {};
+  const countKind = (kind: string) => {
+    // A handful of kinds is what a reader needs; past that the rest are lumped together.
+    const key = kind in errorKinds || Object.keys(errorKinds).length < 8 ? kind : 'other';
+    errorKinds[key] = (errorKinds[key] ?? 0) + 1;
+  };
   let dropped = 0;
   let completed = 0;
   let drained: (() => void) | undefined;
@@ -164,13 +170,20 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
         } catch {
           // A check that throws (a body that is not the JSON it expects) is a wrong answer, as in `request`.
         }
+        if (!ok) countKind(errorKind(err, status));
         record(intended, from, ok);
       }, now);
       return;
     }
     options.request!().then(
-      (ok) => record(intended, from, ok),
-      () => record(intended, from, false),
+      (ok) => {
+        if (!ok) countKind('wrong answer');
+        record(intended, from, ok);
+      },
+      (err: Error) => {
+        countKind(errorKind(err, 0));
+        record(intended, from, false);
+      },
     );
   };
 
@@ -227,5 +240,19 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
     histogram: encodeHistogram(histogram),
     timeline,
     thresholds: [],
+    ...(errors > 0 ? { errorKinds } : {}),
   };
+}
+
+/** What kind of error an answer was: the transport's code, the status, or an answer the scenario did not accept. */
+function errorKind(err: (Error & { code?: string }) | undefined, status: number): string {
+  if (err) {
+    const code = err.code ?? (err.cause as { code?: string } | undefined)?.code;
+    if (code === 'ECONNRESET') return 'connection reset (ECONNRESET)';
+    if (code === 'ECONNREFUSED') return 'connection refused (ECONNREFUSED)';
+    if (code) return code;
+    return err.message.slice(0, 80);
+  }
+  if (status < 200 || status >= 300) return `HTTP ${status}`;
+  return 'wrong answer';
 }

@@ -11,8 +11,10 @@ import { compareWithBaseline, type Regression } from './baseline.ts';
 import { runEventFanout } from './event-fanout.ts';
 import { newRunPrefix } from '../provision/run-prefix.ts';
 import { NomadSchedulerFixtures } from '../provision/nomad-scheduler-fixtures.ts';
+import { meshFixturesFor, provisionMesh, type MeshProvision } from '../provision/mesh-provisioner.ts';
 import { provisionScheduler, schedulerControlHttpFor, schedulerHttpFor, type SchedulerProvision } from '../provision/scheduler-provisioner.ts';
 import { isLoopback } from './loopback.ts';
+import { maxInFlightFor, perClientConnectionLimit } from './connection-limits.ts';
 import { resolvePrecision, runOpenModel, type ArrivalPrecision } from './open-model-runner.ts';
 import { LOAD_SCENARIOS, ScenarioUnavailable } from './scenarios/catalog.ts';
 import type { LoadFixtures, LoadScenario, PreparedScenario } from './scenarios/types.ts';
@@ -55,7 +57,8 @@ export class RemoteTargetRefused extends Error {
 /** The line every engine prints after a run: counts, rate and latency. */
 function statusLine(r: LoadScenarioResult): string {
   if (r.error) return `    ERROR ${r.error}`;
-  return `    ${r.requests} done, ${r.errors} errors, ${r.dropped} dropped, ${r.throughput}/s, p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms${r.thresholds.some((t) => !t.ok) ? ' - THRESHOLD BREACHED' : ''}`;
+  const kinds = r.errorKinds ? ` (${Object.entries(r.errorKinds).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n} ${k}`).join(', ')})` : '';
+  return `    ${r.requests} done, ${r.errors} errors${kinds}, ${r.dropped} dropped, ${r.throughput}/s, p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms${r.thresholds.some((t) => !t.ok) ? ' - THRESHOLD BREACHED' : ''}`;
 }
 
 let bundlesBuilt: Promise<unknown> | undefined;
@@ -127,7 +130,8 @@ async function runK6Scenario(scenario: LoadScenario, prepared: PreparedScenario,
     RATE: String(o.rate),
     DURATION: `${schedule.durationMs}ms`,
     MAX_ITERATIONS: String(schedule.iterations),
-    MAX_VUS: String(Math.max(10, Math.min(1000, Math.ceil(o.rate)))),
+    // One connection per VU: no more VUs than the product takes connections from one client.
+    MAX_VUS: String(Math.max(10, Math.min(1000, perClientConnectionLimit(scenario.system, target.dialect) ? maxInFlightFor(scenario.system, target.dialect) : 1000, Math.ceil(o.rate)))),
     MAX_ERROR_RATE: String(o.thresholds.errorRate ?? 0),
     MAX_DROPPED_RATE: String(o.thresholds.droppedRate ?? 1),
     RESULTS: resultsFile,
@@ -154,6 +158,7 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
   const external = Object.values(o.config.targets).some(Boolean);
   let reference: RunningReference | undefined;
   let scheduler: SchedulerProvision | undefined;
+  let mesh: MeshProvision | undefined;
   const runPrefix = newRunPrefix();
   try {
     let targets: Targets;
@@ -172,9 +177,13 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
     const results: LoadScenarioResult[] = [];
     const wanted = (name: string) => o.scenarios.length === 0 || o.scenarios.includes(name);
     let made: LoadFixtures = { runPrefix };
-    if (targets.scheduler && (wanted('scheduler-logs') || wanted('scheduler-event-fanout'))) {
-      o.log(`run prefix: ${runPrefix} (what the load run makes is named under it and removed at the end; \`stackproof cleanup --prefix ${runPrefix}\` if a run is killed)`);
-      ({ made, provision: scheduler } = await provisionLoadFixtures(targets, external, runPrefix, o.log));
+    const needsScheduler = Boolean(targets.scheduler) && (wanted('scheduler-logs') || wanted('scheduler-event-fanout'));
+    const needsMesh = Boolean(targets.mesh) && wanted('mesh-authorize');
+    if (needsScheduler || needsMesh) o.log(`run prefix: ${runPrefix} (what the load run makes is named under it and removed at the end; \`stackproof cleanup --prefix ${runPrefix}\` if a run is killed)`);
+    if (needsScheduler) ({ made, provision: scheduler } = await provisionLoadFixtures(targets, external, runPrefix, o.log));
+    if (needsMesh) {
+      mesh = await provisionLoadMesh(targets, external, runPrefix, o.log);
+      made = { ...made, mesh: meshFixturesFor(mesh, runPrefix), meshMissing: mesh.provisioned.missing.meshFixtures };
     }
     for (const scenario of LOAD_SCENARIOS.filter((s) => wanted(s.name) && targets[s.system])) {
       let prepared;
@@ -195,7 +204,9 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
             o.log(statusLine(r));
             continue;
           }
-          o.log(`  ${scenario.name} (${engine}): ${engine === 'open' ? `${o.rate}/s (${resolvePrecision(o.arrivalPrecision, o.rate)} arrival timing)` : `${o.connections} connections`} for ${o.durationMs / 1000} s, at most ${o.maxRequests} requests`);
+          const target = targets[scenario.system]!;
+          const limit = perClientConnectionLimit(scenario.system, target.dialect);
+          o.log(`  ${scenario.name} (${engine}): ${engine === 'open' ? `${o.rate}/s (${resolvePrecision(o.arrivalPrecision, o.rate)} arrival timing)${limit ? `, at most ${maxInFlightFor(scenario.system, target.dialect)} in flight (${limit.why})` : ''}` : `${o.connections} connections`} for ${o.durationMs / 1000} s, at most ${o.maxRequests} requests`);
           const raw =
             engine === 'open'
               ? await runOpenModel({
@@ -203,7 +214,7 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
                   rate: o.rate,
                   durationMs: o.durationMs,
                   maxRequests: o.maxRequests,
-                  maxInFlight: 256,
+                  maxInFlight: maxInFlightFor(scenario.system, targets[scenario.system]!.dialect),
                   precision: o.arrivalPrecision,
                   // Fixed requests over plain HTTP go through the lean client; anything else runs the iteration.
                   ...(prepared.openFixed && prepared.fixed && new URL(prepared.url).protocol === 'http:'
@@ -250,6 +261,11 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
     };
     return { results: res, exitCode, secrets, regressions };
   } finally {
+    if (mesh) {
+      const report = await mesh.teardown();
+      o.log(`cleanup (mesh): removed ${report.removed.length} thing(s) made under ${runPrefix}${report.problems.length ? `; ${report.problems.length} could not be removed:` : ''}`);
+      for (const p of report.problems.slice(0, 20)) o.log(`  ${p}`);
+    }
     if (scheduler) {
       const report = await scheduler.teardown();
       o.log(`cleanup (scheduler): removed ${report.removed.length} thing(s) made under ${runPrefix}${report.problems.length ? `; ${report.problems.length} could not be removed:` : ''}`);
@@ -270,6 +286,22 @@ export async function provisionLoadFixtures(targets: Targets, external: boolean,
   const provision = await provisionScheduler(t, runPrefix);
   for (const line of provision.lines) log(line);
   return { made: { runPrefix, scheduler: schedulerFixturesFor(provision, runPrefix), schedulerMissing: provision.provisioned.missing.schedulerFixtures }, provision };
+}
+
+/**
+ * The mesh fixtures for the authorize scenario's intention, as conform makes them: Consul's own API
+ * in the hashicorp dialect (the version decides how intentions are made), the embedded reference's
+ * control listener otherwise. Only the provisioner's product line is said; its list of what the
+ * conformance rules would miss is theirs.
+ */
+export async function provisionLoadMesh(targets: Targets, external: boolean, runPrefix: string, log: (line: string) => void): Promise<MeshProvision> {
+  const t = external ? targets.mesh! : { ...targets.mesh!, provisioner: targets.mesh!.provisioner ?? 'control' };
+  const provision = await provisionMesh(t, runPrefix);
+  // The product line only: the rest lists what the conformance rules would make and miss.
+  for (const line of provision.lines.filter((l) => l.startsWith('mesh product'))) log(line);
+  const { provisioner } = provision.provisioned;
+  log(provisioner === 'none' ? `mesh fixtures: none (${provision.provisioned.missing.meshFixtures})` : `mesh fixtures: the authorize scenario's intention through ${provisioner === 'upstream' ? "Consul's API" : 'the control listener'}, under the run prefix`);
+  return provision;
 }
 
 /** The scheduler fixtures through whichever API the provisioner chose (none: the scheduler scenarios skip, saying why). */

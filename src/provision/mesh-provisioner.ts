@@ -2,7 +2,9 @@ import { tokenHeaders, dialectFor } from '../config/dialects.ts';
 import type { MeshTarget } from '../config/schema.ts';
 import { HttpClient } from '../client/http-client.ts';
 import { Redactor } from '../client/redact.ts';
+import { MeshControlApi } from '../client/mesh-api.ts';
 import { ConsulAdminApi } from './consul-admin-api.ts';
+import { ConsulMeshFixtures, type MeshFixtures } from './mesh-fixtures.ts';
 import { consulCapabilities, productLine, sweepLegacyIntentions } from './consul-capabilities.ts';
 import { caRecordLines, closeCaChanges, ConsulKv, countRotationsByRoots, putBackCaConfiguration, rotationsLine } from './ca-configuration-record.ts';
 import { madeByRun } from './run-prefix.ts';
@@ -26,6 +28,22 @@ export function meshHttpFor(target: MeshTarget, timeoutMs = 10_000): HttpClient 
   const redactor = new Redactor();
   redactor.add(target.token);
   return new HttpClient({ baseUrl: target.url, defaultHeaders: tokenHeaders(dialectFor(target.dialect).mesh.token, target.token), timeoutMs, redactor });
+}
+
+/**
+ * The mesh fixtures through whichever API the provisioner chose, outside the suites (the load
+ * scenarios); undefined when none can be made (then `missing.meshFixtures` says why).
+ */
+export function meshFixturesFor(p: MeshProvision, runPrefix: string): MeshFixtures | undefined {
+  const { provisioner, intentionApi } = p.provisioned;
+  if (provisioner === 'upstream') return new ConsulMeshFixtures(meshHttpFor(p.target), runPrefix, intentionApi);
+  if (provisioner === 'control' && p.target.fixtures) {
+    const { controlUrl, controlToken } = p.target.fixtures;
+    const redactor = new Redactor();
+    redactor.add(controlToken);
+    return new MeshControlApi(new HttpClient({ baseUrl: controlUrl, defaultHeaders: { authorization: `Bearer ${controlToken}` }, timeoutMs: 10_000, redactor }));
+  }
+  return undefined;
 }
 
 /**

@@ -226,7 +226,7 @@ function renderLoad(load: LoadScenarioResult[]): string {
       if (s.error) return `<tr><td>${h(s.scenario)}</td><td>${h(s.engine)} (${h(s.model)})</td><td>${s.targetRate ?? '—'}</td><td colspan="8" class="load-error"><strong>error:</strong> ${h(s.error)}</td><td>${verdict}</td></tr>`;
       // k6 rows count HTTP requests; their iterations (several requests each for the OIDC flow) are shown beside them.
       const requests = s.iterations !== undefined && s.iterations !== s.requests ? `${s.requests} <small>(${s.iterations} iterations)</small>` : `${s.requests}`;
-      return `<tr><td>${h(s.scenario)}</td><td>${h(s.engine)} (${h(s.model)}${s.arrivalPrecision ? `, ${h(s.arrivalPrecision)} timing` : ''})</td><td>${s.targetRate ?? '—'}</td><td>${requests}</td><td>${s.errors}</td><td>${s.dropped}</td><td>${s.throughput}</td>
+      return `<tr><td>${h(s.scenario)}</td><td>${h(s.engine)} (${h(s.model)}${s.arrivalPrecision ? `, ${h(s.arrivalPrecision)} timing` : ''})</td><td>${s.targetRate ?? '—'}</td><td>${requests}</td><td>${s.errors}${s.errorKinds ? `<br><small>${Object.entries(s.errorKinds).map(([k, n]) => `${n} ${h(k)}`).join('<br>')}</small>` : ''}</td><td>${s.dropped}</td><td>${s.throughput}</td>
       <td>${s.latencyMs.p50}</td><td>${s.latencyMs.p90}</td><td>${s.latencyMs.p99}</td><td>${s.latencyMs.p999}</td><td>${s.latencyMs.max}</td><td>${verdict}</td></tr>`;
     })
     .join('');

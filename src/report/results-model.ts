@@ -104,6 +104,8 @@ export const loadScenarioResultSchema = z.object({
    * to 1 ms of a start's lateness) is not in the latency; at 'fine' nothing is forgiven.
    */
   arrivalPrecision: z.enum(['fine', 'coarse']).optional(),
+  /** Open-model rows: the errors by kind ("HTTP 429", "connection reset (ECONNRESET)", "wrong answer"), so a breach says what broke. */
+  errorKinds: z.record(z.string(), z.number().int()).optional(),
 });
 
 export const runResultsSchema = z.object({

@@ -4,7 +4,6 @@ import { dialectFor, tokenHeaders } from '../../config/dialects.ts';
 import type { Targets } from '../../config/schema.ts';
 import { HttpClient } from '../../client/http-client.ts';
 import { IdentityFixtures } from '../../client/identity-fixtures.ts';
-import { MeshControlApi } from '../../client/mesh-api.ts';
 import { OidcApi } from '../../client/oidc-api.ts';
 import { Redactor } from '../../client/redact.ts';
 import { SecretsApi } from '../../client/secrets-api.ts';
@@ -135,12 +134,12 @@ const meshAuthorize: LoadScenario = {
   name: 'mesh-authorize',
   system: 'mesh',
   description: 'POST /v1/agent/connect/authorize against an allow intention',
-  async prepare(targets) {
+  async prepare(targets, made) {
     const { t, headers } = meshPrep(targets);
-    if (!t.fixtures || !t.capabilities.meshFixtures) throw new ScenarioUnavailable('the mesh target declares no fixtures for intentions');
-    const control = new MeshControlApi(client(t.fixtures.controlUrl, { authorization: `Bearer ${t.fixtures.controlToken}` }));
-    const [source, destination] = [tag(), tag()];
-    await control.intention({ source, destination, action: 'allow' });
+    if (!made?.mesh) throw new ScenarioUnavailable(made?.meshMissing ?? 'no mesh fixtures for intentions');
+    // Named under the run prefix: the run's end (or `stackproof cleanup --prefix`) removes the intention.
+    const [source, destination] = [`${made.runPrefix}-${tag()}`, `${made.runPrefix}-${tag()}`];
+    await made.mesh.intention({ source, destination, action: 'allow' });
     const p = pool(t.url);
     const leaf = JSON.parse((await ok(p, { method: 'GET', path: `/v1/agent/connect/ca/leaf/${source}`, headers })).text) as { ServiceURI: string; SerialNumber: string };
     const body = JSON.stringify({ Target: destination, ClientCertURI: leaf.ServiceURI, ClientCertSerial: leaf.SerialNumber });

@@ -1,4 +1,5 @@
 import type { Targets } from '../../config/schema.ts';
+import type { MeshFixtures } from '../../provision/mesh-fixtures.ts';
 import type { NomadSchedulerFixtures } from '../../provision/nomad-scheduler-fixtures.ts';
 
 /** One request of a scenario, as the closed-model engine (autocannon) replays it. */
@@ -42,4 +43,7 @@ export interface LoadFixtures {
   /** The scheduler's fixtures (Nomad's API, or the control listener's copy of it); absent when none could be had, with the reason. */
   scheduler?: NomadSchedulerFixtures;
   schedulerMissing?: string;
+  /** The mesh fixtures (Consul's API, or the reference's control listener) for intentions; absent with the reason. */
+  mesh?: MeshFixtures;
+  meshMissing?: string;
 }
