@@ -65,9 +65,9 @@ describe.each(['spec', 'hashicorp'] as const)('init against the embedded referen
     expect(config.targets.mesh).toMatchObject({ url: ref.mesh.url, dialect, token: TOKENS.STACKPROOF_MESH_TOKEN });
     expect(config.targets.scheduler).toMatchObject({ url: ref.scheduler.url, dialect });
     // The hashicorp reference answers /v1/sys/health without a token, as Vault does; the spec's secrets
-    // service has no health endpoint, so without a token nothing tells it from anything else.
+    // service has no health endpoint, but spec 000's OIDC key set needs no token (and is no other product's).
     expect(config.targets.secrets).toMatchObject({ url: ref.secrets.url, dialect });
-    expect(commentAbove(text, 'secrets', 'dialect')).toMatch(dialect === 'hashicorp' ? /detected: .*sys\/health answered 200 with Vault's health fields/ : /not detected: GET \/v1\/sys\/health answered 403.*set "hashicorp" if this is Vault/);
+    expect(commentAbove(text, 'secrets', 'dialect')).toMatch(dialect === 'hashicorp' ? /detected: .*sys\/health answered 200 with Vault's health fields/ : /detected: GET \/v1\/identity\/oidc\/provider\/default\/\.well-known\/keys answered 200 with a key set without a token, and GET \/v1\/sys\/health 403/);
     expect(commentAbove(text, 'mesh', 'dialect')).toMatch(dialect === 'hashicorp' ? /detected: .*x-consul-default-acl-policy/ : /detected: GET \/v1\/agent\/connect\/ca\/roots answered 200 with X-Mesh-Index/);
     expect(commentAbove(text, 'scheduler', 'dialect')).toMatch(dialect === 'hashicorp' ? /detected: GET \/v1\/agent\/self answered 403/ : /detected: GET \/v1\/client\/stats answered 403/);
     expect(text).toMatch(/token: set STACKPROOF_MESH_TOKEN/);

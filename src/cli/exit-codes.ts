@@ -6,7 +6,7 @@ export const EXIT = {
   RULES_FAILED: 1,
   /** Bad usage or an invalid configuration. */
   USAGE: 2,
-  /** A configured target does not answer. */
+  /** A configured target does not answer, is not the product of its dialect, or refuses its token: no verdict. */
   UNREACHABLE: 3,
   /** A load threshold (SLO) was breached. */
   THRESHOLD: 4,

@@ -198,7 +198,7 @@ export function buildProgram(): Command {
     'after',
     `
 Exit codes: 0 every MUST rule passed; 1 a MUST rule FAIL or ERROR (or a fault not caught, or
-more SKIP than --max-skip-share); 2 usage or configuration error; 3 a target does not answer;
+more SKIP than --max-skip-share); 2 usage or configuration error; 3 a target does not answer, is not the product of its dialect, or refuses its token;
 4 a load threshold breached; 130 stopped by Ctrl-C (what the run made was removed).
 Environment: ${ENV_VARIABLES.join(', ')}.`,
   );
@@ -208,7 +208,8 @@ Environment: ${ENV_VARIABLES.join(', ')}.`,
 /** The exit code of an error a command ends with on purpose (bad usage, unreachable target, Ctrl-C), after printing it. */
 export function usageFailure(err: unknown): number | undefined {
   if (!isExitingError(err)) return undefined;
-  process.stderr.write(err.exitCode === EXIT.UNREACHABLE ? `stackproof: target unreachable:\n${err.message}\n` : `stackproof: ${err.message}\n`);
+  // Exit 3: one line per target that is not what the profile says (unreachable, another product, a refused token).
+  process.stderr.write(err.exitCode === EXIT.UNREACHABLE ? `stackproof: no verdict, a target is not what the profile says:\n${err.message.split('\n').map((l) => `  ${l}`).join('\n')}\n` : `stackproof: ${err.message}\n`);
   return err.exitCode;
 }
 

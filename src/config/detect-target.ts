@@ -52,14 +52,17 @@ const MAX_BODY_BYTES = 256 * 1024;
 const NO_SUCH_PATH = '/v1/stackproof-init/no-such-endpoint';
 
 const PROBE_PATHS: Record<SystemName, string[]> = {
-  // Vault answers its health endpoint without a token (vault/http/sys_health.go).
-  secrets: ['/v1/sys/health'],
+  // Vault answers its health endpoint without a token (vault/http/sys_health.go); spec 000's OIDC key
+  // set needs no token in either ("The well-known configuration and the key set need no token"), and
+  // the provider named default is built in (Vault 1.9+: vault/identity_store_oidc_provider.go).
+  secrets: ['/v1/sys/health', '/v1/identity/oidc/provider/default/.well-known/keys'],
   // Consul: /v1/agent/self (agent:read); the CA roots are spec 001's and need no token in either.
   mesh: ['/v1/agent/self', '/v1/agent/connect/ca/roots', NO_SUCH_PATH],
   // Nomad: /v1/status/leader needs no token; /v1/agent/self needs agent:read; /v1/client/stats is spec 002's.
   // Nomad's X-Nomad-Index/KnownLeader/LastContact come only with query answers (command/agent/http.go
   // setMeta), which need a token under ACLs, so the endpoints decide more often than the headers.
-  scheduler: ['/v1/status/leader', '/v1/agent/self', '/v1/client/stats', NO_SUCH_PATH],
+  // Consul answers /v1/status/leader as Nomad does; its CA roots (no token, X-Consul-Index) tell it apart.
+  scheduler: ['/v1/status/leader', '/v1/agent/self', '/v1/client/stats', NO_SUCH_PATH, '/v1/agent/connect/ca/roots'],
 };
 
 /** Vault's /v1/sys/health (vault/http/sys_health.go HealthResponse); `enterprise` is in newer versions, `license` only on Enterprise. */
@@ -80,6 +83,9 @@ const nomadSelf = z.looseObject({ config: z.looseObject({ Version: z.looseObject
 
 /** Nomad's /v1/status/leader: the leader's RPC address as a JSON string ("" when there is none). */
 const nomadLeader = z.string();
+
+/** Spec 000's OIDC key set (a JWKS). */
+const keySet = z.looseObject({ keys: z.array(z.unknown()) });
 
 /** Spec 001's CA roots. */
 const caRoots = z.looseObject({ ActiveRootID: z.string(), Roots: z.array(z.unknown()) });
@@ -149,16 +155,39 @@ export async function detectTarget(system: SystemName, url: string, deadlineMs =
     return detection;
   }
   const at = (path: string) => answers.find((a) => a.path === path);
-  if (system === 'secrets') judgeSecrets(detection, at('/v1/sys/health'));
+  // Another product's own headers settle it first: Consul's /v1/status/leader answers as Nomad's does.
+  const other = otherProduct(system, answers);
+  if (other) {
+    detection.dialect = { value: undefined, how: `it answers as ${other}` };
+    return detection;
+  }
+  if (system === 'secrets') judgeSecrets(detection, at('/v1/sys/health'), at('/v1/identity/oidc/provider/default/.well-known/keys'));
   if (system === 'mesh') judgeMesh(detection, answers, at);
   if (system === 'scheduler') judgeScheduler(detection, answers, at);
   return detection;
 }
 
-function judgeSecrets(d: TargetDetection, health: Answer | undefined): void {
+/**
+ * A product of another system, by the headers only it sets: Consul's X-Consul-* (every answer since
+ * 1.9, the blocking endpoints' X-Consul-Index before), Nomad's X-Nomad-*, spec 001's X-Mesh-Index.
+ */
+function otherProduct(system: SystemName, answers: Answer[]): string | undefined {
+  const consul = headerNames(answers, 'x-consul-');
+  const nomad = headerNames(answers, 'x-nomad-');
+  const mesh = headerNames(answers, 'x-mesh-');
+  if (system !== 'mesh' && consul.length) return `a Consul agent (its answers carry ${consul.join(', ')})`;
+  if (system !== 'mesh' && mesh.length) return `a mesh agent of spec 001 (its answers carry ${mesh.join(', ')})`;
+  if (system !== 'scheduler' && nomad.length) return `a Nomad agent (its answers carry ${nomad.join(', ')})`;
+  return undefined;
+}
+
+function judgeSecrets(d: TargetDetection, health: Answer | undefined, keys: Answer | undefined): void {
   const body = parsed(vaultHealth, health);
   if (!health || !body) {
-    d.dialect = { value: undefined, how: `GET /v1/sys/health answered ${health?.status ?? 'nothing'} without Vault's health fields (Vault answers it without a token)` };
+    d.dialect =
+      keys?.status === 200 && parsed(keySet, keys)
+        ? { value: 'spec', how: `GET /v1/identity/oidc/provider/default/.well-known/keys answered 200 with a key set without a token, and GET /v1/sys/health ${health?.status ?? 'nothing'} without Vault's health fields` }
+        : { value: undefined, how: `GET /v1/sys/health answered ${health?.status ?? 'nothing'} without Vault's health fields (Vault answers it without a token), and GET /v1/identity/oidc/provider/default/.well-known/keys ${keys?.status ?? 'nothing'} without a key set` };
     return;
   }
   d.version = body.version;

@@ -39,9 +39,19 @@ export function ruleById(id: string): Rule | undefined {
 }
 
 /** Rule ids are matched by prefix (`secrets.core`) or glob (`secrets.*.list-*`). */
+/** Every rule id, to tell a filter that names one rule from a prefix. */
+let ruleIds: Set<string> | undefined;
+
+/**
+ * A filter that is a rule's whole id selects that rule only (`mesh.leaf.cached`, not also a
+ * `mesh.leaf.cached-…`: what `--rerun-failed` and a pasted replay name); any other filter is a
+ * prefix (`secrets.core`) or a glob (`mesh.*.roots-*`).
+ */
 export function matchesRuleFilter(id: string, filters: readonly string[]): boolean {
   if (filters.length === 0) return true;
+  ruleIds ??= new Set(RULES.map((r) => r.id));
   return filters.some((f) => {
+    if (ruleIds!.has(f)) return id === f;
     if (f.includes('*') || f.includes('?')) {
       const re = new RegExp(`^${f.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
       return re.test(id);

@@ -10,6 +10,7 @@ import { ConformanceRunner } from './conformance-runner.ts';
 import { replayCommand, type Invocation } from './invocation.ts';
 import { countOutcomes } from './outcomes.ts';
 import { preflight } from './preflight.ts';
+import { identifyTargets, identityProblems, TargetIdentityError } from './target-identity.ts';
 import { referenceTargets } from './reference-targets.ts';
 import type { SuiteContext } from './suite-context.ts';
 import { failsRun, type FailOn } from './exit-policy.ts';
@@ -187,12 +188,20 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     }
 
     clock.start('preflight');
-    const probes = await preflight(targets);
-    const down = probes.filter((p) => !p.ok);
-    if (down.length > 0) {
-      throw new UnreachableTargetError(down.map((p) => `${p.system} target ${p.url} does not answer: ${p.problem}`).join('\n'));
+    if (external) {
+      // Identified before any verdict: a wrong URL, product, dialect or token is the profile's error, not the product's.
+      const identities = await identifyTargets(targets, runPrefix);
+      const problems = identityProblems(identities);
+      if (problems.length > 0) throw new TargetIdentityError(problems.join('\n'));
+      for (const i of identities) log(`preflight: ${i.system}: ${i.line} (${i.durationMs} ms)`);
+    } else {
+      const probes = await preflight(targets);
+      const down = probes.filter((p) => !p.ok);
+      if (down.length > 0) {
+        throw new UnreachableTargetError(down.map((p) => `${p.system} target ${p.url} does not answer: ${p.problem}`).join('\n'));
+      }
+      log(`preflight: ${probes.map((p) => `${p.system} answers (${p.durationMs} ms)`).join(', ')}`);
     }
-    log(`preflight: ${probes.map((p) => `${p.system} answers (${p.durationMs} ms)`).join(', ')}`);
 
     log(`run prefix: ${runPrefix} (everything the run makes is named under it and removed at the end; \`stackproof cleanup --prefix ${runPrefix}\` if a run is killed)`);
     // The embedded reference is thrown away at the end: its control listener makes the fixtures.

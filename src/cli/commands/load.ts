@@ -1,6 +1,7 @@
 import { relative } from 'node:path';
 import { loadConfig } from '../../config/load-config.ts';
 import { findK6, K6Missing } from '../../load/k6-engine.ts';
+import { LOAD_SCENARIOS } from '../../load/scenarios/catalog.ts';
 import { runLoad, type LoadEngine } from '../../load/run-load.ts';
 import type { ArrivalPrecision } from '../../load/open-model-runner.ts';
 import { writeReports } from '../../report/write-reports.ts';
@@ -48,6 +49,11 @@ function arrivalPrecision(raw: string): ArrivalPrecision {
 export async function runLoadCommand(flags: LoadFlags, argvText: string): Promise<number> {
   const config = loadConfig({ file: flags.config, env: process.env, flags: flagsToConfig(flags) });
   const engines = flags.engine.split(',').map((e) => e.trim());
+  // A typo is a usage error naming the known names, never a run of nothing that passes.
+  const scenarios = flags.scenario ? flags.scenario.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  const known = [...LOAD_SCENARIOS.map((sc) => sc.name), 'scheduler-event-fanout'];
+  const unknown = scenarios.filter((sc) => !known.includes(sc));
+  if (unknown.length) throw new ConfigError(`--scenario: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not a load scenario; the scenarios are ${known.join(', ')}`);
   for (const e of engines) if (!['open', 'autocannon', 'k6'].includes(e)) throw new ConfigError(`--engine: ${e} is not one of open, autocannon, k6`);
   const log = (line: string) => process.stdout.write(`${line}\n`);
   if (engines.includes('k6')) {
@@ -61,7 +67,7 @@ export async function runLoadCommand(flags: LoadFlags, argvText: string): Promis
   const { results, exitCode, secrets } = await runLoad({
     config,
     engines: engines as LoadEngine[],
-    scenarios: flags.scenario ? flags.scenario.split(',').map((s) => s.trim()) : [],
+    scenarios,
     rate: positive('rate', flags.rate, 100_000),
     arrivalPrecision: arrivalPrecision(flags.arrivalPrecision),
     durationMs: durationMs(flags.duration),

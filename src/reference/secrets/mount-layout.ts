@@ -12,6 +12,7 @@ import { MountTable } from './mount-table.ts';
 import type { NamespaceOrigin, NamespaceTree } from './namespaces.ts';
 import type { SigningKey } from './oidc/signing-key.ts';
 import { SysEngine } from './sys-engine.ts';
+import { TokenAuthEngine } from './token-auth-engine.ts';
 import type { EngineCatalog } from './sys-mounts.ts';
 import type { TokenStore } from './token-store.ts';
 import { UserpassEngine } from './userpass-engine.ts';
@@ -59,6 +60,8 @@ export class MountLayout {
     const table = new MountTable();
     if (flavor.vaultChoices) {
       table.add({ prefix: 'sys/', kind: 'mounts', type: 'system', description: 'system endpoints used for control, policy and debugging' }, () => this.sys(ns.path));
+      // Vault mounts its token method in every namespace (vault/auth.go, setupCredentials: "token/").
+      table.add({ prefix: 'auth/token/', kind: 'auth', type: 'token', description: 'token based credentials' }, () => new TokenAuthEngine());
     }
     table.add({ prefix: 'identity/', kind: 'mounts', type: 'identity', description: 'identity store' }, () => this.identity(ns));
     if (origin === 'admin') return table;

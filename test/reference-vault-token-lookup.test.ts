@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReference, type RunningReference } from '../src/reference/reference.ts';
+
+/**
+ * The hashicorp dialect's auth/token/lookup-self (hashicorp/vault vault/token_store.go,
+ * pathLookupSelf → handleLookup): what a client asks to learn whether its token is good, and what
+ * stackproof's preflight asks before a run. Vault mounts the token method in every namespace and
+ * lists it in sys/auth as token/.
+ */
+describe('reference, hashicorp dialect: auth/token/lookup-self', () => {
+  let ref: RunningReference;
+  beforeAll(async () => {
+    ref = await startReference({ dialect: 'hashicorp', control: false });
+  });
+  afterAll(async () => ref?.stop());
+  const get = (path: string, token?: string, method = 'GET') => fetch(`${ref.secrets.url}${path}`, { method, headers: token ? { 'X-Vault-Token': token } : {} });
+
+  it('answers the root token as a dev server\'s: root policy, no TTL, path auth/token/root, by GET and by POST', async () => {
+    for (const method of ['GET', 'POST']) {
+      const res = await get('/v1/auth/token/lookup-self', ref.secrets.token, method);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { data: Record<string, unknown> };
+      expect(body.data).toMatchObject({ id: ref.secrets.token, policies: ['root'], path: 'auth/token/root', display_name: 'root', ttl: 0, expire_time: null, orphan: true, type: 'service', num_uses: 0 });
+      expect(typeof body.data.accessor).toBe('string');
+      expect(typeof body.data.creation_time).toBe('number');
+    }
+  });
+
+  it('refuses an unknown token, and a request without one, with 403 permission denied', async () => {
+    for (const token of ['hvs.not-a-token', undefined]) {
+      const res = await get('/v1/auth/token/lookup-self', token);
+      expect(res.status).toBe(403);
+      expect(await res.json()).toEqual({ errors: ['permission denied'] });
+    }
+  });
+
+  it('lists the token method in sys/auth, as Vault does', async () => {
+    const res = await get('/v1/sys/auth', ref.secrets.token);
+    const body = (await res.json()) as Record<string, { type?: string }>;
+    expect(body['token/']?.type).toBe('token');
+  });
+
+  it('serves nothing else under auth/token/ (404)', async () => {
+    expect((await get('/v1/auth/token/lookup-other', ref.secrets.token)).status).toBe(404);
+  });
+});
+
+describe('reference, spec dialect: no auth/token/ (spec 000 shows no such route)', () => {
+  it('answers 404 for lookup-self', async () => {
+    const ref = await startReference({ dialect: 'spec', control: false });
+    try {
+      const res = await fetch(`${ref.secrets.url}/v1/auth/token/lookup-self`, { headers: { 'X-Service-Token': ref.secrets.token } });
+      expect(res.status).toBe(404);
+    } finally {
+      await ref.stop();
+    }
+  });
+});
