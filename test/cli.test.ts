@@ -72,7 +72,7 @@ describe('stackproof conform against configured targets', () => {
     const port = await closedPort();
     const res = await runCli(['conform', '--mesh-url', `http://127.0.0.1:${port}`, '--mesh-token', 'some-token', '--reports-dir', reportsDir()]);
     expect(res.code).toBe(3);
-    expect(res.stderr).toContain(`mesh target http://127.0.0.1:${port} does not answer`);
+    expect(res.stderr).toContain(`mesh target http://127.0.0.1:${port}: does not answer`);
     expect(res.durationMs).toBeLessThan(10_000);
   });
 

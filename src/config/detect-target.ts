@@ -29,6 +29,8 @@ export interface TargetDetection {
   enterprise?: Finding<boolean>;
   /** Other things worth a comment (a sealed Vault, ACLs on). */
   notes: string[];
+  /** Set when the answers are another product's (Consul's headers on a scheduler URL). */
+  otherProduct?: string;
 }
 
 /** A probe's answer: what a dialect guess may look at. */
@@ -158,6 +160,7 @@ export async function detectTarget(system: SystemName, url: string, deadlineMs =
   // Another product's own headers settle it first: Consul's /v1/status/leader answers as Nomad's does.
   const other = otherProduct(system, answers);
   if (other) {
+    detection.otherProduct = other;
     detection.dialect = { value: undefined, how: `it answers as ${other}` };
     return detection;
   }

@@ -250,7 +250,8 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     const runner = await ConformanceRunner.create({
       testTimeoutMs: config.testTimeoutMs,
       // With workers reused across files, tests of rules not selected report as skipped: not worth a line.
-      onVerdict: (v) => selected.has(v.ruleId) && log(`  ${v.state.padEnd(7)} ${v.ruleId} (${v.durationMs} ms)`),
+      // A test cancelled by Ctrl-C reports as pending: it got no verdict, and is not listed as if it had one.
+      onVerdict: (v) => selected.has(v.ruleId) && v.state !== 'pending' && log(`  ${v.state.padEnd(7)} ${v.ruleId} (${v.durationMs} ms)`),
     });
     let ruleResults: RuleResult[];
     interrupt.onInterrupt(() => runner.cancel());

@@ -37,6 +37,20 @@ export function replayCommand(inv: Invocation, ruleId: string, seed: number, run
   if (inv.profile !== 'default') args.push('--profile', inv.profile);
   args.push('--systems', ruleId.split('.')[0]!, '--rules', ruleId, '--seed', String(seed), '--runs', String(runs));
   if (path) args.push('--path', path);
-  const envNote = inv.envVariables.length ? ` (with ${inv.envVariables.filter((v) => !v.endsWith('_RULES') && !v.endsWith('_SEED')).join(', ')} set as before)` : '';
-  return args.map(quote).join(' ') + envNote;
+  return [...replayedVariables(inv.envVariables, ruleId).map((v) => `${v}="\${${v}:?}"`), ...args.map(quote)].join(' ');
+}
+
+/** Settings the replay passes as flags, or that do not change a rule's verdict: never carried over. */
+const NOT_REPLAYED = new Set(['STACKPROOF_RULES', 'STACKPROOF_SEED', 'STACKPROOF_SYSTEMS', 'STACKPROOF_RUNS', 'STACKPROOF_REPORTS_DIR', 'STACKPROOF_MAX_SKIP_SHARE', 'STACKPROOF_PROFILE']);
+const SYSTEM_VARIABLE = /^STACKPROOF_(SECRETS|MESH|SCHEDULER)_/;
+
+/**
+ * The variables a replay carries, as references (`STACKPROOF_MESH_URL="${STACKPROOF_MESH_URL:?}"`,
+ * never a value: a token stays in the environment): those the run used, of the rule's own system
+ * only. In a shell where one is not set, `:?` stops the shell with the variable's name, rather than
+ * a replay that quietly runs against the embedded reference (an empty value counts as unset).
+ */
+function replayedVariables(used: string[], ruleId: string): string[] {
+  const system = ruleId.split('.')[0]!.toUpperCase();
+  return used.filter((v) => !NOT_REPLAYED.has(v) && (!SYSTEM_VARIABLE.test(v) || v.startsWith(`STACKPROOF_${system}_`)));
 }

@@ -79,7 +79,19 @@ async function identifyTarget(system: SystemName, url: string, token: string, di
   const d = await detectTarget(system, url, deadlineMs);
   const wanted = PRODUCT[system][dialect];
   if (!d.reachable) return done(false, `does not answer (${d.reachability}): is ${envName(system, 'URL')} right, and is it running?`);
-  if (d.dialect.value === undefined) return done(false, `does not answer as ${wanted}: ${d.dialect.how}. Is ${envName(system, 'URL')} the ${system} target's address?`);
+  if (d.dialect.value === undefined) {
+    const notIt = done(false, `does not answer as ${wanted}: ${d.dialect.how}. Is ${envName(system, 'URL')} the ${system} target's address?`);
+    if (d.otherProduct) return notIt;
+    // The endpoints the detection reads are ones the rules test too: a product that breaks them (a
+    // hanging roots endpoint) is for the rules to judge, not a wrong URL, if it answers the token
+    // check of its dialect with a success. Anything else (a static server's 404) is not the product.
+    const check = tokenCheck(system, dialect, prefix);
+    const answer = await ask(url, check, tokenHeaders(carrier(system, dialect), token), deadlineMs);
+    if ('status' in answer && answer.status >= 200 && answer.status < 300) {
+      return done(true, `answered ${check.method} ${check.path} with ${answer.status} as ${wanted} does, but its dialect could not be confirmed (${d.dialect.how}); the rules will judge it`);
+    }
+    return notIt;
+  }
   if (d.dialect.value !== dialect) {
     return done(false, `answers as ${PRODUCT[system][d.dialect.value]} (${d.dialect.how}), but the profile says dialect ${dialect}: set ${envName(system, 'DIALECT')}=${d.dialect.value}`);
   }
