@@ -179,11 +179,11 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
     if (remote.length && !o.allowRemote) {
       throw new RemoteTargetRefused(`load goes only to loopback unless --allow-remote is given; not loopback: ${remote.map(([s, t]) => `${s} ${t!.url}`).join(', ')}`);
     }
+    const wanted = (name: string) => o.scenarios.length === 0 || o.scenarios.includes(name);
     if (external) {
       // As conform: a wrong URL, product, dialect or token is said before any load, not counted as the product's errors.
       // Only the targets this run's scenarios load.
-      const chosen = (name: string) => o.scenarios.length === 0 || o.scenarios.includes(name);
-      const used = new Set([...LOAD_SCENARIOS.filter((sc) => chosen(sc.name)).map((sc) => sc.system), ...(chosen('scheduler-event-fanout') ? ['scheduler' as const] : [])]);
+      const used = new Set([...LOAD_SCENARIOS.filter((sc) => wanted(sc.name)).map((sc) => sc.system), ...(wanted('scheduler-event-fanout') ? ['scheduler' as const] : [])]);
       const problems = identityProblems(await identifyTargets(Object.fromEntries(Object.entries(targets).filter(([system]) => used.has(system as keyof Targets))) as Targets, runPrefix));
       if (problems.length) throw new TargetIdentityError(problems.join('\n'));
     } else {
@@ -191,7 +191,6 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
       if (down.length) throw new UnreachableTargetError(down.map((p) => `${p.system} target ${p.url} does not answer: ${p.problem}`).join('\n'));
     }
     const results: LoadScenarioResult[] = [];
-    const wanted = (name: string) => o.scenarios.length === 0 || o.scenarios.includes(name);
     let made: LoadFixtures = { runPrefix };
     const needsScheduler = Boolean(targets.scheduler) && (wanted('scheduler-logs') || wanted('scheduler-event-fanout'));
     const needsMesh = Boolean(targets.mesh) && wanted('mesh-authorize');

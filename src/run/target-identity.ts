@@ -78,6 +78,8 @@ async function identifyTarget(system: SystemName, url: string, token: string, di
   const done = (ok: boolean, line: string): TargetIdentity => ({ system, url, ok, line, durationMs: Math.round(performance.now() - started) });
   const d = await detectTarget(system, url, deadlineMs);
   const wanted = PRODUCT[system][dialect];
+  const check = tokenCheck(system, dialect, prefix);
+  const askWithToken = () => ask(url, check, tokenHeaders(carrier(system, dialect), token), deadlineMs);
   if (!d.reachable) return done(false, `does not answer (${d.reachability}): is ${envName(system, 'URL')} right, and is it running?`);
   if (d.dialect.value === undefined) {
     const notIt = done(false, `does not answer as ${wanted}: ${d.dialect.how}. Is ${envName(system, 'URL')} the ${system} target's address?`);
@@ -85,8 +87,7 @@ async function identifyTarget(system: SystemName, url: string, token: string, di
     // The endpoints the detection reads are ones the rules test too: a product that breaks them (a
     // hanging roots endpoint) is for the rules to judge, not a wrong URL, if it answers the token
     // check of its dialect with a success. Anything else (a static server's 404) is not the product.
-    const check = tokenCheck(system, dialect, prefix);
-    const answer = await ask(url, check, tokenHeaders(carrier(system, dialect), token), deadlineMs);
+    const answer = await askWithToken();
     if ('status' in answer && answer.status >= 200 && answer.status < 300) {
       return done(true, `answered ${check.method} ${check.path} with ${answer.status} as ${wanted} does, but its dialect could not be confirmed (${d.dialect.how}); the rules will judge it`);
     }
@@ -96,8 +97,7 @@ async function identifyTarget(system: SystemName, url: string, token: string, di
     return done(false, `answers as ${PRODUCT[system][d.dialect.value]} (${d.dialect.how}), but the profile says dialect ${dialect}: set ${envName(system, 'DIALECT')}=${d.dialect.value}`);
   }
   const found = dialect === 'hashicorp' ? `${wanted}${d.version ? ` ${d.version}` : ''}` : 'answers in the spec dialect';
-  const check = tokenCheck(system, dialect, prefix);
-  const answer = await ask(url, check, tokenHeaders(carrier(system, dialect), token), deadlineMs);
+  const answer = await askWithToken();
   if ('error' in answer) return done(false, `${found}; ${check.method} ${check.path} with the token had no answer (${answer.error})`);
   const said = `${check.method} ${check.path} answered ${answer.status}${answer.status >= 400 ? ` ${brief(answer.body)}` : ''}`;
   if (/ACL support disabled/i.test(answer.body)) return done(true, `${found}, ACLs disabled: no token is checked (${said})`);
