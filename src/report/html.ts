@@ -20,6 +20,7 @@ export function renderHtml(results: RunResults): string {
 <header>
   <h1>stackproof report</h1>
   <p class="verdict ${summary.exitCode === 0 ? 'ok' : 'bad'}" data-testid="verdict">${h(summary.verdict)}</p>
+  ${summary.interrupted ? `<p data-testid="interrupted">Stopped by ${h(summary.interrupted.signal)} before its end: the rules whose tests were running are INTERRUPTED (no verdict), and ${summary.interrupted.notRun.length} rule(s) did not run${summary.interrupted.notRun.length ? `: <span class="cite">${summary.interrupted.notRun.map(h).join(', ')}</span>` : ''}.</p>` : ''}
   <dl class="run">
     <dt>Run</dt><dd>${h(run.id)}, ${h(run.startedAt)}, ${(run.durationMs / 1000).toFixed(1)} s</dd>
     <dt>Command</dt><dd><code>${h(run.command)}</code></dd>
@@ -48,7 +49,7 @@ ${renderRegressions(results.regressions)}
 `;
 }
 
-const OUTCOME_ORDER = ['FAIL', 'ERROR', 'PASS', 'SKIP', 'WAIVED', 'EXPECTED'] as const;
+const OUTCOME_ORDER = ['FAIL', 'ERROR', 'INTERRUPTED', 'PASS', 'SKIP', 'WAIVED', 'EXPECTED'] as const;
 
 function renderSummary(results: RunResults): string {
   const systems = [...new Set(results.rules.map((r) => r.system))];
@@ -270,7 +271,7 @@ dl.run{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px}dl.run dt
 .card h3{margin:4px 0}.levels{color:#555;font-size:12px}
 .badge{display:inline-block;padding:1px 7px;border-radius:10px;font-size:12px;font-weight:600;background:#e3e6eb}
 .badge.PASS{background:#dff3e4;color:#17612b}.badge.FAIL{background:#fbe2e2;color:#8a1c1c}.badge.ERROR{background:#fde9cf;color:#7a4a00}
-.badge.SKIP{background:#e8eaf0;color:#4a5163}.badge.WAIVED{background:#e7e0f7;color:#4b2f87}.badge.EXPECTED{background:#dcecf7;color:#1d4f73}
+.badge.SKIP{background:#e8eaf0;color:#4a5163}.badge.WAIVED{background:#e7e0f7;color:#4b2f87}.badge.EXPECTED{background:#dcecf7;color:#1d4f73}.badge.INTERRUPTED{background:#f3ecd2;color:#5e4b00}
 .cite.note{color:#2d5a3d}
 .filters{display:flex;gap:14px;flex-wrap:wrap;align-items:center;margin:8px 0}
 table{border-collapse:collapse;width:100%;background:#fff}th,td{border-bottom:1px solid #e6e8ec;padding:5px 8px;text-align:left;vertical-align:top}

@@ -12,11 +12,11 @@ export function renderJunit(results: RunResults): string {
   const suites = systems.map((system) => {
     const rules = results.rules.filter((r) => r.system === system);
     const cases = rules.map((r) => renderCase(r)).join('\n');
-    return `  <testsuite name="${x(system)}" tests="${rules.length}" failures="${count(rules, 'FAIL')}" errors="${count(rules, 'ERROR')}" skipped="${count(rules, 'SKIP', 'WAIVED', 'EXPECTED')}" time="${seconds(rules.reduce((s, r) => s + r.durationMs, 0))}" timestamp="${x(results.run.startedAt)}">\n${cases}\n  </testsuite>`;
+    return `  <testsuite name="${x(system)}" tests="${rules.length}" failures="${count(rules, 'FAIL')}" errors="${count(rules, 'ERROR')}" skipped="${count(rules, 'SKIP', 'WAIVED', 'EXPECTED', 'INTERRUPTED')}" time="${seconds(rules.reduce((s, r) => s + r.durationMs, 0))}" timestamp="${x(results.run.startedAt)}">\n${cases}\n  </testsuite>`;
   });
   const all = results.rules;
   return `<?xml version="1.0" encoding="UTF-8"?>
-<testsuites name="stackproof" tests="${all.length}" failures="${count(all, 'FAIL')}" errors="${count(all, 'ERROR')}" skipped="${count(all, 'SKIP', 'WAIVED', 'EXPECTED')}" time="${seconds(results.run.durationMs)}">
+<testsuites name="stackproof" tests="${all.length}" failures="${count(all, 'FAIL')}" errors="${count(all, 'ERROR')}" skipped="${count(all, 'SKIP', 'WAIVED', 'EXPECTED', 'INTERRUPTED')}" time="${seconds(results.run.durationMs)}">
 ${suites.join('\n')}
 </testsuites>
 `;
@@ -42,7 +42,7 @@ function renderCase(r: RuleResult): string {
   let body = '';
   if (r.outcome === 'FAIL') body = `\n      <failure message="${x(firstLine(r.message))}" type="FAIL">${x(detail)}</failure>`;
   if (r.outcome === 'ERROR') body = `\n      <error message="${x(firstLine(r.message))}" type="ERROR">${x(detail)}</error>`;
-  if (r.outcome === 'SKIP' || r.outcome === 'WAIVED' || r.outcome === 'EXPECTED') body = `\n      <skipped message="${x(`${r.outcome}: ${r.message ?? ''}`)}"/>`;
+  if (r.outcome === 'SKIP' || r.outcome === 'WAIVED' || r.outcome === 'EXPECTED' || r.outcome === 'INTERRUPTED') body = `\n      <skipped message="${x(`${r.outcome}: ${r.message ?? ''}`)}"/>`;
   const out = r.replay ? `\n      <system-out>${x(`replay: ${r.replay}`)}</system-out>` : '';
   return `    <testcase classname="${x(classname)}" name="${x(`${r.id} ${r.title}`)}" time="${(r.durationMs / 1000).toFixed(3)}">\n${props}${body}${out}\n    </testcase>`;
 }

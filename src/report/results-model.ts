@@ -7,7 +7,11 @@ import { z } from 'zod';
 export const SCHEMA_VERSION = 1;
 
 /** EXPECTED: a FAIL that is a listed spec deviation of the product named with `--expect`. */
-export const OUTCOMES = ['PASS', 'FAIL', 'SKIP', 'ERROR', 'WAIVED', 'EXPECTED'] as const;
+/**
+ * INTERRUPTED: the rule's test was running when the run was stopped (Ctrl-C, SIGTERM). It has no
+ * verdict, and is never counted as a failure.
+ */
+export const OUTCOMES = ['PASS', 'FAIL', 'SKIP', 'ERROR', 'WAIVED', 'EXPECTED', 'INTERRUPTED'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 const exchangeSchema = z.object({
@@ -151,6 +155,8 @@ export const runResultsSchema = z.object({
         exceeded: z.boolean(),
       })
       .optional(),
+    /** The run was stopped before its end: the rules still running are INTERRUPTED, the ones never started are listed here. */
+    interrupted: z.object({ signal: z.string(), notRun: z.array(z.string()) }).optional(),
   }),
   rules: z.array(ruleResultSchema),
   load: z.array(loadScenarioResultSchema),

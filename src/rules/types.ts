@@ -31,6 +31,11 @@ export interface Rule {
   /** A declared capability the target must have, or the rule is SKIP. */
   capability?: string;
   /**
+   * Its verdict also takes what every other test of its system saw on the wire (the secrets
+   * conventions observer, suites/kit/observers): it is final only once all of them have run.
+   */
+  judgedOnEveryExchange?: true;
+  /**
    * How the test was settled against the upstream products where the spec leaves a choice, each
    * with the upstream source read (repository, file, function).
    */

@@ -27,6 +27,7 @@ import type { Provision, SweepReport } from '../provision/sweep-report.ts';
 import { ConfigError } from '../config/load-config.ts';
 import { runResultsSchema } from '../report/results-model.ts';
 import { PhaseClock } from './phase-clock.ts';
+import { LiveVerdictLines } from './live-verdict-lines.ts';
 
 export class UnreachableTargetError extends Error {
   readonly exitCode = EXIT.UNREACHABLE;
@@ -41,6 +42,7 @@ export class UnreachableTargetError extends Error {
  */
 class InterruptWatch {
   private interrupted = false;
+  private stoppedBy: NodeJS.Signals | undefined;
   private leaving = false;
   private cancel: (() => Promise<void> | void) | undefined;
   private readonly putBacks: { system: SystemName; run: (options: { leaving: boolean }) => Promise<SweepReport> }[] = [];
@@ -52,6 +54,7 @@ class InterruptWatch {
       return;
     }
     this.interrupted = true;
+    this.stoppedBy = signal;
     this.log(`${signal}: stopping the suites and removing what the run made (press Ctrl-C again to leave it behind)`);
     void this.putBackNow();
     void this.cancel?.();
@@ -89,6 +92,11 @@ class InterruptWatch {
     await this.putBackNow(true);
     this.log(`left what the run made: \`stackproof cleanup --prefix ${this.runPrefix}\` removes it`);
     process.exit(130);
+  }
+
+  /** The signal that stopped the run, if one did. */
+  get signal(): NodeJS.Signals | undefined {
+    return this.stoppedBy;
   }
 
   throwIfInterrupted(): void {
@@ -245,20 +253,25 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       provisioned,
     };
     log(`conform: ${rules.length} rule(s), profile ${config.profile}, seed ${seed}, ${config.runs} run(s) per property`);
-    const selected = new Set(rules.map((r) => r.id));
+    // An expectation applies when the version the provisioner found is inside its range (all of
+    // them when the version is unknown: the embedded reference, a product that does not say).
+    const versions = { mesh: provisioned.mesh?.product?.version };
+    const settle = (results: RuleResult[]) => {
+      const expected = expectationFiles.length ? applyExpectations(results, expectationFiles, versions) : { results, findings: [], applied: [] };
+      const waived = config.waivers ? applyWaivers(expected.results, waivers) : { results: expected.results, findings: [] };
+      return { results: waived.results, expectationFindings: expected.findings, expectationsApplied: expected.applied, waiverFindings: waived.findings };
+    };
+    // With workers reused across files, tests of rules not selected report too: not worth a line.
+    const live = new LiveVerdictLines(log, new Map(rules.map((r) => [r.id, r])), (r) => settle([r]).results[0]!);
     clock.start('vitest start');
-    const runner = await ConformanceRunner.create({
-      testTimeoutMs: config.testTimeoutMs,
-      // With workers reused across files, tests of rules not selected report as skipped: not worth a line.
-      // A test cancelled by Ctrl-C reports as pending: it got no verdict, and is not listed as if it had one.
-      onVerdict: (v) => selected.has(v.ruleId) && v.state !== 'pending' && log(`  ${v.state.padEnd(7)} ${v.ruleId} (${v.durationMs} ms)`),
-    });
+    const runner = await ConformanceRunner.create({ testTimeoutMs: config.testTimeoutMs, onVerdict: (v) => live.onVerdict(v) });
     let ruleResults: RuleResult[];
+    let notRun: string[] = [];
     interrupt.onInterrupt(() => runner.cancel());
     try {
       clock.start('suites');
       const raw = await runner.run(context, rules);
-      interrupt.throwIfInterrupted();
+      notRun = runner.notRun;
       ruleResults = raw.map((r) => ({
         ...r,
         replay:
@@ -272,8 +285,13 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       clock.stop();
     }
 
+    const settled = settle(ruleResults);
+    ruleResults = settled.results;
+    live.flush(ruleResults);
+    const stoppedBy = interrupt.signal;
+
     let load: LoadScenarioResult[] = [];
-    if ((options.loadSmoke ?? !external) && config.load.smoke) {
+    if (!stoppedBy && (options.loadSmoke ?? !external) && config.load.smoke) {
       log('load smoke: 2 s at 50 requests/s per read path, open model');
       load = await clock.time('load smoke', () => runLoadSmoke(targets, { rate: 50, durationMs: 2_000 }));
       for (const s of load) {
@@ -281,18 +299,9 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       }
     }
 
-    let expectationFindings: ExpectationFinding[] = [];
-    let expectationsApplied: ExpectationApplication[] = [];
-    if (expectationFiles.length) {
-      // An expectation applies when the version the provisioner found is inside its range (all of
-      // them when the version is unknown: the embedded reference, a product that does not say).
-      const versions = { mesh: provisioned.mesh?.product?.version };
-      ({ results: ruleResults, findings: expectationFindings, applied: expectationsApplied } = applyExpectations(ruleResults, expectationFiles, versions));
-      for (const line of expectationLines(expectationsApplied)) log(line);
-    }
+    const { expectationFindings, expectationsApplied, waiverFindings: findings } = settled;
+    for (const line of expectationLines(expectationsApplied)) log(line);
     for (const f of expectationFindings) log(`expectation: ${f.message}`);
-    let findings: WaiverFinding[] = [];
-    if (config.waivers) ({ results: ruleResults, findings } = applyWaivers(ruleResults, waivers));
     for (const f of findings) log(`waiver: ${f.message}`);
     let baselineDiff: { rule: string; before: string; after: string }[] | undefined;
     if (options.baseline) {
@@ -300,7 +309,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       baselineDiff = ruleResults.filter((r) => (before.get(r.id) ?? 'NEW') !== r.outcome).map((r) => ({ rule: r.id, before: before.get(r.id) ?? 'NEW', after: r.outcome }));
       for (const d of baselineDiff) log(`changed since the baseline: ${d.rule} ${d.before} -> ${d.after}`);
     }
-    let exitCode = exitCodeFor(ruleResults, config.failOn);
+    let exitCode = stoppedBy ? EXIT.INTERRUPTED : exitCodeFor(ruleResults, config.failOn);
     if (config.strictWaivers && findings.length > 0) exitCode = EXIT.RULES_FAILED;
     if (config.strictExpectations && expectationFindings.some((f) => f.kind === 'no-longer-happens')) exitCode = EXIT.RULES_FAILED;
     const counts = countOutcomes(ruleResults);
@@ -323,7 +332,8 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
         total: ruleResults.length,
         byOutcome: counts,
         exitCode,
-        verdict: `${exitCode === 0 ? 'PASSED' : 'FAILED'}: ${counts.PASS} pass, ${counts.FAIL} fail, ${counts.ERROR} error, ${counts.SKIP} skip${counts.WAIVED ? `, ${counts.WAIVED} waived` : ''}${counts.EXPECTED ? `, ${counts.EXPECTED} expected (listed deviations of ${config.expect.join(', ')})` : ''} of ${ruleResults.length} rules`,
+        verdict: `${stoppedBy ? `INTERRUPTED (${stoppedBy})` : exitCode === 0 ? 'PASSED' : 'FAILED'}: ${counts.PASS} pass, ${counts.FAIL} fail, ${counts.ERROR} error, ${counts.SKIP} skip${counts.WAIVED ? `, ${counts.WAIVED} waived` : ''}${counts.EXPECTED ? `, ${counts.EXPECTED} expected (listed deviations of ${config.expect.join(', ')})` : ''}${stoppedBy ? `, ${counts.INTERRUPTED} interrupted, ${notRun.length} not run` : ''} of ${rules.length} rules`,
+        ...(stoppedBy ? { interrupted: { signal: stoppedBy, notRun } } : {}),
       },
       rules: ruleResults,
       load,

@@ -102,9 +102,18 @@ export class ConformanceRunner {
     return new ConformanceRunner(vitest, collector, specs, await ruleFiles(specs.map((s) => s.moduleId)));
   }
 
-  /** Runs the tests of the given rules against the targets in `context`; one result per rule. */
+  /** After a run that was stopped (cancel()): the rules whose test never started. */
+  notRun: string[] = [];
+  private cancelled = false;
+
+  /**
+   * Runs the tests of the given rules against the targets in `context`; one result per rule, but
+   * for a run stopped by cancel(): then the rules whose test never started are in `notRun` instead.
+   */
   async run(context: SuiteContext, rules: readonly Rule[]): Promise<Omit<RuleResult, 'replay'>[]> {
     this.collector.reset();
+    this.cancelled = false;
+    this.notRun = [];
     const systems = new Set<SystemName>(rules.map((r) => r.system));
     const files = new Set(rules.map((r) => this.fileOfRule.get(r.id)));
     // A rule whose file is unknown (not declared with ruleTest) falls back to every file of its system.
@@ -121,6 +130,10 @@ export class ConformanceRunner {
       verdictsByRule.set(v.ruleId, [...(verdictsByRule.get(v.ruleId) ?? []), v]);
       for (const o of v.evidence?.observations ?? []) observationsByRule.set(o.rule, [...(observationsByRule.get(o.rule) ?? []), o]);
     }
+    if (this.cancelled) {
+      this.notRun = rules.filter((r) => !verdictsByRule.has(r.id)).map((r) => r.id);
+      rules = rules.filter((r) => verdictsByRule.has(r.id));
+    }
     return rules.map((rule) =>
       ruleOutcome(rule, verdictsByRule.get(rule.id) ?? [], observationsByRule.get(rule.id) ?? [], {
         moduleErrors: this.collector.moduleErrors,
@@ -131,6 +144,8 @@ export class ConformanceRunner {
 
   /** Stops the current run (Ctrl-C): tests still running are cancelled, and run() returns. */
   async cancel(): Promise<void> {
+    this.cancelled = true;
+    this.collector.markInterrupted();
     await this.vitest.cancelCurrentRun('keyboard-input');
   }
 

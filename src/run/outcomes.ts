@@ -48,6 +48,10 @@ export function ruleOutcome(
         : 'no verdict: no test reported on this rule',
     };
   }
+  // Stopped while it ran: what it reported after that (a failure, a cancellation) is no verdict;
+  // a pass it still reached is one.
+  const stopped = verdicts.find((v) => v.interrupted && v.state !== 'passed');
+  if (stopped) return { ...base, outcome: 'INTERRUPTED', message: "the run was stopped while this rule's test ran" };
   const errored = verdicts.flatMap((v) => v.errors).find(isTargetError);
   if (errored) return { ...base, outcome: 'ERROR', message: errored.message };
   const failed = verdicts.find((v) => v.state === 'failed');
@@ -69,7 +73,7 @@ export function ruleOutcome(
 }
 
 export function countOutcomes(results: { outcome: Outcome }[]): Record<Outcome, number> {
-  const counts: Record<Outcome, number> = { PASS: 0, FAIL: 0, SKIP: 0, ERROR: 0, WAIVED: 0, EXPECTED: 0 };
+  const counts: Record<Outcome, number> = { PASS: 0, FAIL: 0, SKIP: 0, ERROR: 0, WAIVED: 0, EXPECTED: 0, INTERRUPTED: 0 };
   for (const r of results) counts[r.outcome] += 1;
   return counts;
 }

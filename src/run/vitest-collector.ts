@@ -6,6 +6,8 @@ export interface TestVerdict {
   ruleId: string;
   testName: string;
   state: 'passed' | 'failed' | 'skipped' | 'pending';
+  /** The test was running when the run was stopped: whatever it reports afterwards is no verdict. */
+  interrupted?: boolean;
   durationMs: number;
   errors: { name?: string; message: string; expected?: string; actual?: string }[];
   skipNote?: string;
@@ -18,6 +20,11 @@ export interface TestVerdict {
  */
 export class RuleCollector implements Reporter {
   verdicts: TestVerdict[] = [];
+  /** Tests started and not yet reported, by test id: the ones in flight when the run is stopped. */
+  private readonly running = new Map<string, number>();
+  private stoppedWhileRunning: Set<string> | undefined;
+  private startedAfterStop: Set<string> | undefined;
+  private readonly reported = new Set<string>();
   moduleErrors: { file: string; message: string }[] = [];
   unhandledErrors: string[] = [];
 
@@ -25,17 +32,45 @@ export class RuleCollector implements Reporter {
 
   reset(): void {
     this.verdicts = [];
+    this.running.clear();
+    this.reported.clear();
+    this.stoppedWhileRunning = undefined;
+    this.startedAfterStop = undefined;
     this.moduleErrors = [];
     this.unhandledErrors = [];
   }
 
+  onTestCaseReady(testCase: TestCase): void {
+    this.running.set(testCase.id, performance.now());
+    // Vitest announces the tests it cancels as starting too; one that really starts in the moment
+    // vitest takes to stop, and fails, fails for the stop (the CA configuration is put back at once).
+    this.stoppedWhileRunning?.add(testCase.id);
+    this.startedAfterStop?.add(testCase.id);
+  }
+
+  /** The run is being stopped: the tests running now get no verdict, whatever they report later. */
+  markInterrupted(): void {
+    this.stoppedWhileRunning ??= new Set(this.running.keys());
+    this.startedAfterStop ??= new Set();
+  }
+
   onTestCaseResult(testCase: TestCase): void {
+    // Vitest reports a cancelled test more than once; the first report stands.
+    if (this.reported.has(testCase.id)) return;
+    this.reported.add(testCase.id);
+    const startedAt = this.running.get(testCase.id);
+    this.running.delete(testCase.id);
     const result = testCase.result();
+    const interrupted = this.stoppedWhileRunning?.has(testCase.id);
+    // Cancelled before it started: it ran nothing and says nothing.
+    const cancelled = result.state !== 'passed' && result.state !== 'failed';
+    if (this.stoppedWhileRunning && cancelled && (!interrupted || this.startedAfterStop!.has(testCase.id))) return;
     const verdict: TestVerdict = {
       ruleId: testCase.name.split(' ')[0] ?? testCase.name,
       testName: testCase.name,
       state: result.state,
-      durationMs: Math.round(testCase.diagnostic()?.duration ?? 0),
+      // A cancelled test reports no duration: how long it had run is what the reader wants.
+      durationMs: Math.round(interrupted && result.state !== 'passed' && startedAt !== undefined ? performance.now() - startedAt : (testCase.diagnostic()?.duration ?? 0)),
       errors: (result.errors ?? []).map((e) => ({
         name: e.name,
         message: String(e.message ?? ''),
@@ -44,6 +79,7 @@ export class RuleCollector implements Reporter {
       })),
       skipNote: result.state === 'skipped' ? result.note : undefined,
       evidence: testCase.meta().stackproof,
+      ...(interrupted ? { interrupted: true } : {}),
     };
     this.verdicts.push(verdict);
     this.onVerdict?.(verdict);

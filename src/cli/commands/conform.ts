@@ -46,9 +46,11 @@ export async function runConformCommand(flags: ConformFlags, argvText: string): 
     log,
     clock,
   });
-  const { results, exitCode, secrets } = applySkipShare(run, config.maxSkipShare);
+  // A stopped run's rules that did not run are no SKIPs: the share says nothing there.
+  const { results, exitCode, secrets } = run.results.summary.interrupted ? run : applySkipShare(run, config.maxSkipShare);
   const paths = await clock.time('reports', () => writeReports(results, config.reportsDir, secrets));
   log('');
+  if (results.summary.interrupted) log(`stopped by ${results.summary.interrupted.signal}: the rules running then are INTERRUPTED, and ${results.summary.interrupted.notRun.length} did not run; no verdict is given`);
   if (results.summary.noVerdict) for (const line of noVerdictLines(results.summary.noVerdict, results.summary.skipReasons ?? [], results.run.profile)) log(line);
   log(results.summary.verdict);
   for (const r of results.rules.filter((x) => x.outcome === 'FAIL' || x.outcome === 'ERROR')) {

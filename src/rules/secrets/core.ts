@@ -28,6 +28,7 @@ export const secretsCoreRules: Rule[] = [
   }),
   rule({
     id: 'secrets.core.content-type-set',
+    judgedOnEveryExchange: true,
     title: 'Every response with a body carries a Content-Type header',
     level: 'MUST',
     sources: [{ file, section: 'What the service does', quote: 'The service sets Content-Type on responses' }],
@@ -55,6 +56,7 @@ export const secretsCoreRules: Rule[] = [
   }),
   rule({
     id: 'secrets.core.success-status',
+    judgedOnEveryExchange: true,
     title: 'Every success is 200 with a body or 204 without one',
     level: 'MUST',
     sources: [{ file, section: 'Endpoints', quote: 'Success is 200 with a body or 204 without' }],
@@ -183,6 +185,7 @@ export const secretsAuthRules: Rule[] = [
 export const secretsErrorRules: Rule[] = [
   rule({
     id: 'secrets.errors.body-on-every-error',
+    judgedOnEveryExchange: true,
     title: 'Every answer with status >= 400 has the body {"errors":[...]} (checked on every exchange of every rule)',
     level: 'MUST',
     sources: [
