@@ -43,6 +43,13 @@ describe.skipIf(!consul.path)(`the mesh suites against a real Consul (${consul.w
     expect(wrong).toEqual([]);
     for (const r of results.rules.filter((r) => r.outcome === 'SKIP')) expect(r.message ?? '', `${r.id} says why it is SKIP`).toMatch(/\S{8,}/);
     for (const r of results.rules.filter((r) => r.outcome === 'EXPECTED')) expect(r.expectation?.source ?? '', `${r.id}'s deviation cites its source`).toMatch(/hashicorp\/consul/);
+    // What the version cannot do is said before the suites, and what it cost before the verdict, rule by rule.
+    if (version && /^1\.8\./.test(version)) {
+      expect(res.stdout).toMatch(/not available: l7Permissions: no L7 intention permissions on Consul 1\.8\.\d+/m);
+      const cost = results.summary.capabilityCosts?.find((c) => c.capability === 'l7Permissions');
+      expect(cost?.rules.length, JSON.stringify(results.summary.capabilityCosts)).toBeGreaterThan(0);
+      expect(res.stdout).toContain(`  mesh l7Permissions (${cost!.why}): ${cost!.rules.length} rule(s): ${cost!.rules.join(', ')}`);
+    }
     const after = await snapshot(agent!);
     const withoutKey = (s: Snapshot) => ({ ...s, ca: { ...s.ca, Config: Object.fromEntries(Object.entries(s.ca.Config as Record<string, unknown>).filter(([k]) => k !== 'PrivateKey' && k !== 'RootCert')) } });
     expect(withoutKey(after), 'the agent holds what it held before the run').toEqual(withoutKey(before));

@@ -155,6 +155,10 @@ export const runResultsSchema = z.object({
         exceeded: z.boolean(),
       })
       .optional(),
+    /** Capabilities not available on the targets (the token's rights, the product's version, the profile), each with the rules it cost. */
+    capabilityCosts: z
+      .array(z.object({ system: z.enum(['secrets', 'mesh', 'scheduler']), capability: z.string(), why: z.string(), rules: z.array(z.string()) }))
+      .optional(),
     /** The run was stopped before its end: the rules still running are INTERRUPTED, the ones never started are listed here. */
     interrupted: z.object({ signal: z.string(), notRun: z.array(z.string()) }).optional(),
   }),

@@ -28,6 +28,7 @@ import { ConfigError } from '../config/load-config.ts';
 import { runResultsSchema } from '../report/results-model.ts';
 import { PhaseClock } from './phase-clock.ts';
 import { LiveVerdictLines } from './live-verdict-lines.ts';
+import { capabilityCosts, capabilityNoticeLines, type MissingCapabilities } from './capability-cost.ts';
 
 export class UnreachableTargetError extends Error {
   readonly exitCode = EXIT.UNREACHABLE;
@@ -238,6 +239,8 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       provisioned.scheduler = p;
     }
     interrupt.throwIfInterrupted();
+    const missing: MissingCapabilities = Object.fromEntries(Object.entries(provisioned).map(([s, p]) => [s, p?.missing ?? {}]));
+    for (const line of capabilityNoticeLines(missing, provisioning)) log(line);
 
     const secrets = [...Object.values(targets).flatMap((t) => (t ? [t.token] : [])), ...(targets.secrets?.fixtures?.controlToken ? [targets.secrets.fixtures.controlToken] : []), ...(targets.scheduler?.fixtures ? [targets.scheduler.fixtures.controlToken] : []), ...(targets.secrets?.fixtures?.entities.map((e) => e.token) ?? []), ...(targets.secrets?.cloudIdentity ? [targets.secrets.cloudIdentity.simulatorToken] : [])];
     const seed = config.seed ?? randomInt(0, 2 ** 31 - 1);
@@ -313,6 +316,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     if (config.strictWaivers && findings.length > 0) exitCode = EXIT.RULES_FAILED;
     if (config.strictExpectations && expectationFindings.some((f) => f.kind === 'no-longer-happens')) exitCode = EXIT.RULES_FAILED;
     const counts = countOutcomes(ruleResults);
+    const costs = capabilityCosts(missing, ruleResults);
     const finished = new Date();
     const targetSummaries: TargetSummary[] = (Object.entries(targets) as [SystemName, NonNullable<Targets[SystemName]>][]).map(([system, t]) => ({
       system,
@@ -333,6 +337,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
         byOutcome: counts,
         exitCode,
         verdict: `${stoppedBy ? `INTERRUPTED (${stoppedBy})` : exitCode === 0 ? 'PASSED' : 'FAILED'}: ${counts.PASS} pass, ${counts.FAIL} fail, ${counts.ERROR} error, ${counts.SKIP} skip${counts.WAIVED ? `, ${counts.WAIVED} waived` : ''}${counts.EXPECTED ? `, ${counts.EXPECTED} expected (listed deviations of ${config.expect.join(', ')})` : ''}${stoppedBy ? `, ${counts.INTERRUPTED} interrupted, ${notRun.length} not run` : ''} of ${rules.length} rules`,
+        ...(costs.length ? { capabilityCosts: costs } : {}),
         ...(stoppedBy ? { interrupted: { signal: stoppedBy, notRun } } : {}),
       },
       rules: ruleResults,

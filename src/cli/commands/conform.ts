@@ -9,6 +9,7 @@ import { applySkipShare } from '../../run/exit-policy.ts';
 import { conform } from '../../run/conform.ts';
 import type { Invocation } from '../../run/invocation.ts';
 import { PhaseClock } from '../../run/phase-clock.ts';
+import { capabilityCostLines } from '../../run/capability-cost.ts';
 import { flagsToConfig, flagTargets, type CommonFlags } from '../flags.ts';
 
 export interface ConformFlags extends CommonFlags {
@@ -51,6 +52,7 @@ export async function runConformCommand(flags: ConformFlags, argvText: string): 
   const paths = await clock.time('reports', () => writeReports(results, config.reportsDir, secrets));
   log('');
   if (results.summary.interrupted) log(`stopped by ${results.summary.interrupted.signal}: the rules running then are INTERRUPTED, and ${results.summary.interrupted.notRun.length} did not run; no verdict is given`);
+  for (const line of capabilityCostLines(results.summary.capabilityCosts ?? [])) log(line);
   if (results.summary.noVerdict) for (const line of noVerdictLines(results.summary.noVerdict, results.summary.skipReasons ?? [], results.run.profile)) log(line);
   log(results.summary.verdict);
   for (const r of results.rules.filter((x) => x.outcome === 'FAIL' || x.outcome === 'ERROR')) {
