@@ -106,6 +106,13 @@ for (const dialect of ['hashicorp', 'spec'] as const) {
       expect(res.stdout).not.toMatch(/mesh-roots \(open\)/);
     });
 
+    it('cleanup refuses alike, before looking at anything', async () => {
+      const res = await runCli(['cleanup', '--prefix', 'sp-mwy0aaaaaa'], { env: env({ STACKPROOF_SCHEDULER_TOKEN: 'not-a-token-of-this-target' }), timeoutMs: 60_000 });
+      expect(res.code, res.stdout + res.stderr).toBe(3);
+      expect(res.stderr).toMatch(/^stackproof: nothing looked at or removed, a target is not what the profile says:\n {2}scheduler target \S+: .*refuses the token/);
+      expect(res.stdout).toBe('');
+    });
+
     it('with the right URLs and tokens, each target is named in the preflight and the run goes on', async () => {
       const res = await runCli(['conform', '--rules', 'mesh.roots.no-acl', '--no-load-smoke', '--reports-dir', reports], { env: env(), timeoutMs: 90_000 });
       expect(res.code, res.stdout + res.stderr).toBe(0);

@@ -209,7 +209,8 @@ Environment: ${ENV_VARIABLES.join(', ')}.`,
 export function usageFailure(err: unknown): number | undefined {
   if (!isExitingError(err)) return undefined;
   // Exit 3: one line per target that is not what the profile says (unreachable, another product, a refused token).
-  process.stderr.write(err.exitCode === EXIT.UNREACHABLE ? `stackproof: no verdict, a target is not what the profile says:\n${err.message.split('\n').map((l) => `  ${l}`).join('\n')}\n` : `stackproof: ${err.message}\n`);
+  const consequence = (err as { consequence?: string }).consequence ?? 'no verdict';
+  process.stderr.write(err.exitCode === EXIT.UNREACHABLE ? `stackproof: ${consequence}, a target is not what the profile says:\n${err.message.split('\n').map((l) => `  ${l}`).join('\n')}\n` : `stackproof: ${err.message}\n`);
   return err.exitCode;
 }
 

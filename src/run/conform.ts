@@ -352,7 +352,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     // Each system's sweep touches only its own target: they run side by side, reported last made first.
     const sweeps = await Promise.all(teardowns.reverse().map(async (t) => ({ t, report: await withDeadline(t.run(), CLEANUP_DEADLINE_MS, runPrefix) })));
     for (const { t, report } of sweeps) {
-      const line = `cleanup (${t.system}): removed ${report.removed.length} thing(s) made under ${runPrefix}${report.problems.length ? `; ${report.problems.length} could not be removed:` : ''}`;
+      const line = `cleanup (${t.system}): removed ${report.removed.filter((w) => !/ back to /.test(w)).length} thing(s) made under ${runPrefix}${report.problems.length ? `; ${report.problems.length} could not be removed:` : ''}`;
       log(line);
       for (const p of report.problems.slice(0, 20)) log(`  ${p}`);
       // The results (written after this) share this list: the report says what was removed too.

@@ -23,6 +23,14 @@ export interface TargetIdentity {
 
 export class TargetIdentityError extends Error {
   readonly exitCode = EXIT.UNREACHABLE;
+
+  /** What the command did not do for it (`no verdict`; cleanup: `nothing removed`). */
+  constructor(
+    message: string,
+    readonly consequence = 'no verdict',
+  ) {
+    super(message);
+  }
 }
 
 const PRODUCT: Record<SystemName, Record<DialectName, string>> = {

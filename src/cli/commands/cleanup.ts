@@ -5,7 +5,9 @@ import { sweepSecrets } from '../../provision/secrets-sweep.ts';
 import type { SweepReport } from '../../provision/sweep-report.ts';
 import { meshHttpFor, sweepMesh } from '../../provision/mesh-provisioner.ts';
 import { ConsulAdminApi } from '../../provision/consul-admin-api.ts';
-import type { SchedulerTarget, SecretsTarget } from '../../config/schema.ts';
+import type { SchedulerTarget, SecretsTarget, Targets } from '../../config/schema.ts';
+import { identifyTargets, identityProblems, TargetIdentityError } from '../../run/target-identity.ts';
+import { newRunPrefix } from '../../provision/run-prefix.ts';
 import { NomadAdminApi } from '../../provision/nomad-admin-api.ts';
 import { schedulerControlHttpFor, schedulerHttpFor, sweepScheduler } from '../../provision/scheduler-provisioner.ts';
 import { RUN_PREFIX, runStartedAt } from '../../provision/run-prefix.ts';
@@ -28,6 +30,13 @@ export async function runCleanupCommand(flags: CleanupFlags): Promise<number> {
   const config = loadConfig({ file: flags.config, env: process.env, flags: flagsToConfig(flags) });
   const out = (s: string) => process.stdout.write(`${s}\n`);
   const dryRun = !flags.prefix && !flags.all;
+  // The same identification as conform's: a wrong URL or token is one line per target, not a sweep
+  // that reads another product's answers as "nothing left" or fails on every item.
+  const configured = Object.fromEntries(Object.entries(config.targets).filter(([, t]) => t)) as Targets;
+  if (Object.keys(configured).length) {
+    const problems = identityProblems(await identifyTargets(configured, flags.prefix ?? newRunPrefix()));
+    if (problems.length) throw new TargetIdentityError(problems.join('\n'), 'nothing looked at or removed');
+  }
   const reports: { system: string; url: string; report: SweepReport }[] = [];
   const target = config.targets.secrets;
   const mesh = config.targets.mesh;
@@ -48,13 +57,16 @@ export async function runCleanupCommand(flags: CleanupFlags): Promise<number> {
   if (target) reports.push({ system: 'secrets', url: target.url, report: await sweepSecretsTarget(target, flags.prefix ?? 'all', dryRun, config.requestTimeoutMs, out) });
   let problems = 0;
   for (const { system, url, report } of reports) {
+    // The count and the per-run lines add up: a change put back is named apart, and a thing whose
+    // name does not carry the prefix (found through its parent) is the asked run's.
+    const things = report.removed.filter((w) => !/ back to /.test(w));
     const runs = new Map<string, number>();
-    for (const what of report.removed) {
-      const m = /sp-[0-9a-z]{10}/.exec(what);
-      if (m) runs.set(m[0], (runs.get(m[0]) ?? 0) + 1);
+    for (const what of things) {
+      const run = /sp-[0-9a-z]{10}/.exec(what)?.[0] ?? flags.prefix ?? '(no run prefix in its name)';
+      runs.set(run, (runs.get(run) ?? 0) + 1);
     }
     const verb = dryRun ? 'left behind' : 'removed';
-    out(`${system} ${url}: ${report.removed.length} thing(s) ${verb}${runs.size ? ` by ${runs.size} run(s):` : ''}`);
+    out(`${system} ${url}: ${things.length} thing(s) ${verb}${runs.size ? ` by ${runs.size} run(s):` : ''}`);
     for (const [prefix, count] of runs) out(`  ${prefix}  started ${runStartedAt(prefix)?.toISOString() ?? '?'}  ${count} thing(s)`);
     // A change put back rather than a thing removed (a node's eligibility, the CA configuration) is named.
     for (const what of report.removed.filter((w) => / back to /.test(w))) out(`  ${dryRun ? 'to put back' : 'put back'}: ${what}`);
