@@ -107,7 +107,7 @@ describe('conform on a Vault-like target with nothing but its address and a root
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     // Interrupt once some rules have run (so entities, mounts and OIDC resources exist).
     const deadline = Date.now() + 60_000;
-    while ((out.match(/^ {2}(passed|failed|skipped) /gm)?.length ?? 0) < 15 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while ((out.match(/^ {2}(PASS|FAIL|SKIP|ERROR) +\S+ \(/gm)?.length ?? 0) < 15 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     child.kill('SIGINT');
     const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 60_000))]);
     if (code === 'hung') child.kill('SIGKILL');
