@@ -2,11 +2,16 @@ import autocannon from 'autocannon';
 import type { LoadScenarioResult } from '../report/results-model.ts';
 import { encodeHistogram, newLatencyHistogram, percentilesMs, timelinePercentilesMs } from './latency-histogram.ts';
 import type { PreparedScenario } from './scenarios/types.ts';
+import { PROGRESS_EVERY_MS, startProgress, type LoadProgress } from './load-progress.ts';
+import { capStop } from './open-model-runner.ts';
 
 export interface ClosedModelOptions {
   connections: number;
   durationMs: number;
+  /** Exact cap on HTTP requests sent (autocannon's `amount`); the duration is our own timer's. */
   maxRequests: number;
+  onProgress?: (progress: LoadProgress) => void;
+  progressEveryMs?: number;
 }
 
 /**
@@ -20,20 +25,31 @@ export async function runClosedModel(scenario: PreparedScenario, options: Closed
   const perSecond = new Map<number, { requests: number; errors: number; h: ReturnType<typeof newLatencyHistogram> }>();
   const started = performance.now();
   let errors = 0;
+  // The closed model never drops: a connection waits for its answer before the next request.
+  const dropped = 0;
   let instance!: autocannon.Instance;
+  let timedOut = false;
   const done = new Promise<autocannon.Result>((resolve, reject) => {
     instance = autocannon(
       {
         url: scenario.url,
         connections: options.connections,
-        // autocannon's `amount` would override `duration`; the request cap is enforced below instead.
-        duration: Math.max(1, Math.round(options.durationMs / 1000)),
+        // `amount` is autocannon's exact cap on requests sent, and makes it ignore `duration`: the
+        // duration is the timer below.
+        amount: options.maxRequests,
         requests: scenario.fixed!.map((r) => ({ method: r.method, path: r.path, headers: r.headers, body: r.body })),
         timeout: 10,
       },
       (err, result) => (err ? reject(err) : resolve(result)),
     );
   });
+  const durationTimer = setTimeout(() => {
+    timedOut = true;
+    instance.stop();
+  }, options.durationMs);
+  const stopProgress = options.onProgress
+    ? startProgress({ everyMs: options.progressEveryMs ?? PROGRESS_EVERY_MS, durationMs: options.durationMs, startedAt: started, buckets: perSecond, counts: () => ({ requests: histogram.totalCount, errors, dropped }), report: options.onProgress })
+    : () => undefined;
   instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
     const us = Math.max(1, Math.round(responseTime * 1000));
     histogram.recordValue(us);
@@ -46,9 +62,10 @@ export async function runClosedModel(scenario: PreparedScenario, options: Closed
       errors += 1;
       b.errors += 1;
     }
-    if (histogram.totalCount >= options.maxRequests) instance.stop();
   });
   const result = await done;
+  clearTimeout(durationTimer);
+  stopProgress();
   const elapsed = performance.now() - started;
   const total = histogram.totalCount;
   return {
@@ -64,5 +81,6 @@ export async function runClosedModel(scenario: PreparedScenario, options: Closed
     histogram: encodeHistogram(histogram),
     timeline: [...perSecond.entries()].sort((a, b) => a[0] - b[0]).map(([t, b]) => ({ t, requests: b.requests, errors: b.errors, ...timelinePercentilesMs(b.h) })),
     thresholds: [],
+    ...(!timedOut ? { stoppedEarly: capStop(options.maxRequests, elapsed, options.durationMs) } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import { PROGRESS_EVERY_MS, startProgress, type LoadProgress } from './load-progress.ts';
 import { newLatencyHistogram, encodeHistogram, percentilesMs, recordLatencyMs, timelinePercentilesMs } from './latency-histogram.ts';
 import { openArrivalSchedule } from './arrival-schedule.ts';
 import { FixedRequestClient } from './fixed-request-client.ts';
@@ -29,8 +30,13 @@ export interface OpenModelOptions {
   /** Requests started per second, on a fixed schedule. */
   rate: number;
   durationMs: number;
-  /** Hard cap on requests, whatever the duration. */
+  /** Hard cap on HTTP requests, whatever the duration: iterations of several requests count each. */
   maxRequests: number;
+  /** HTTP requests one `request` iteration sends (1 by default; each of `fixed` is one). */
+  requestsPerIteration?: number;
+  /** Called every `progressEveryMs` while the run goes on (src/load/load-progress.ts). */
+  onProgress?: (progress: LoadProgress) => void;
+  progressEveryMs?: number;
   /** Requests in flight beyond this are not started and count as dropped. */
   maxInFlight?: number;
   /** Performs one iteration (any requests); resolves true when the answers were correct. Either this or `fixed`. */
@@ -94,7 +100,8 @@ const MAIN_TURN_MS = 0.01;
 
 export async function runOpenModel(options: OpenModelOptions): Promise<LoadScenarioResult> {
   if (!options.request === !options.fixed) throw new Error('the open model needs either a request function or fixed requests');
-  const total = Math.min(options.maxRequests, Math.floor((options.rate * options.durationMs) / 1000));
+  const byTime = Math.floor((options.rate * options.durationMs) / 1000);
+  const total = Math.min(Math.floor(options.maxRequests / (options.requestsPerIteration ?? 1)), byTime);
   const interval = 1000 / options.rate;
   const maxInFlight = options.maxInFlight ?? 1024;
   type Bucket = { requests: number; errors: number; h: ReturnType<typeof newLatencyHistogram> };
@@ -124,6 +131,9 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
   const forgivenMs = precision === 'coarse' ? COARSE_TICK_MS : 0;
   const schedule = await openArrivalSchedule({ precision });
   const start = performance.now();
+  const stopProgress = options.onProgress
+    ? startProgress({ everyMs: options.progressEveryMs ?? PROGRESS_EVERY_MS, durationMs: options.durationMs, startedAt: start, buckets: seconds, counts: () => ({ requests: completed, errors, dropped }), report: options.onProgress })
+    : () => undefined;
   /** The next arrival to start; set when a setImmediate turn is pending for one due within MAIN_TURN_MS. */
   let i = 0;
   let turning = false;
@@ -218,6 +228,7 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
     schedule.close();
   }
   if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+  stopProgress();
   client?.close();
   const elapsed = performance.now() - start;
   const histogram = newLatencyHistogram();
@@ -241,7 +252,13 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
     timeline,
     thresholds: [],
     ...(errors > 0 ? { errorKinds } : {}),
+    ...(total < byTime ? { stoppedEarly: capStop(options.maxRequests, total * interval, options.durationMs) } : {}),
   };
+}
+
+/** Why a scenario ended before its duration: the request cap, reached at the time its last arrival was due. */
+export function capStop(maxRequests: number, ranMs: number, durationMs: number): string {
+  return `stopped at the --max-requests cap of ${maxRequests} HTTP requests, after ${(ranMs / 1000).toFixed(1)} s of the ${(durationMs / 1000).toFixed(1)} s asked`;
 }
 
 /** What kind of error an answer was: the transport's code, the status, or an answer the scenario did not accept. */

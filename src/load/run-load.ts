@@ -28,6 +28,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PACKAGE_ROOT } from '../run/package-root.ts';
 import { applyThresholds, thresholdsBreached, type ThresholdSpec } from './thresholds.ts';
+import { PROGRESS_EVERY_MS, progressLine } from './load-progress.ts';
+import { capStop } from './open-model-runner.ts';
 
 export type LoadEngine = 'open' | 'autocannon' | 'k6';
 
@@ -49,6 +51,8 @@ export interface LoadOptions {
   allowRemote: boolean;
   command: string;
   log: (line: string) => void;
+  /** How often a running scenario prints where it is (PROGRESS_EVERY_MS by default). */
+  progressEveryMs?: number;
 }
 
 export class RemoteTargetRefused extends Error {
@@ -59,7 +63,7 @@ export class RemoteTargetRefused extends Error {
 function statusLine(r: LoadScenarioResult): string {
   if (r.error) return `    ERROR ${r.error}`;
   const kinds = r.errorKinds ? ` (${Object.entries(r.errorKinds).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n} ${k}`).join(', ')})` : '';
-  return `    ${r.requests} done, ${r.errors} errors${kinds}, ${r.dropped} dropped, ${r.throughput}/s, p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms${breachText(r)}`;
+  return `    ${r.requests} done, ${r.errors} errors${kinds}, ${r.dropped} dropped, ${r.throughput}/s, p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms${breachText(r)}${r.stoppedEarly ? `\n    ${r.stoppedEarly}` : ''}`;
 }
 
 /** Each breached threshold with its limit and the value measured, so the terminal names the culprit. */
@@ -144,13 +148,17 @@ async function runK6Scenario(scenario: LoadScenario, prepared: PreparedScenario,
     RESULTS: resultsFile,
     ...(o.thresholds.p99Ms ? { P99_MS: String(o.thresholds.p99Ms) } : {}),
   };
+  // k6 gives its figures at the end: meanwhile the run says it is alive and where it is in time.
+  const k6Started = performance.now();
+  const heartbeat = setInterval(() => o.log(`    … ${Math.round((performance.now() - k6Started) / 1000)} s: k6 running its ${(schedule.durationMs / 1000).toFixed(1)} s at ${o.rate}/s (its counts come at its end)`), o.progressEveryMs ?? PROGRESS_EVERY_MS);
+  heartbeat.unref();
   try {
-    const code = await runK6(binary, join(PACKAGE_ROOT, 'load', 'dist', entry.script), env, (l) => o.log(`    k6: ${l}`));
+    const code = await runK6(binary, join(PACKAGE_ROOT, 'load', 'dist', entry.script), env, (l) => o.log(`    k6: ${l}`)).finally(() => clearInterval(heartbeat));
     const row = await readK6Summary(resultsFile, prepared.name, o.rate, code);
     if (row.error) return row;
     const judged = applyThresholds(row, o.thresholds);
     // 99 is k6's "thresholds crossed"; anything else non-zero (a script error, say) fails the row too.
-    return { ...judged, thresholds: [...judged.thresholds, { name: "k6's exit code (its thresholds)", limit: 0, actual: code, ok: code === 0 }] };
+    return { ...judged, ...(schedule.capped ? { stoppedEarly: capStop(schedule.iterations * entry.requestsPerIteration, schedule.durationMs, o.durationMs) } : {}), thresholds: [...judged.thresholds, { name: "k6's exit code (its thresholds)", limit: 0, actual: code, ok: code === 0 }] };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -229,6 +237,10 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
                   rate: o.rate,
                   durationMs: o.durationMs,
                   maxRequests: o.maxRequests,
+                  // The lean client sends one request per arrival; an iteration may send several.
+                  requestsPerIteration: prepared.openFixed && prepared.fixed && new URL(prepared.url).protocol === 'http:' ? 1 : (prepared.requestsPerIteration ?? 1),
+                  onProgress: (p) => o.log(progressLine(p)),
+                  progressEveryMs: o.progressEveryMs,
                   maxInFlight: maxInFlightFor(scenario.system, targets[scenario.system]!.dialect),
                   precision: o.arrivalPrecision,
                   // Fixed requests over plain HTTP go through the lean client; anything else runs the iteration.
@@ -236,7 +248,7 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
                     ? { fixed: { url: prepared.url, requests: prepared.fixed, ...prepared.openFixed, timeoutMs: 10_000 } }
                     : { request: prepared.iterate }),
                 })
-              : await runClosedModel(prepared, { connections: o.connections, durationMs: o.durationMs, maxRequests: o.maxRequests });
+              : await runClosedModel(prepared, { connections: o.connections, durationMs: o.durationMs, maxRequests: o.maxRequests, onProgress: (p) => o.log(progressLine(p)), progressEveryMs: o.progressEveryMs });
           const judged = applyThresholds(raw, engine === 'open' ? o.thresholds : { errorRate: o.thresholds.errorRate });
           results.push(judged);
           o.log(statusLine(judged));
@@ -248,7 +260,10 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
     if (wanted('scheduler-event-fanout') && targets.scheduler && !made.scheduler) o.log(`  scheduler-event-fanout: skipped (${made.schedulerMissing ?? 'no scheduler fixtures'})`);
     if (wanted('scheduler-event-fanout') && targets.scheduler && made.scheduler) {
       o.log(`  scheduler-event-fanout: ${o.subscribers} subscribers, ${o.eventRate} job registrations/s for ${o.durationMs / 1000} s`);
-      const f = await runEventFanout(targets.scheduler, made.scheduler, { subscribers: o.subscribers, rate: o.eventRate, durationMs: o.durationMs, runPrefix });
+      const fanoutStarted = performance.now();
+      const heartbeat = setInterval(() => o.log(`    … ${Math.round((performance.now() - fanoutStarted) / 1000)} s of ${Math.round(o.durationMs / 1000)} s: registering and delivering (counts at the end)`), o.progressEveryMs ?? PROGRESS_EVERY_MS);
+      heartbeat.unref();
+      const f = await runEventFanout(targets.scheduler, made.scheduler, { subscribers: o.subscribers, rate: o.eventRate, durationMs: o.durationMs, runPrefix }).finally(() => clearInterval(heartbeat));
       for (const p of f.problems) o.log(`    registration failed: ${p}`);
       const judged = applyThresholds(f, { p99Ms: o.thresholds.p99Ms, errorRate: o.thresholds.errorRate });
       // An event a subscriber never got, or got twice, is a wrong answer whatever the rate: limit 0. A

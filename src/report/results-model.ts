@@ -110,6 +110,8 @@ export const loadScenarioResultSchema = z.object({
   arrivalPrecision: z.enum(['fine', 'coarse']).optional(),
   /** Open-model rows: the errors by kind ("HTTP 429", "connection reset (ECONNRESET)", "wrong answer"), so a breach says what broke. */
   errorKinds: z.record(z.string(), z.number().int()).optional(),
+  /** Why the scenario ended before the duration asked (the --max-requests cap), and when. */
+  stoppedEarly: z.string().optional(),
 });
 
 export const runResultsSchema = z.object({

@@ -16,6 +16,7 @@ export interface LoadFlags extends CommonFlags {
   arrivalPrecision: string;
   duration: string;
   maxRequests: string;
+  progressInterval?: string;
   connections: string;
   subscribers: string;
   eventRate: string;
@@ -33,11 +34,11 @@ function positive(name: string, raw: string, max: number): number {
   return n;
 }
 
-function durationMs(raw: string): number {
+function durationMs(raw: string, flag = 'duration'): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(raw.trim());
-  if (!m) throw new ConfigError(`--duration: expected e.g. 10s, 2m or 500ms, got ${JSON.stringify(raw)}`);
+  if (!m) throw new ConfigError(`--${flag}: expected e.g. 10s, 2m or 500ms, got ${JSON.stringify(raw)}`);
   const ms = Number(m[1]) * { ms: 1, s: 1000, m: 60_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm'];
-  if (ms <= 0 || ms > 3_600_000) throw new ConfigError('--duration: at most one hour');
+  if (ms <= 0 || ms > 3_600_000) throw new ConfigError(`--${flag}: more than 0 and at most one hour`);
   return ms;
 }
 
@@ -85,6 +86,7 @@ export async function runLoadCommand(flags: LoadFlags, argvText: string): Promis
     allowRemote: Boolean(flags.allowRemote),
     command: `stackproof ${argvText}`.trim(),
     log,
+    progressEveryMs: durationMs(flags.progressInterval ?? '5s', 'progress-interval'),
   });
   const paths = await writeReports(results, config.reportsDir, secrets);
   log('');

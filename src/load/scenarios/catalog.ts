@@ -60,6 +60,7 @@ const oidcCodeFlow: LoadScenario = {
     return {
       name: this.name,
       url: t.url,
+      requestsPerIteration: 3,
       async iterate() {
         const verifier = randomBytes(32).toString('base64url');
         const q = new URLSearchParams({ client_id: read.data.client_id, redirect_uri: redirect, response_type: 'code', scope: 'openid', state: 's', code_challenge: s256(verifier), code_challenge_method: 'S256' });

@@ -16,6 +16,8 @@ export interface PreparedScenario {
   url: string;
   /** One iteration (one or more requests); resolves true when every answer was correct. */
   iterate: () => Promise<boolean>;
+  /** HTTP requests one `iterate` sends (1 when absent): what --max-requests counts. */
+  requestsPerIteration?: number;
   /** The requests autocannon repeats, when the iteration is a fixed request sequence. */
   fixed?: FixedRequest[];
   /**
