@@ -82,7 +82,13 @@ describe('stackproof conform against configured targets', () => {
     expect(res.stderr).toMatch(/targets\.secrets\.url: must use http or https \(from command-line flag\)/);
     const env = await runCli(['conform'], { env: { STACKPROOF_MESH_URL: 'http://127.0.0.1:1' } });
     expect(env.code).toBe(2);
-    expect(env.stderr).toMatch(/targets\.mesh\.token: .*\(from environment variable STACKPROOF_MESH_URL\)/);
+    // The missing token names its own variable; the URL variable, which is set, is not blamed.
+    expect(env.stderr).toMatch(/targets\.mesh\.token: missing: set STACKPROOF_MESH_TOKEN in the environment \(tokens are meant to come from the environment/);
+    expect(env.stderr).not.toContain('STACKPROOF_MESH_URL');
+    const noUrl = await runCli(['conform'], { env: { STACKPROOF_SCHEDULER_TOKEN: 'abcdefgh' } });
+    expect(noUrl.code).toBe(2);
+    expect(noUrl.stderr).toMatch(/targets\.scheduler\.url: missing: set STACKPROOF_SCHEDULER_URL or --scheduler-url/);
+    expect(noUrl.stderr).not.toContain('STACKPROOF_SCHEDULER_TOKEN');
   });
 
   it('runs from environment variables against any implementation, and no token reaches a report', async () => {

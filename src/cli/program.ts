@@ -148,12 +148,15 @@ export function buildProgram(): Command {
       process.exitCode = await runServeCommand(opts);
     });
 
-  addSelectionOptions(
-    program
-      .command('rules')
-      .description('list the rule catalog: id, system, level, spec citation and the faults that break each rule')
-      .option('--json', 'print JSON'),
-  ).action(async (opts) => {
+  program
+    .command('rules')
+    .description('list the rule catalog: one line per rule (id, level, title); --long adds the spec citations, upstream sources and the faults that break each rule')
+    .option('--systems <list>', `comma-separated systems (${SYSTEMS.join(',')})`)
+    .option('--rules <list>', 'comma-separated rule id prefixes or globs, e.g. secrets.core or mesh.*.leaf-*')
+    .option('--profile <name>', 'default (the spec only) or strict (adds UPSTREAM rules; the default here)')
+    .option('--long', 'every rule in full: citations, upstream sources, how it was judged, faults')
+    .option('--json', 'every rule in full, as JSON')
+    .action(async (opts) => {
     const { runRulesCommand } = await import('./commands/rules.ts');
       process.exitCode = await runRulesCommand(opts);
   });

@@ -121,12 +121,26 @@ export function loadConfig(sources: ConfigSources = {}): StackproofConfig {
   if (!result.success) {
     const lines = result.error.issues.map((issue) => {
       const field = issue.path.length ? issue.path.join('.') : '(top level)';
+      // A field nobody set is not the fault of the variable that set its sibling: say what sets it.
+      if (/received undefined/.test(issue.message)) return `  ${field}: ${missingFieldHelp(issue.path.map(String))}`;
       const origin = originOf(origins, issue.path.map(String));
       return `  ${field}: ${issue.message}${origin ? ` (from ${origin})` : ''}`;
     });
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   return result.data;
+}
+
+/** What sets a required field that is missing: a target's token comes from the environment. */
+function missingFieldHelp(path: string[]): string {
+  const [top, system, field] = path;
+  if (top === 'targets' && system && path.length === 3) {
+    const v = `STACKPROOF_${system.toUpperCase()}_${field === 'token' ? 'TOKEN' : field === 'url' ? 'URL' : field === 'dialect' ? 'DIALECT' : ''}`;
+    if (field === 'token') return `missing: set ${v} in the environment (tokens are meant to come from the environment: not a config file that gets committed, nor a flag a shell history keeps)`;
+    if (field === 'url') return `missing: set ${v} or --${system}-url (or targets.${system}.url in the config file)`;
+    if (field === 'dialect') return `missing: set ${v} (hashicorp or spec) or targets.${system}.dialect in the config file`;
+  }
+  return 'missing: required, and no config file, variable or flag sets it';
 }
 
 function originOf(origins: Origins, path: string[]): string | undefined {

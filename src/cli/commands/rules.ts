@@ -3,7 +3,7 @@ import { selectRules } from '../../rules/catalog.ts';
 import { loadConfig } from '../../config/load-config.ts';
 import { flagsToConfig, type CommonFlags } from '../flags.ts';
 
-export async function runRulesCommand(flags: CommonFlags & { json?: boolean }): Promise<number> {
+export async function runRulesCommand(flags: CommonFlags & { json?: boolean; long?: boolean }): Promise<number> {
   const config = loadConfig({ env: {}, flags: { ...flagsToConfig(flags), profile: flags.profile ?? 'strict' } });
   const rules = selectRules(config.systems, config.rules, config.profile).map((r) => ({
     ...r,
@@ -11,6 +11,12 @@ export async function runRulesCommand(flags: CommonFlags & { json?: boolean }): 
   }));
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(rules, null, 2)}\n`);
+    return 0;
+  }
+  if (!flags.long) {
+    const width = Math.max(...rules.map((r) => r.id.length));
+    for (const r of rules) process.stdout.write(`${r.id.padEnd(width)}  ${r.level.padEnd(8)}  ${r.title}\n`);
+    process.stdout.write(`${rules.length} rule(s); --long for citations and faults, --json for all of it\n`);
     return 0;
   }
   for (const r of rules) {
