@@ -29,9 +29,9 @@ afterEach(() => {
 });
 
 /** Runs init into a fresh file and returns its text. */
-async function init(flags: Parameters<typeof runInitCommand>[0]): Promise<{ file: string; text: string }> {
+async function init(flags: Parameters<typeof runInitCommand>[0], exitCode = 0): Promise<{ file: string; text: string }> {
   const file = flags.out ?? join(dir, 'stackproof.config.json');
-  expect(await runInitCommand({ ...flags, out: file })).toBe(0);
+  expect(await runInitCommand({ ...flags, out: file })).toBe(exitCode);
   return { file, text: readFileSync(file, 'utf8') };
 }
 
@@ -118,11 +118,15 @@ describe('init against stubs that answer like the upstream products', () => {
     expect(commentAbove(text, 'secrets', 'dialect')).toMatch(/\/v1\/sys\/health answered 200 with Vault's health fields \(version 1\.18\.1\+ent\)/);
     // Namespaces are possible on Vault Enterprise, but the loader needs their paths: left false, with what to do.
     expect(config.targets.secrets?.capabilities.namespaces).toBe(false);
-    expect(commentAbove(text, 'secrets', 'namespaces')).toMatch(/Enterprise detected \(enterprise: true in \/v1\/sys\/health\).*list existing ones in "namespaces"/);
+    // In the hashicorp dialect stackproof makes its own namespaces, mounts and entities: the comments say so.
+    expect(commentAbove(text, 'secrets', 'namespaces')).toMatch(/Enterprise detected \(enterprise: true in \/v1\/sys\/health\): stackproof makes its namespaces through sys\/namespaces/);
     expect(config.targets.mesh?.capabilities.namespaces).toBe(true);
     expect(commentAbove(text, 'mesh', 'namespaces')).toMatch(/Config\.Version 1\.20\.2\+ent in \/v1\/agent\/self/);
     expect(commentAbove(text, 'scheduler', 'dialect')).toMatch(/\/v1\/status\/leader answered 200/);
-    expect(commentAbove(text, 'secrets', 'kvV2')).toMatch(/cannot be detected without a token/);
+    expect(commentAbove(text, 'secrets', 'kvV2')).toMatch(/stackproof makes a version 2 key-value mount through Vault's API/);
+    expect(commentAbove(text, 'mesh', 'meshFixtures')).toMatch(/stackproof makes intentions, limited ACL tokens and CA rotations through Consul's API/);
+    expect(commentAbove(text, 'scheduler', 'schedulerFixtures')).toMatch(/through Nomad's API/);
+    expect(text).not.toMatch(/controlUrl/);
     expect(stderr).toMatch(/secrets .*: reachable; dialect hashicorp/);
   });
 
@@ -142,17 +146,18 @@ describe('init against stubs that answer like the upstream products', () => {
 });
 
 describe('init with targets that do not answer', () => {
-  it('says a closed port is unreachable, quickly, and still writes a file that loads', async () => {
+  it('says a closed port is unreachable, quickly, exits 3, and still writes a file that loads', async () => {
     const gone = await listen(() => undefined);
     const url = urlOf(gone);
     await close(gone);
     const started = Date.now();
-    const { file, text } = await init({ meshUrl: url });
+    const { file, text } = await init({ meshUrl: url }, 3);
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(text).toMatch(/NOT reachable when init ran: connection failed \(ECONNREFUSED\)/);
     expect(commentAbove(text, 'mesh', 'dialect')).toMatch(/not detected: unreachable/);
     expect(loadConfig({ file, env: tokensFor('mesh') }).targets.mesh?.url).toBe(url);
     expect(stderr).toMatch(/NOT reachable/);
+    expect(stderr).toMatch(/not reachable: mesh http:\S+: check the URL and that it is running, then run init again \(exit 3\)/);
   });
 
   it('gives up on a target that accepts but never answers within the deadline', async () => {
@@ -205,7 +210,7 @@ describe('init files', () => {
     const gone = await listen(() => undefined);
     const url = urlOf(gone);
     await close(gone);
-    const { text } = await init({ meshUrl: url, schedulerUrl: url });
+    const { text } = await init({ meshUrl: url, schedulerUrl: url }, 3);
     const uncommented = join(dir, 'uncommented.json');
     writeFileSync(uncommented, text.replace(/^(\s*)\/\/ (\s*["}])/gm, '$1$2'));
     const config = loadConfig({ file: uncommented, env: tokensFor('mesh', 'scheduler') });

@@ -94,20 +94,26 @@ function dialectMember(d: TargetDetection): Member {
 
 function capabilityMembers(d: TargetDetection): Member[] {
   const undetectable = 'cannot be detected without a token';
+  // In the hashicorp dialect the provisioners make these fixtures through the product's own API
+  // (src/provision/): "set true with a control URL" would send a Vault, Consul or Nomad user astray.
+  const upstream = d.dialect.value === 'hashicorp';
+  const made = (product: string, what: string) => `false: stackproof makes ${what} through ${product}'s API, under the run prefix, when the token may (a root or management token); set true only to use ones you declare.`;
   switch (d.system) {
     case 'secrets': {
       const ent = d.enterprise;
       const nsComment =
         ent?.value === true
-          ? `Enterprise detected (${ent.how}): namespaces are possible; list existing ones in "namespaces" (each with a v1 engine at kv.v1Mount) and set true.`
+          ? upstream
+            ? `false: Enterprise detected (${ent.how}): stackproof makes its namespaces through sys/namespaces when the token may; set true only to list namespaces of your own in "namespaces".`
+            : `Enterprise detected (${ent.how}): namespaces are possible; list existing ones in "namespaces" (each with a v1 engine at kv.v1Mount) and set true.`
           : ent?.value === false
             ? `false: not Enterprise (${ent.how}); namespaces need Vault Enterprise.`
             : `false: the edition ${ent ? `is unknown (${ent.how})` : 'was not detected'}; on Enterprise, list namespaces in "namespaces" and set true.`;
       return [
         { key: 'namespaces', value: false, comments: [nsComment] },
         { key: 'requestHeaderProxy', value: false, comments: [`false: ${undetectable}; true with requestHeaderProxyUrl, a proxy that requires X-Service-Request.`] },
-        { key: 'kvV2', value: false, comments: [`false: ${undetectable}; true with kv.v2Mount, where a version 2 key-value engine is mounted.`] },
-        { key: 'identityFixtures', value: false, comments: [`false: ${undetectable}; true with fixtures.controlUrl or fixtures.entities (identity entities for the OIDC rules).`] },
+        { key: 'kvV2', value: false, comments: [upstream ? made('Vault', 'a version 2 key-value mount') : `false: ${undetectable}; true with kv.v2Mount, where a version 2 key-value engine is mounted.`] },
+        { key: 'identityFixtures', value: false, comments: [upstream ? made('Vault', 'identity entities and their tokens') : `false: ${undetectable}; true with fixtures.controlUrl or fixtures.entities (identity entities for the OIDC rules).`] },
         { key: 'cloudIdentity', value: false, comments: [`false: ${undetectable}; true with cloudIdentity, the simulator the cloud-identity auth method trusts.`] },
       ];
     }
@@ -125,11 +131,11 @@ function capabilityMembers(d: TargetDetection): Member[] {
                 : `false: the edition ${ent ? `is unknown (${ent.how})` : 'was not detected'}; set true for an agent with namespaces (Consul Enterprise).`,
           ],
         },
-        { key: 'meshFixtures', value: false, comments: [`false: ${undetectable}; true with fixtures.controlUrl and controlToken (a control interface such as the embedded reference's).`] },
+        { key: 'meshFixtures', value: false, comments: [upstream ? made('Consul', 'intentions, limited ACL tokens and CA rotations') : `false: ${undetectable}; true with fixtures.controlUrl and controlToken (a control interface such as the embedded reference's).`] },
       ];
     }
     case 'scheduler':
-      return [{ key: 'schedulerFixtures', value: false, comments: [`false: ${undetectable}; true with fixtures.controlUrl and controlToken (a control interface such as the embedded reference's).`] }];
+      return [{ key: 'schedulerFixtures', value: false, comments: [upstream ? made('Nomad', 'fixture jobs, ACL tokens and namespaces') : `false: ${undetectable}; true with fixtures.controlUrl and controlToken (a control interface such as the embedded reference's).`] }];
   }
 }
 

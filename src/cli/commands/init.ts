@@ -45,6 +45,7 @@ export async function runInitCommand(flags: InitFlags): Promise<number> {
 
   const { renderDetectedConfig, renderStarterConfig } = await import('../../config/config-template.ts');
   let text: string;
+  let unreachable: string[] = [];
   if (Object.keys(urls).length === 0) {
     text = renderStarterConfig();
     process.stderr.write('no target URLs given: writing a template; as written, runs use the embedded reference (it needs no config)\n');
@@ -57,6 +58,7 @@ export async function runInitCommand(flags: InitFlags): Promise<number> {
       process.stderr.write(`  ${d.system} ${d.url}: ${d.reachable ? 'reachable' : `NOT reachable (${d.reachability})`}; ${dialect}\n`);
     }
     text = renderDetectedConfig(detections);
+    unreachable = detections.filter((d) => !d.reachable).map((d) => `${d.system} ${d.url}`);
   }
 
   try {
@@ -69,6 +71,11 @@ export async function runInitCommand(flags: InitFlags): Promise<number> {
   }
   const variables = Object.keys(urls).map((s) => `STACKPROOF_${s.toUpperCase()}_TOKEN`);
   process.stderr.write(`wrote ${out}\n`);
+  if (unreachable.length) {
+    // Written all the same (the comments say what was not found), but a script must not go on as if it had worked.
+    process.stderr.write(`not reachable: ${unreachable.join(', ')}: check the URL and that it is running, then run init again (exit 3)\n`);
+    return EXIT.UNREACHABLE;
+  }
   process.stderr.write(
     variables.length
       ? `next: set ${variables.join(', ')}, then npx stackproof conform --config ${out}\n`
