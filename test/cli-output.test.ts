@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { RULES } from '../src/rules/catalog.ts';
 import { BIN, ROOT, runCli } from './support/run-cli.ts';
+import { serveInChild } from './support/serve-child.ts';
 
 /** Issue 35, part 5: `rules` reads as a list, and a closed pipe ends a command quietly. */
 describe('stackproof rules', () => {
@@ -24,6 +25,26 @@ describe('stackproof rules', () => {
     const res = await runCli(['rules', '--help']);
     const options = [...res.stdout.matchAll(/^ {2}(--[a-z-]+|-h, --help)/gm)].map((m) => m[1]);
     expect(options).toEqual(['--systems', '--rules', '--profile', '--long', '--json', '-h, --help']);
+  });
+});
+
+describe('serve and conform share flag names', () => {
+  it('serve takes --reference-dialect and --reference-fault as conform does, and still its old --dialect and --fault', async () => {
+    for (const flags of [['--reference-dialect', 'hashicorp', '--reference-fault', 'mesh.roots-require-token'], ['--dialect', 'hashicorp', '--fault', 'mesh.roots-require-token']]) {
+      const served = await serveInChild(flags);
+      try {
+        expect(served.targets.mesh?.dialect).toBe('hashicorp');
+        expect(served.output()).toMatch(/dialect hashicorp, faults mesh\.roots-require-token/);
+      } finally {
+        served.child.kill('SIGKILL');
+      }
+    }
+  }, 90_000);
+
+  it('serve refuses a --reference-dialect and a --dialect that disagree (exit 2)', async () => {
+    const res = await runCli(['serve', '--reference-dialect', 'hashicorp', '--dialect', 'spec'], { timeoutMs: 30_000 });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/--reference-dialect hashicorp and its alias --dialect spec disagree/);
   });
 });
 

@@ -1,3 +1,4 @@
+import { ConfigError } from '../config/load-config.ts';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ENV_VARIABLES } from '../config/env-variables.ts';
 import { PRODUCTS, SYSTEMS } from '../config/names.ts';
@@ -131,9 +132,12 @@ export function buildProgram(): Command {
   program
     .command('serve')
     .description('start the embedded reference and print its URLs, tokens and target profile until Ctrl-C')
-    .addOption(new Option('--dialect <dialect>', 'header and mount names to serve').choices(['spec', 'hashicorp']).default('spec'))
+    // The same flag names as conform's for the same things; --dialect and --fault stay as aliases.
+    .addOption(new Option('--reference-dialect <dialect>', 'header and mount names to serve (default spec)').choices(['spec', 'hashicorp']))
+    .addOption(new Option('--dialect <dialect>', 'alias of --reference-dialect').choices(['spec', 'hashicorp']))
     .addOption(new Option('--reference-behavior <behavior>', 'spec, or upstream (hashicorp dialect): also reproduce the products\' listed spec deviations').choices(['spec', 'upstream']).default('spec'))
-    .option('--fault <id>', 'start with this fault on (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--reference-fault <id>', 'start with this fault on (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--fault <id>', 'alias of --reference-fault', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .addOption(new Option('--host <address>', 'loopback address to listen on').choices(['127.0.0.1', '::1']).default('127.0.0.1'))
     .option('--profile-out <file>', 'also write the complete target profile (for conform --config) to this file, mode 0600: it holds tokens')
     .option('--no-control', 'start without the control listener, as a real product would be: no fixtures the spec does not show how to make')
@@ -145,7 +149,9 @@ export function buildProgram(): Command {
     }).default(64))
     .action(async (opts) => {
       const { runServeCommand } = await import('./commands/serve.ts');
-      process.exitCode = await runServeCommand(opts);
+      const { referenceDialect, referenceFault, ...rest } = opts as { referenceDialect?: string; referenceFault: string[]; dialect?: string; fault: string[] };
+      if (referenceDialect && rest.dialect && referenceDialect !== rest.dialect) throw new ConfigError(`--reference-dialect ${referenceDialect} and its alias --dialect ${rest.dialect} disagree`);
+      process.exitCode = await runServeCommand({ ...rest, dialect: referenceDialect ?? rest.dialect ?? 'spec', fault: [...referenceFault, ...rest.fault] } as Parameters<typeof runServeCommand>[0]);
     });
 
   program

@@ -9,6 +9,8 @@ export interface ServedReference {
   child: ChildProcess;
   /** The profile `serve --profile-out` wrote: URLs and tokens of every system. */
   targets: Targets;
+  /** What serve printed so far. */
+  output: () => string;
 }
 
 /**
@@ -29,5 +31,5 @@ export async function serveInChild(flags: string[], options: { env?: Record<stri
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { child, targets: (JSON.parse(readFileSync(file, 'utf8')) as { targets: Targets }).targets };
+  return { child, targets: (JSON.parse(readFileSync(file, 'utf8')) as { targets: Targets }).targets, output: () => output };
 }
