@@ -11,6 +11,7 @@ export interface CommonFlags {
   profile?: string;
   reportsDir?: string;
   requestTimeout?: string;
+  timeScale?: string;
   referenceDialect?: string;
   referenceBehavior?: string;
   expect?: string;
@@ -50,6 +51,7 @@ export function flagsToConfig(flags: CommonFlags): Record<string, unknown> {
     profile: flags.profile,
     reportsDir: flags.reportsDir,
     requestTimeoutMs: num(flags.requestTimeout),
+    timeScale: decimal(flags.timeScale),
     referenceDialect: flags.referenceDialect,
     referenceBehavior: flags.referenceBehavior,
     expect: list(flags.expect),

@@ -44,6 +44,7 @@ export function buildProgram(): Command {
     .option('--path <path>', 'fast-check replay path, printed with a counterexample')
     .option('--reports-dir <dir>', 'where to write results.json, junit.xml and index.html (default reports)')
     .option('--request-timeout <ms>', 'deadline of every request (default 10000)')
+    .option('--time-scale <factor>', 'multiply every bound a rule waits under for the product (and the request and rule deadlines) by this factor, 1 to 100, for slow targets (default 1)')
     .addOption(new Option('--reference-dialect <dialect>', 'dialect the embedded reference serves').choices(['spec', 'hashicorp']))
     .addOption(new Option('--reference-behavior <behavior>', 'spec, or upstream: the hashicorp reference also reproduces the products\' listed spec deviations').choices(['spec', 'upstream']))
     .option('--expect <products>', `comma-separated products whose listed spec deviations are EXPECTED, not FAIL (${PRODUCTS.join(',')})`)

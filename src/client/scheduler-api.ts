@@ -1,3 +1,4 @@
+import { TargetError } from './target-error.ts';
 import { z } from 'zod';
 import { tokenHeaders, type Dialect } from '../config/dialects.ts';
 import type { HttpClient, HttpResponse, StreamResult, StreamState } from './http-client.ts';
@@ -59,18 +60,36 @@ export class SchedulerApi {
    * reach the target as they are instead of being encoded again. Read as a stream, so that a
    * stream or logs answer that should not have succeeded still ends.
    */
-  fsRaw(op: 'cat' | 'readat' | 'ls' | 'stat' | 'logs' | 'stream', alloc: string, rawQuery: string, options: { maxMs: number } & SchedulerCallOptions): Promise<StreamResult> {
-    return this.http.stream({ method: 'GET', path: `/v1/client/fs/${op}/${alloc}?${rawQuery}`, ...this.auth(options) }, { maxMs: options.maxMs, maxBytes: 4 * 1024 * 1024 });
+  fsRaw(op: 'cat' | 'readat' | 'ls' | 'stat' | 'logs' | 'stream', alloc: string, rawQuery: string, options: { maxMs: number } & Awaiting & SchedulerCallOptions): Promise<StreamResult> {
+    return awaited(this.http.stream({ method: 'GET', path: `/v1/client/fs/${op}/${alloc}?${rawQuery}`, ...this.auth(options) }, { maxMs: options.maxMs, maxBytes: 4 * 1024 * 1024 }), options);
   }
 
   /** A streaming fs answer (stream, or logs with follow). */
-  fsStream(op: 'stream' | 'logs', alloc: string, query: Query, options: { maxMs: number; until?: (s: StreamState) => boolean } & SchedulerCallOptions): Promise<StreamResult> {
-    return this.http.stream({ method: 'GET', path: `/v1/client/fs/${op}/${alloc}`, query, ...this.auth(options) }, { maxMs: options.maxMs, until: options.until });
+  fsStream(op: 'stream' | 'logs', alloc: string, query: Query, options: { maxMs: number; until?: (s: StreamState) => boolean } & Awaiting & SchedulerCallOptions): Promise<StreamResult> {
+    return awaited(this.http.stream({ method: 'GET', path: `/v1/client/fs/${op}/${alloc}`, query, ...this.auth(options) }, { maxMs: options.maxMs, until: options.until }), options);
   }
 
-  events(query: Query, options: { maxMs: number; until?: (s: StreamState) => boolean } & SchedulerCallOptions): Promise<StreamResult> {
-    return this.http.stream({ method: 'GET', path: '/v1/event/stream', query, ...this.auth(options) }, options);
+  events(query: Query, options: { maxMs: number; until?: (s: StreamState) => boolean } & Awaiting & SchedulerCallOptions): Promise<StreamResult> {
+    return awaited(this.http.stream({ method: 'GET', path: '/v1/event/stream', query, ...this.auth(options) }, options), options);
   }
+}
+
+/**
+ * A stream read that waits for the product's own signal (its end, or what `until` looks for):
+ * `awaiting` names it. Reaching maxMs first is then no verdict on the product but a bound run out,
+ * ERROR "waited N s for <awaiting>" (a TargetError), never the empty or partial answer a rule would
+ * judge. Without `awaiting` the deadline is part of the rule (a subscription that must stay quiet).
+ */
+interface Awaiting {
+  awaiting?: string;
+}
+
+async function awaited(result: Promise<StreamResult>, options: { maxMs: number } & Awaiting): Promise<StreamResult> {
+  const res = await result;
+  if (options.awaiting && res.stoppedBy === 'deadline' && res.status < 400) {
+    throw new TargetError('timeout', `waited ${(options.maxMs / 1000).toFixed(1)} s for ${options.awaiting} (answered ${res.status}, ${res.values.length} value(s) read): the bound ran out before the product's signal; --time-scale raises it for a slow target`);
+  }
+  return res;
 }
 
 const fileInfo = z.object({ Name: z.string(), IsDir: z.boolean(), Size: z.number().int(), FileMode: z.string(), ModTime: z.string() });

@@ -11,6 +11,7 @@ export const ENV_SCALARS: Record<string, { path: string[]; type: 'string' | 'num
   STACKPROOF_SYSTEMS: { path: ['systems'], type: 'list' },
   STACKPROOF_RULES: { path: ['rules'], type: 'list' },
   STACKPROOF_REQUEST_TIMEOUT_MS: { path: ['requestTimeoutMs'], type: 'number' },
+  STACKPROOF_TIME_SCALE: { path: ['timeScale'], type: 'number' },
   STACKPROOF_REPORTS_DIR: { path: ['reportsDir'], type: 'string' },
   STACKPROOF_REFERENCE_DIALECT: { path: ['referenceDialect'], type: 'string' },
   STACKPROOF_REFERENCE_BEHAVIOR: { path: ['referenceBehavior'], type: 'string' },

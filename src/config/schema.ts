@@ -211,6 +211,12 @@ export const configSchema = z
     rules: z.array(z.string().min(1)).default([]).describe('Rule id prefixes or globs (`secrets.core.*`). Empty means all.'),
     requestTimeoutMs: z.number().int().positive().max(600_000).default(10_000).describe('Deadline of one request to a target, in milliseconds.'),
     testTimeoutMs: z.number().int().positive().max(3_600_000).default(60_000).describe('Deadline of one rule, in milliseconds.'),
+    timeScale: z
+      .number()
+      .min(1)
+      .max(100)
+      .default(1)
+      .describe('Multiplies every bound the rules wait under for a product\'s signal (suites/kit/bounds.ts), the request deadline and the rule deadline: for slow targets or busy machines. Never shortens a time the spec gives.'),
     reportsDir: z.string().min(1).default('reports').describe('Where the reports are written.'),
     failOn: z.enum(['MUST', 'SHOULD', 'MAY']).default('MUST').describe('The lowest level whose FAIL or ERROR fails the run.'),
     waivers: z.string().min(1).optional().describe('A JSON file of expected failures: {waivers:[{rule, owner, reason, expires}]}.'),

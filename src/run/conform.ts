@@ -250,7 +250,8 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       runs: config.runs,
       seed,
       path: config.path,
-      requestTimeoutMs: config.requestTimeoutMs,
+      requestTimeoutMs: Math.round(config.requestTimeoutMs * config.timeScale),
+      timeScale: config.timeScale,
       secrets,
       runPrefix,
       provisioned,
@@ -267,7 +268,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     // With workers reused across files, tests of rules not selected report too: not worth a line.
     const live = new LiveVerdictLines(log, new Map(rules.map((r) => [r.id, r])), (r) => settle([r]).results[0]!);
     clock.start('vitest start');
-    const runner = await ConformanceRunner.create({ testTimeoutMs: config.testTimeoutMs, onVerdict: (v) => live.onVerdict(v) });
+    const runner = await ConformanceRunner.create({ testTimeoutMs: Math.round(config.testTimeoutMs * config.timeScale), onVerdict: (v) => live.onVerdict(v) });
     let ruleResults: RuleResult[];
     let notRun: string[] = [];
     interrupt.onInterrupt(() => runner.cancel());

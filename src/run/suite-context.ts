@@ -14,6 +14,8 @@ export interface SuiteContext {
   seed: number;
   path?: string;
   requestTimeoutMs: number;
+  /** Multiplies every wait bound of the suites (suites/kit/bounds.ts); 1 unless --time-scale. */
+  timeScale?: number;
   /** Values that must never appear in evidence (tokens from the config, for instance). */
   secrets: string[];
   /** Every name the run gives to what it creates starts with this and a dash (cleanup removes by it). */

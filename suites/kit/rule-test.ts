@@ -80,6 +80,7 @@ export function ruleTest(ruleId: string, body: (kit: RuleKit) => Promise<void>, 
         context.task.meta.stackproof ??= kit.evidence();
       }
     },
-    options.timeoutMs,
+    // The rule's own deadline stretches with the bounds it waits under (--time-scale).
+    options.timeoutMs === undefined ? undefined : Math.round(options.timeoutMs * (inject('stackproof')?.timeScale ?? 1)),
   );
 }

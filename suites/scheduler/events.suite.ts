@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import type { StreamResult } from '../../src/client/http-client.ts';
+import type { StreamResult, StreamState } from '../../src/client/http-client.ts';
+import type { WaitBound } from '../kit/bounds/bound.ts';
+import { awaitingBound, refusalMs, SCHEDULER_BOUNDS } from '../kit/bounds/scheduler.ts';
 import { frameSchema, type EventFrame } from '../../src/client/scheduler-api.ts';
 import type { SchedulerFixtures } from '../../src/provision/scheduler-fixtures.ts';
 import type { RuleKit } from '../kit/rule-kit.ts';
@@ -59,14 +61,24 @@ const eventsIn = (frames: EventFrame[], from: number, through: number): Event[] 
 
 type Query = Record<string, string | string[] | undefined>;
 
-/** Subscribes and reads until a frame with index >= `through` arrives (or the deadline). */
-async function subscribe(kit: RuleKit, query: Query, through: number, options: { token?: string | null; maxMs?: number } = {}): Promise<StreamResult> {
-  return kit.scheduler.events(query, { maxMs: options.maxMs ?? 4_000, token: options.token, until: (s) => s.values.some((v) => indexOf(v) >= through) });
+/**
+ * Subscribes and reads until a frame with index >= `through` arrives. With `awaiting`, that frame
+ * must come (running out of the bound is ERROR); without, the subscription may rightly never see it
+ * (another topic, a refused token), and reads for `maxMs` (scaled by --time-scale) or the quiet bound.
+ */
+async function subscribe(kit: RuleKit, query: Query, through: number, options: { token?: string | null; maxMs?: number; awaiting?: WaitBound } = {}): Promise<StreamResult> {
+  const until = (s: StreamState) => s.values.some((v) => indexOf(v) >= through);
+  if (options.awaiting) return kit.scheduler.events(query, { ...awaitingBound(kit, options.awaiting), token: options.token, until });
+  const maxMs = options.maxMs === undefined ? refusalMs(kit) : Math.round(options.maxMs * (kit.ctx.timeScale ?? 1));
+  return kit.scheduler.events(query, { maxMs, token: options.token, until });
 }
 
 /** The witness of [from, through]: every topic, every namespace, the profile's management token. */
 async function witness(kit: RuleKit, from: number, through: number): Promise<EventFrame[]> {
-  const res = await subscribe(kit, { index: String(from), topic: [...WITNESS_TOPICS], namespace: '*' }, through);
+  // Not awaited: how the product serves an index is what some rules judge through the witness
+  // (a product that starts live from an evicted index must FAIL, not be an ERROR); a generous bound
+  // costs nothing when the frame comes.
+  const res = await subscribe(kit, { index: String(from), topic: [...WITNESS_TOPICS], namespace: '*' }, through, { maxMs: SCHEDULER_BOUNDS.witness.ms });
   expect(res.status, 'the witness subscription (every topic, namespace=*, management token) is answered').toBe(200);
   const frames = framesOf(res);
   const indexes = frames.map((f) => f.Index);
@@ -382,7 +394,7 @@ concurrently('side by side: rules of a few actions each, judged against a witnes
     const fx = kit.schedulerFixtures;
     const job = uniqueName('shape');
     const { index } = await fx.registerJob(job);
-    const res = await subscribe(kit, { index: String(index), topic: `Job:${job}` }, index);
+    const res = await subscribe(kit, { index: String(index), topic: `Job:${job}` }, index, { awaiting: SCHEDULER_BOUNDS.eventFrame });
     expect(res.status, 'the stream answers 200').toBe(200);
     const frames = framesOf(res);
     const frame = frames.find((f) => f.Index === index);
@@ -507,7 +519,7 @@ concurrently('side by side: rules of a few actions each, judged against a witnes
     let changedTo = '';
     await toggleEligibility(fx, async ({ index, eligible }) => {
       changedTo = eligible ? 'eligible' : 'ineligible';
-      const res = await subscribe(kit, { index: String(index), topic: `Node:${fx.nodeId}` }, index);
+      const res = await subscribe(kit, { index: String(index), topic: `Node:${fx.nodeId}` }, index, { awaiting: SCHEDULER_BOUNDS.eventFrame });
       expect(res.status, 'topic=Node:<node> is answered').toBe(200);
       const event = expectActionEvent(framesOf(res).flatMap((f) => f.Events), index, 'Node', fx.nodeId, 'the eligibility change');
       node = event.Payload.Node;

@@ -1,0 +1,74 @@
+import type { SuiteContext } from '../../../src/run/suite-context.ts';
+import { boundMs, type WaitBound } from './bound.ts';
+import { TargetError } from '../../../src/client/target-error.ts';
+
+/** The scheduler rules' waits for the product (spec 002 gives none of these a time). */
+export const SCHEDULER_BOUNDS = {
+  streamEnd: {
+    ms: 30_000,
+    waitsFor: 'the stream to end (follow=false: the product ends it at the end of the file or log)',
+    why: 'a finished file of a few KB streams in milliseconds; 30 s covers a host busy enough to take seconds per request, which CI runners are. Where the end itself is what the rule judges (scheduler.fs.follow-defaults), the same bound is a FAIL when it runs out',
+  },
+  followedLines: {
+    ms: 30_000,
+    waitsFor: 'the followed stream to carry the lines the task appends (one every 500 ms)',
+    why: 'three lines are due within 1.5 s of the stream opening; the rest is room for a slow host',
+  },
+  fileEvents: {
+    ms: 60_000,
+    waitsFor: "the stream's 'file deleted' event (the task deletes its file 10 s after it starts)",
+    why: 'the task runs on the kernel\'s clock; the stream must outlast the 20 s of ticks with room for a slow start',
+  },
+  witness: {
+    ms: 15_000,
+    waitsFor: 'the frame at the window\'s last index on the witness subscription (every topic, every namespace, a management token)',
+    why: 'the window is in the past: the product replays it from its buffer at once; 15 s is for a slow host. Not an ERROR when it runs out: how the product serves an index is judged through the witness',
+  },
+  eventFrame: {
+    ms: 15_000,
+    waitsFor: 'the frame of an action the rule made (its index is known)',
+    why: 'as the witness: the frame is already in the buffer when the subscription opens',
+  },
+  collected: {
+    ms: 15_000,
+    waitsFor: "a garbage-collected allocation's files to be gone",
+    why: 'the GC call returns once the collection is done (Nomad: client.CollectAll); the bound is for a busy host, and running out is the FAIL of the GC rules (their faults are caught by it)',
+  },
+  fixtureReady: {
+    ms: 30_000,
+    waitsFor: "a running fixture task's first output",
+    why: 'a task writes its file as its first step; a placement and a process start on a busy host can take seconds',
+  },
+} satisfies Record<string, WaitBound>;
+
+/** A read the product ends by itself (follow=false): its end is awaited under SCHEDULER_BOUNDS.streamEnd. */
+export function toEnd(kit: { ctx: Pick<SuiteContext, 'timeScale'> }): { maxMs: number; awaiting: string } {
+  return awaitingBound(kit, SCHEDULER_BOUNDS.streamEnd);
+}
+
+/** maxMs and awaiting for a read that waits for the product's signal under `bound`. */
+export function awaitingBound(kit: { ctx: Pick<SuiteContext, 'timeScale'> }, bound: WaitBound): { maxMs: number; awaiting: string } {
+  return { maxMs: boundMs(kit.ctx, bound), awaiting: bound.waitsFor };
+}
+
+/** How long a read that should be refused (or stay quiet) is given: the deadline is part of the rule there. */
+export function refusalMs(kit: { ctx: Pick<SuiteContext, 'timeScale'> }): number {
+  return boundMs(kit.ctx, SCHEDULER_QUIET);
+}
+
+const SCHEDULER_QUIET: WaitBound = {
+  ms: 5_000,
+  waitsFor: 'a refusal, or a subscription that must receive nothing',
+  why: 'a refusal comes at once; what must not arrive is looked for this long, the window being in the past',
+};
+
+/**
+ * Waits until a fixture is as the rule needs it (polled every 200 ms) under SCHEDULER_BOUNDS.fixtureReady:
+ * a fixture that is not ready is no verdict on the rule, so running out is ERROR.
+ */
+export async function fixtureReady(kit: { ctx: Pick<SuiteContext, 'timeScale'> }, check: () => Promise<boolean>, waitsFor: string): Promise<void> {
+  const ms = boundMs(kit.ctx, SCHEDULER_BOUNDS.fixtureReady);
+  for (const until = Date.now() + ms; !(await check()); await new Promise((r) => setTimeout(r, 200))) {
+    if (Date.now() >= until) throw new TargetError('timeout', `waited ${(ms / 1000).toFixed(1)} s for ${waitsFor}: the bound ran out; --time-scale raises it for a slow target`);
+  }
+}

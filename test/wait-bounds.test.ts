@@ -1,0 +1,60 @@
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpClient } from '../src/client/http-client.ts';
+import { Redactor } from '../src/client/redact.ts';
+import { SchedulerApi } from '../src/client/scheduler-api.ts';
+import { dialectFor } from '../src/config/dialects.ts';
+import { loadConfig } from '../src/config/load-config.ts';
+import { boundMs } from '../suites/kit/bounds/bound.ts';
+import { SCHEDULER_BOUNDS } from '../suites/kit/bounds/scheduler.ts';
+
+/**
+ * Issue 36: a rule that waits for the product's own signal under a bound gets ERROR when the bound
+ * runs out (a TargetError, which the collector reports as ERROR), never the partial answer to judge;
+ * a read whose deadline is part of the rule still returns it. --time-scale multiplies the bounds.
+ */
+let server: Server;
+let api: SchedulerApi;
+beforeAll(async () => {
+  // A stream that sends one frame and then nothing, never ending.
+  server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"Index":1,"Events":[]}\n');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  api = new SchedulerApi(new HttpClient({ baseUrl: url, timeoutMs: 5_000, redactor: new Redactor() }), dialectFor('hashicorp'));
+});
+afterAll(() => {
+  server.closeAllConnections();
+  server.close();
+});
+
+describe('wait bounds', () => {
+  it('an awaited signal that does not come within its bound is a TargetError naming what was awaited', async () => {
+    const started = performance.now();
+    const err = await api.events({ topic: 'Job' }, { maxMs: 500, awaiting: 'the frame at index 9', until: (s) => s.values.length > 5 }).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).name).toBe('TargetError');
+    expect((err as Error).message).toMatch(/^waited 0\.5 s for the frame at index 9 \(answered 200, 1 value\(s\) read\)/);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it('without awaiting, the deadline is part of the rule: the read returns what came', async () => {
+    const res = await api.events({ topic: 'Job' }, { maxMs: 300, until: (s) => s.values.length > 5 });
+    expect(res.stoppedBy).toBe('deadline');
+    expect(res.values).toHaveLength(1);
+  });
+
+  it('--time-scale multiplies every bound, and is refused outside 1..100', () => {
+    expect(boundMs({ timeScale: 3 }, SCHEDULER_BOUNDS.streamEnd)).toBe(3 * SCHEDULER_BOUNDS.streamEnd.ms);
+    expect(boundMs({}, SCHEDULER_BOUNDS.streamEnd)).toBe(SCHEDULER_BOUNDS.streamEnd.ms);
+    expect(loadConfig({ env: { STACKPROOF_TIME_SCALE: '2.5' } }).timeScale).toBe(2.5);
+    expect(loadConfig({ flags: { timeScale: 4 } }).timeScale).toBe(4);
+    expect(() => loadConfig({ flags: { timeScale: 0.5 } })).toThrow(/timeScale/);
+    for (const [name, b] of Object.entries(SCHEDULER_BOUNDS)) {
+      expect(b.ms, name).toBeGreaterThanOrEqual(10_000);
+      expect(b.why.length, `${name} says why`).toBeGreaterThan(20);
+    }
+  });
+});
