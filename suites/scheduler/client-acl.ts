@@ -3,6 +3,7 @@ import type { TokenGrants } from '../../src/provision/scheduler-fixtures.ts';
 import { metadataKeyPrefix } from '../../src/provision/scheduler-provisioner.ts';
 import type { RuleKit } from '../kit/rule-kit.ts';
 import { uniqueName } from '../kit/run-names.ts';
+import { refusalMs } from '../kit/bounds/scheduler.ts';
 
 type Capability = 'read-job' | 'read-fs' | 'read-logs' | 'submit-job';
 
@@ -58,7 +59,7 @@ export function readEndpoints(kit: RuleKit, allocId: string, task: string, file:
   const s = kit.scheduler;
   const key = `${metadataKeyPrefix(kit.ctx.runPrefix)}acl`;
   const fs = (op: 'cat' | 'readat' | 'ls' | 'stat', query: Record<string, string | number>) => async (token: string) => (await s.fs(op, allocId, query, { token })).status;
-  const stream = (op: 'stream' | 'logs', query: Record<string, string | number | boolean>) => async (token: string) => (await s.fsStream(op, allocId, query, { maxMs: 3_000, token })).status;
+  const stream = (op: 'stream' | 'logs', query: Record<string, string | number | boolean>) => async (token: string) => (await s.fsStream(op, allocId, query, { maxMs: refusalMs(kit), token })).status;
   return [
     { name: 'GET /v1/client/metadata', need: { node: 'read' }, call: async (token) => (await s.readMetadata({}, { token })).status },
     // Unsetting a key of the run's own: accepted or not, nothing of the node's metadata changes.

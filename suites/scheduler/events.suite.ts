@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import type { StreamResult, StreamState } from '../../src/client/http-client.ts';
 import type { WaitBound } from '../kit/bounds/bound.ts';
 import { awaitingBound, refusalMs, SCHEDULER_BOUNDS } from '../kit/bounds/scheduler.ts';
+import { boundMs } from '../kit/bounds/bound.ts';
 import { frameSchema, type EventFrame } from '../../src/client/scheduler-api.ts';
 import type { SchedulerFixtures } from '../../src/provision/scheduler-fixtures.ts';
 import type { RuleKit } from '../kit/rule-kit.ts';
@@ -228,7 +229,7 @@ ruleTest(
     expect(early.status, 'a subscription from index 1 is answered').toBe(200);
     expectActionEvent(framesOf(early).flatMap((f) => f.Events), first, 'Job', job, 'from an index older than the buffer, the buffered event arrives');
     // Register the job again until its first frame has left the buffer.
-    const firstArriving = async () => indexOf((await kit.scheduler.events({ index: String(first), topic: `Job:${job}` }, { maxMs: 2_000, until: (s) => s.values.some((v) => indexOf(v) > 0) })).values.find((v) => indexOf(v) > 0));
+    const firstArriving = async () => indexOf((await kit.scheduler.events({ index: String(first), topic: `Job:${job}` }, { maxMs: refusalMs(kit), until: (s) => s.values.some((v) => indexOf(v) > 0) })).values.find((v) => indexOf(v) > 0));
     let actions = 0;
     for (;;) {
       for (let i = 0; i < 20; i++) await fx.registerJob(job, 'default', again());
@@ -239,7 +240,7 @@ ruleTest(
     }
     kit.note(`the frame at index ${first} left the buffer after ${actions} registrations`);
     const { index: after } = await fx.registerJob(job, 'default', again());
-    const [w, res] = await Promise.all([witness(kit, first, after), subscribe(kit, { index: String(first), topic: `Job:${job}` }, after, { maxMs: 6_000 })]);
+    const [w, res] = await Promise.all([witness(kit, first, after), subscribe(kit, { index: String(first), topic: `Job:${job}` }, after, { maxMs: SCHEDULER_BOUNDS.eventFrame.ms })]);
     expect(res.status, 'a subscription from an evicted index is answered').toBe(200);
     const received = framesOf(res).flatMap((f) => f.Events.map((e) => ({ ...e, Index: f.Index })));
     expect(received.map((e) => e.Index), 'the evicted frame itself is not sent').not.toContain(first);
@@ -355,7 +356,7 @@ concurrently('side by side: rules of a few actions each, judged against a witnes
     // A refusal may come as a 4xx or as a stream that ends without frames (Nomad writes 200 before
     // its ACL check); anything else it writes is no event, so only values that are frames count.
     const windowed = (res: StreamResult) => (res.status >= 400 ? [] : eventsIn(res.values.flatMap(asFrame), from, through));
-    const read = (token: string, topic?: string) => subscribe(kit, { index: String(from), topic }, through, { token, maxMs: 2_000 });
+    const read = (token: string, topic?: string) => subscribe(kit, { index: String(from), topic }, through, { token });
     const denied: [string, string, string | undefined][] = [
       ['a node:read token', nodeReader.secret, 'Job'],
       ['a node:read token', nodeReader.secret, 'Allocation'],
@@ -411,7 +412,7 @@ concurrently('side by side: rules of a few actions each, judged against a witnes
     const res = await kit.scheduler.events(
       { index: String(first), topic: `Job:${job}` },
       {
-        maxMs: 8_000,
+        maxMs: boundMs(kit.ctx, SCHEDULER_BOUNDS.eventFrame),
         until: (s) => {
           const indexes = s.values.map(indexOf);
           // Act again only once the backlog has arrived on this connection.
@@ -543,7 +544,7 @@ concurrently('side by side: rules of a few actions each, judged against a witnes
     await fx.allocation(job, [{ name: 'app', stdout: 'placed\n' }], 'complete');
     const complete = (e: Event) => (e.Payload.Allocation as { ClientStatus?: string } | undefined)?.ClientStatus === 'complete';
     // The allocation is complete on the API, so its events are all in the buffer already.
-    const res = await kit.scheduler.events({ index: String(from), topic: `Allocation:${job}` }, { maxMs: 6_000, until: (s) => s.values.some((v) => ((v as { Events?: Event[] }).Events ?? []).some(complete)) });
+    const res = await kit.scheduler.events({ index: String(from), topic: `Allocation:${job}` }, { maxMs: boundMs(kit.ctx, SCHEDULER_BOUNDS.eventFrame), until: (s) => s.values.some((v) => ((v as { Events?: Event[] }).Events ?? []).some(complete)) });
     expect(res.status, `topic=Allocation:${job} is answered`).toBe(200);
     const events = framesOf(res).flatMap((f) => f.Events).filter((e) => e.Topic === 'Allocation');
     expect(events.length, `the placed job ${job} produced Allocation events`).toBeGreaterThan(0);
@@ -569,13 +570,13 @@ concurrently('side by side: rules of a few actions each, judged against a witnes
   });
 
   ruleTest('scheduler.upstream.stream-heartbeat', async (kit) => {
-    const res = await kit.scheduler.events({ topic: 'Job' }, { maxMs: 1_000, until: (s) => s.values.length > 0 });
+    const res = await kit.scheduler.events({ topic: 'Job' }, { maxMs: boundMs(kit.ctx, SCHEDULER_BOUNDS.heartbeat), until: (s) => s.values.length > 0 });
     expect(res.values[0], 'the first value is the {} heartbeat').toEqual({});
   });
 
   ruleTest('scheduler.upstream.bad-stream-params-400', async (kit) => {
     for (const query of [{ index: 'abc' }, { topic: 'Job:a:b' }]) {
-      const res = await kit.scheduler.events(query, { maxMs: 1_000 });
+      const res = await kit.scheduler.events(query, { maxMs: refusalMs(kit) });
       expect(res.status, `${JSON.stringify(query)} answers 400`).toBe(400);
     }
   });
@@ -595,7 +596,7 @@ concurrently('side by side: rules of a few actions each, judged against a witnes
     const job = uniqueName('nsacl');
     const { index: from } = await fx.registerJob(job);
     const { index: through } = await fx.registerJob(uniqueName('nsacl'));
-    const read = (token: string) => subscribe(kit, { index: String(from), topic: 'Job', namespace: '*' }, through, { token, maxMs: 2_000 });
+    const read = (token: string) => subscribe(kit, { index: String(from), topic: 'Job', namespace: '*' }, through, { token });
     const allowed = framesOf(await read(allNamespaces.secret));
     expectActionEvent(eventsIn(allowed, from, through), from, 'Job', job, "a token whose read-job policy applies to all namespaces, namespace=*, receives the default namespace's Job");
     // A refusal may come as a 4xx or as a stream that ends without frames (as in scheduler.events.acl).

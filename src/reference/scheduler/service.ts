@@ -380,10 +380,11 @@ export class SchedulerService {
   private async readMetadata({ req, res, url }: RouteContext): Promise<void> {
     this.checkNode(url.searchParams.get('node_id'));
     this.requireNode(req, 'read');
-    // The fault holds a read with a blocking-query index back, as a blocking query would (up to its wait, at most 5 s).
+    // The fault holds a read with a blocking-query index back for its whole wait, as a blocking
+    // query would (5 s without one, at most 60 s).
     if (this.options.faults.has('scheduler.metadata-blocking-query') && url.searchParams.get('index')) {
       const wait = Number(/^(\d+)s$/.exec(url.searchParams.get('wait') ?? '')?.[1] ?? 5);
-      await new Promise((r) => setTimeout(r, Math.min(wait, 5) * 1000));
+      await new Promise((r) => setTimeout(r, Math.min(wait, 60) * 1000));
     }
     sendJsonBody(res, 200, this.metadata.view());
   }

@@ -29,6 +29,21 @@ export const SCHEDULER_BOUNDS = {
     waitsFor: 'the frame of an action the rule made (its index is known)',
     why: 'as the witness: the frame is already in the buffer when the subscription opens',
   },
+  heartbeat: {
+    ms: 15_000,
+    waitsFor: "the event stream's first value (Nomad writes a {} heartbeat as the stream opens, then every 30 s)",
+    why: 'the first heartbeat is sent at once (nomad/stream/ndjson.go NewJsonStream, v1.9.0; the 30 s interval is nomad/event_endpoint.go); 15 s is room for a busy host. Running out is the FAIL of the heartbeat rule',
+  },
+  notBlocking: {
+    ms: 15_000,
+    waitsFor: 'an fs answer to a request carrying index and wait (the fs endpoints are not blocking queries)',
+    why: 'the wait asked; a blocking answer would take all of it, a plain one under half (7.5 s, below the 10 s request deadline) even on a busy host. No answer by then is the FAIL of scheduler.endpoints.no-blocking',
+  },
+  sampled: {
+    ms: 15_000,
+    waitsFor: "every task of a running allocation in its stats (usage appears once sampled)",
+    why: 'Nomad samples task usage every second (client collection_interval 1s); 15 s is room for a busy host. A task still missing then is the FAIL of the stats rule',
+  },
   collected: {
     ms: 15_000,
     waitsFor: "a garbage-collected allocation's files to be gone",
