@@ -68,17 +68,16 @@ describe.skipIf(!k6)(`the k6 engine under a real k6 (${k6 ?? 'none found'})`, ()
       expect(k.latencyMs.p99).toBeGreaterThanOrEqual(k.latencyMs.p50);
       expect(open.requests + open.dropped, `${scenario}: open-model schedule`).toBe(RATE * SECONDS);
       expect(open.errors, `${scenario}: open-model errors`).toBe(0);
-      // p50: the open-model engine times an iteration from its intended start (all three requests of
-      // the OIDC flow, and any lateness in starting it); k6 times each request from when it is sent.
-      // So k6's p50 per request, times the requests of an iteration, is a little lower as a rule.
-      // The bounds are wide because these are sub-millisecond figures on a machine whose two cores
-      // other test sessions share: at most 1.5 x the open engine's + 0.5 ms, at least 0.3 x.
-      const k6Iteration = k.latencyMs.p50 * perIteration;
-      expect(k6Iteration, `${scenario}: k6 p50 x ${perIteration} (${k.latencyMs.p50} ms) vs open-model p50 (${open.latencyMs.p50} ms)`).toBeLessThanOrEqual(open.latencyMs.p50 * 1.5 + 0.5);
-      expect(k6Iteration, `${scenario}: k6 p50 x ${perIteration} (${k.latencyMs.p50} ms) vs open-model p50 (${open.latencyMs.p50} ms)`).toBeGreaterThanOrEqual(open.latencyMs.p50 * 0.3);
     }
-    // The blocking leaf answers when its 200 ms wait ends: both engines see that, within 10%.
-    expect(Math.abs(row('mesh-leaf-blocking', 'k6').latencyMs.p50 - 200) / 200).toBeLessThan(0.1);
+    // Latencies are compared where the target's latency dominates (issue 36): the blocking leaf
+    // answers when its 200 ms wait ends, and both engines must read that within 10%, of it and of
+    // each other. Sub-millisecond p50s of two engines move apart with the machine's load, and say
+    // nothing about either engine.
+    const blockingK6 = row('mesh-leaf-blocking', 'k6').latencyMs.p50;
+    const blockingOpen = row('mesh-leaf-blocking', 'open-model').latencyMs.p50;
+    expect(Math.abs(blockingK6 - 200) / 200, `k6 p50 ${blockingK6} ms vs the 200 ms wait`).toBeLessThan(0.1);
+    expect(Math.abs(blockingOpen - 200) / 200, `open-model p50 ${blockingOpen} ms vs the 200 ms wait`).toBeLessThan(0.1);
+    expect(Math.abs(blockingK6 - blockingOpen) / 200, `k6 ${blockingK6} ms vs open-model ${blockingOpen} ms`).toBeLessThan(0.1);
     // Each k6 row shows its rate and its "done" line, and k6's end-of-test summary (the scripts' own).
     for (const scenario of SCENARIOS) {
       expect(res.stdout).toContain(`  ${scenario} (k6): ${RATE}/s for ${SECONDS} s, at most 100000 requests`);
