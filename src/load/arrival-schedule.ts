@@ -100,7 +100,8 @@ while (i < count && Atomics.load(ctl, 0) === 1) {
   }
   // One post for every arrival due by now; the next wait is for the first one not yet due.
   const t = now();
-  let k = Math.max(i, Math.floor((t - start) / interval));
+  // Never past the last arrival: a worker that wakes late (a busy machine) would otherwise announce one beyond it.
+  let k = Math.min(count - 1, Math.max(i, Math.floor((t - start) / interval)));
   while (k + 1 < count && start + (k + 1) * interval <= t) k++;
   while (k > i && start + k * interval > t) k--;
   i = k + 1;
