@@ -24,6 +24,11 @@ export interface SweepReport {
   notes?: string[];
 }
 
+/** A change put back rather than a thing removed (a node's eligibility, the CA configuration): its entry says "… back to …". */
+export function isPutBack(what: string): boolean {
+  return / back to /.test(what);
+}
+
 /**
  * Keeps a sweep's report: each removal is one call, counted as removed when the target answers
  * below 300 or 404 (already gone), a problem otherwise or when the call throws. A dry run only

@@ -23,7 +23,7 @@ import { newRunPrefix } from '../provision/run-prefix.ts';
 import { provisionSecrets } from '../provision/secrets-provisioner.ts';
 import { provisionMesh } from '../provision/mesh-provisioner.ts';
 import { provisionScheduler } from '../provision/scheduler-provisioner.ts';
-import type { Provision, SweepReport } from '../provision/sweep-report.ts';
+import { isPutBack, type Provision, type SweepReport } from '../provision/sweep-report.ts';
 import { ConfigError } from '../config/load-config.ts';
 import { runResultsSchema } from '../report/results-model.ts';
 import { PhaseClock } from './phase-clock.ts';
@@ -82,7 +82,7 @@ class InterruptWatch {
   private async putBackNow(leaving = false): Promise<void> {
     const reports = await Promise.all(this.putBacks.map(async (p) => ({ p, report: await withDeadline(p.run({ leaving }), PUT_BACK_DEADLINE_MS, this.runPrefix) })));
     for (const { p, report } of reports) {
-      for (const what of report.removed) this.log(`${/ back to /.test(what) ? 'put back' : 'removed'} (${p.system}): ${what}`);
+      for (const what of report.removed) this.log(`${isPutBack(what) ? 'put back' : 'removed'} (${p.system}): ${what}`);
       for (const problem of report.problems) this.log(`could not put back (${p.system}): ${problem}`);
       for (const note of report.notes ?? []) this.log(`${p.system}: ${note}`);
     }
@@ -353,14 +353,14 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     // Each system's sweep touches only its own target: they run side by side, reported last made first.
     const sweeps = await Promise.all(teardowns.reverse().map(async (t) => ({ t, report: await withDeadline(t.run(), CLEANUP_DEADLINE_MS, runPrefix) })));
     for (const { t, report } of sweeps) {
-      const line = `cleanup (${t.system}): removed ${report.removed.filter((w) => !/ back to /.test(w)).length} thing(s) made under ${runPrefix}${report.problems.length ? `; ${report.problems.length} could not be removed:` : ''}`;
+      const line = `cleanup (${t.system}): removed ${report.removed.filter((w) => !isPutBack(w)).length} thing(s) made under ${runPrefix}${report.problems.length ? `; ${report.problems.length} could not be removed:` : ''}`;
       log(line);
       for (const p of report.problems.slice(0, 20)) log(`  ${p}`);
       // The results (written after this) share this list: the report says what was removed too.
       provisioning.push(line, ...report.problems.slice(0, 20));
       // What was put back rather than removed, and what the sweep has to say besides (how many CA
       // rotations the run made, which no cleanup undoes).
-      for (const note of [...report.removed.filter((w) => / back to /.test(w)).map((w) => `put back ${w}`), ...(report.notes ?? [])]) {
+      for (const note of [...report.removed.filter(isPutBack).map((w) => `put back ${w}`), ...(report.notes ?? [])]) {
         log(`cleanup (${t.system}): ${note}`);
         provisioning.push(`cleanup (${t.system}): ${note}`);
       }

@@ -2,7 +2,7 @@ import { ConfigError, loadConfig } from '../../config/load-config.ts';
 import { profileSweepScope } from '../../provision/secrets-provisioner.ts';
 import { secretsApiFor } from '../../provision/secrets-admin-client.ts';
 import { sweepSecrets } from '../../provision/secrets-sweep.ts';
-import type { SweepReport } from '../../provision/sweep-report.ts';
+import { isPutBack, type SweepReport } from '../../provision/sweep-report.ts';
 import { meshHttpFor, sweepMesh } from '../../provision/mesh-provisioner.ts';
 import { ConsulAdminApi } from '../../provision/consul-admin-api.ts';
 import type { SchedulerTarget, SecretsTarget, Targets } from '../../config/schema.ts';
@@ -59,7 +59,7 @@ export async function runCleanupCommand(flags: CleanupFlags): Promise<number> {
   for (const { system, url, report } of reports) {
     // The count and the per-run lines add up: a change put back is named apart, and a thing whose
     // name does not carry the prefix (found through its parent) is the asked run's.
-    const things = report.removed.filter((w) => !/ back to /.test(w));
+    const things = report.removed.filter((w) => !isPutBack(w));
     const runs = new Map<string, number>();
     for (const what of things) {
       const run = /sp-[0-9a-z]{10}/.exec(what)?.[0] ?? flags.prefix ?? '(no run prefix in its name)';
@@ -69,7 +69,7 @@ export async function runCleanupCommand(flags: CleanupFlags): Promise<number> {
     out(`${system} ${url}: ${things.length} thing(s) ${verb}${runs.size ? ` by ${runs.size} run(s):` : ''}`);
     for (const [prefix, count] of runs) out(`  ${prefix}  started ${runStartedAt(prefix)?.toISOString() ?? '?'}  ${count} thing(s)`);
     // A change put back rather than a thing removed (a node's eligibility, the CA configuration) is named.
-    for (const what of report.removed.filter((w) => / back to /.test(w))) out(`  ${dryRun ? 'to put back' : 'put back'}: ${what}`);
+    for (const what of report.removed.filter(isPutBack)) out(`  ${dryRun ? 'to put back' : 'put back'}: ${what}`);
     for (const note of report.notes ?? []) out(`  ${note}`);
     for (const p of report.problems) out(`  could not remove: ${p}`);
     problems += report.problems.length;
