@@ -6,7 +6,12 @@ import { SchedulerApi } from '../src/client/scheduler-api.ts';
 import { dialectFor } from '../src/config/dialects.ts';
 import { loadConfig } from '../src/config/load-config.ts';
 import { boundMs } from '../suites/kit/bounds/bound.ts';
+import { KIT_BOUNDS } from '../suites/kit/bounds/bound.ts';
+import { MESH_BOUNDS } from '../suites/kit/bounds/mesh.ts';
 import { SCHEDULER_BOUNDS } from '../suites/kit/bounds/scheduler.ts';
+import { SECRETS_BOUNDS } from '../suites/kit/bounds/secrets.ts';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 
 /**
  * Issue 36: a rule that waits for the product's own signal under a bound gets ERROR when the bound
@@ -55,6 +60,31 @@ describe('wait bounds', () => {
     for (const [name, b] of Object.entries(SCHEDULER_BOUNDS)) {
       expect(b.ms, name).toBeGreaterThanOrEqual(10_000);
       expect(b.why.length, `${name} says why`).toBeGreaterThan(20);
+    }
+  });
+
+  it('keeps every bound in its system\'s bounds module: no fixed time in suites/ outside suites/kit/bounds/', () => {
+    const root = join(import.meta.dirname, '..', 'suites');
+    const files = (readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts') && !f.startsWith(join('kit', 'bounds')));
+    // A time written as a number where a wait, a deadline or a pause is given.
+    const fixedTime = /(setTimeout\([^,]+,\s*\d|sleep\(\d|(timeoutMs|maxMs|holdMs|everyMs|waitMs)\s*:\s*\d|wait\s*:\s*['"`]\d|\d[\d_]*\s*\*\s*1000\b|\+\s*\d[\d_]*000\b)/;
+    const found: string[] = [];
+    for (const f of files) {
+      readFileSync(join(root, f), 'utf8').split('\n').forEach((line, i) => {
+        if (/^\s*(\/\/|\*)/.test(line)) return;
+        if (fixedTime.test(line)) found.push(`${relative(process.cwd(), join(root, f))}:${i + 1}: ${line.trim()}`);
+      });
+    }
+    expect(found).toEqual([]);
+  });
+
+  it('names what every bound waits for and why, and none is shorter than 10 s', () => {
+    for (const [system, bounds] of Object.entries({ kit: KIT_BOUNDS, mesh: MESH_BOUNDS, scheduler: SCHEDULER_BOUNDS, secrets: SECRETS_BOUNDS })) {
+      for (const [name, b] of Object.entries(bounds)) {
+        expect(b.ms, `${system}.${name}`).toBeGreaterThanOrEqual(10_000);
+        expect(b.waitsFor.length, `${system}.${name} names what it waits for`).toBeGreaterThan(10);
+        expect(b.why.length, `${system}.${name} says why`).toBeGreaterThan(20);
+      }
     }
   });
 });

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { runPrefixOfRun } from './run-names.ts';
+import { KIT_BOUNDS, KIT_MARGINS } from './bounds/bound.ts';
 
-/** How long a file waits for the others holding the lock (a slow target's whole suite, at worst). */
-const WAIT_MS = 30 * 60_000;
-const POLL_MS = 50;
+const WAIT_MS = KIT_BOUNDS.lock.ms;
+const POLL_MS = KIT_MARGINS.lockPoll.ms;
 
 /**
  * Keeps the suite files that declare the same `lock` from running at the same time in different
@@ -20,7 +20,7 @@ export function runAlone(lock: string): void {
   let held: string | undefined;
   beforeAll(async () => {
     held = await acquire(lock, 'another suite file');
-  }, WAIT_MS + 10_000);
+  }, WAIT_MS + KIT_BOUNDS.lockHookBeyond.ms);
   afterAll(async () => {
     if (held) await rm(held, { recursive: true, force: true });
     held = undefined;

@@ -23,6 +23,7 @@ import type { Rule } from '../../src/rules/types.ts';
 import type { Observation, RuleEvidence } from '../../src/run/evidence.ts';
 import type { SuiteContext } from '../../src/run/suite-context.ts';
 import { ExchangeLog } from './exchange-log.ts';
+import { KIT_BOUNDS, KIT_MARGINS } from './bounds/bound.ts';
 
 /** A tenant for the config of an auth method no login goes through (any well-formed ID is taken). */
 const RUN_TENANT_ID = '5f0c2a8e-7d41-4b6a-9c3e-2b1d8f6a4e70';
@@ -39,7 +40,7 @@ export class SkipRule extends Error {}
 let sharedAgent: Agent | undefined;
 /** One connection pool per worker: rules reuse keep-alive connections to the same target. */
 function agentFor(timeoutMs: number): Agent {
-  sharedAgent ??= new Agent({ connectTimeout: Math.min(timeoutMs, 10_000), headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 4_000 });
+  sharedAgent ??= new Agent({ connectTimeout: Math.min(timeoutMs, KIT_BOUNDS.connect.ms), headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: KIT_MARGINS.keepAlive.ms });
   return sharedAgent;
 }
 

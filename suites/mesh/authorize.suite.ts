@@ -5,6 +5,8 @@ import { expectShape } from '../kit/expect-shape.ts';
 import { expectRefused, leafOf, serviceName, tokenFor } from '../kit/mesh-helpers.ts';
 import type { RuleKit } from '../kit/rule-kit.ts';
 import { ruleTest } from '../kit/rule-test.ts';
+import { MESH_BOUNDS, MESH_MARGINS } from '../kit/bounds/mesh.ts';
+import { boundMs } from '../kit/bounds/bound.ts';
 
 /** The client identity a proxy would present: the source service's leaf URI and serial. */
 async function clientOf(kit: RuleKit, service: string, ns?: string): Promise<{ uri: string; serial: string }> {
@@ -132,7 +134,7 @@ ruleTest('mesh.acl.leaf', async (kit) => {
   leafOf(kit, await kit.mesh.leaf(service, { token }), 'a leaf with service:write on the service');
   const held = leafOf(kit, await kit.mesh.leaf(service, { token }), 'the leaf again');
   // A blocking query for a leaf the agent already holds must be checked as well, not answered from its cache.
-  const blocking = { query: { index: String(held.ModifyIndex), wait: '1s' }, timeoutMs: 15_000 };
+  const blocking = { query: { index: String(held.ModifyIndex), wait: `${MESH_MARGINS.timedOutWait.ms / 1000}s` }, timeoutMs: MESH_MARGINS.timedOutWait.ms + boundMs(kit.ctx, MESH_BOUNDS.afterWait) + boundMs(kit.ctx, MESH_BOUNDS.requestBeyond) };
   // The leaf no one holds first: Consul 1.16 and later hands a held leaf to any caller (a listed
   // deviation), and a refusal checked after that failure would go unseen on such a target.
   for (const [what, res] of [

@@ -254,7 +254,7 @@ ruleTest(
     expect(got, 'streaming starts at the next available index: the buffered copies arrive, oldest first, without a gap').toEqual(buffered.slice(buffered.length - got.length));
     expect(got.length, `streaming starts at the next available index, not with live events: ${got.length} of the ${buffered.length} buffered events arrived`).toBeGreaterThanOrEqual(Math.max(2, Math.ceil(buffered.length / 2)));
   },
-  { timeoutMs: 600_000 },
+  { timeoutMs: SCHEDULER_BOUNDS.eviction.ms },
 );
 
 ruleTest('scheduler.events.matching', async (kit) => {

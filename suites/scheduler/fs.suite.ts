@@ -12,7 +12,7 @@ import { accepted, expectVerdict, gcAllNeed, gcAllocNeed, holders, makeTokens, r
 import { metadataKeyPrefix } from '../../src/provision/scheduler-provisioner.ts';
 import { escapeExamples, escapeProbeArbitrary, probeQuery } from './path-escape.ts';
 import { expectShapeOf } from './shape.ts';
-import { awaitingBound, fixtureReady, refusalMs, SCHEDULER_BOUNDS, toEnd } from '../kit/bounds/scheduler.ts';
+import { awaitingBound, fixtureReady, refusalMs, SCHEDULER_BOUNDS, SCHEDULER_FIXTURE_TIMES, SCHEDULER_MARGINS, toEnd } from '../kit/bounds/scheduler.ts';
 import { boundMs } from '../kit/bounds/bound.ts';
 import { TargetError } from '../../src/client/target-error.ts';
 
@@ -51,8 +51,8 @@ async function allocation(kit: RuleKit, options: { running?: boolean; tag?: stri
   const stdout = content(500, `stdout ${tag}`);
   const stderr = content(20, `stderr ${tag}`);
   const running = options.running === true;
-  const app: FixtureTask = { name: 'app', stdout, stderr, files: { 'data.txt': data, 'conf/app.json': conf }, ...(running ? { ticks: { count: 1200, everyMs: 250, file: 'grow.txt' } } : {}) };
-  const quiet: FixtureTask = { name: 'quiet', logsDisabled: true, ...(running ? { holdMs: 300_000 } : {}) };
+  const app: FixtureTask = { name: 'app', stdout, stderr, files: { 'data.txt': data, 'conf/app.json': conf }, ...(running ? { ticks: { ...SCHEDULER_FIXTURE_TIMES.growing, file: 'grow.txt' } } : {}) };
+  const quiet: FixtureTask = { name: 'quiet', logsDisabled: true, ...(running ? { holdMs: SCHEDULER_FIXTURE_TIMES.runningHoldMs } : {}) };
   const made = await kit.schedulerFixtures.allocation(uniqueName(running ? 'running' : 'done'), [app, quiet], running ? 'running' : 'complete');
   return { id: made.id, files: { 'app/local/data.txt': Buffer.from(data), 'app/local/conf/app.json': Buffer.from(conf) }, stdout: Buffer.from(stdout), stderr: Buffer.from(stderr) };
 }
@@ -77,7 +77,7 @@ async function eventually(check: () => Promise<boolean>, ms: number): Promise<bo
   for (;;) {
     if (await check()) return true;
     if (Date.now() >= until) return false;
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, SCHEDULER_MARGINS.poll.ms));
   }
 }
 
@@ -181,7 +181,7 @@ concurrently('side by side: rules with running allocations (GC leaves them alone
     const deleteAt = 20;
     const file = 'events.txt';
     const path = `app/local/${file}`;
-    const made = await kit.schedulerFixtures.allocation(uniqueName('fevents'), [{ name: 'app', ticks: { count: 40, everyMs: 500, file, truncateAt, deleteAt }, holdMs: 30_000 }], 'running');
+    const made = await kit.schedulerFixtures.allocation(uniqueName('fevents'), [{ name: 'app', ticks: { count: 40, everyMs: SCHEDULER_FIXTURE_TIMES.fileEvents.everyMs, file, truncateAt, deleteAt }, holdMs: SCHEDULER_FIXTURE_TIMES.fileEvents.holdMs }], 'running');
     await fixtureReady(kit, async () => (await kit.scheduler.fs('stat', made.id, { path })).status === 200, `the running task to create ${path}`);
     const deleted = (values: unknown[]) => values.some((v) => (v as { FileEvent?: unknown })?.FileEvent === 'file deleted');
     const res = await kit.scheduler.fsStream('stream', made.id, { path, offset: 0, origin: 'start', follow: true }, { ...awaitingBound(kit, SCHEDULER_BOUNDS.fileEvents), until: (s) => deleted(s.values) });
@@ -216,7 +216,7 @@ concurrently('side by side: rules with running allocations (GC leaves them alone
     expect(frames[end]!.Offset ?? 0, "the 'file deleted' frame carries the stream position: the bytes read since the truncation").toBe(afterBytes.length);
     expect(frames.slice(end + 1).filter((f) => f.bytes.length > 0).length, "nothing is streamed after 'file deleted'").toBe(0);
     // Longer than the file-events bound and the fixture's readiness, so that running out of either is the bound's ERROR.
-  }, { timeoutMs: SCHEDULER_BOUNDS.fileEvents.ms + SCHEDULER_BOUNDS.fixtureReady.ms + 30_000 });
+  }, { timeoutMs: SCHEDULER_BOUNDS.fileEvents.ms + SCHEDULER_BOUNDS.fixtureReady.ms + SCHEDULER_BOUNDS.ruleBeyond.ms });
 
   inOrder('one after another: the rules with stopped allocations, then the rules that ask for GC of all, which collects every stopped allocation of the node (and so would a target that wrongly takes the short node ID)', () => {
     concurrently('side by side: rules that read the stopped allocations they made, and collect only their own', () => {
@@ -504,7 +504,7 @@ concurrently('side by side: rules with running allocations (GC leaves them alone
       // GC of all with a short node ID would collect every stopped allocation of the node if accepted: only where the profile allows that.
       if (kit.schedulerAllows('gcAll')) {
         expect((await s.gcAll({ node_id: shortNode })).status, `GET /v1/client/gc with the short node ID ${shortNode} is refused`).toBeGreaterThanOrEqual(400);
-        await new Promise((r) => setTimeout(r, 500));
+        await new Promise((r) => setTimeout(r, SCHEDULER_MARGINS.refusedActionSettle.ms));
         expect(await hasFiles(kit, fx), 'GC of all asked with the short node ID collected nothing').toBe(true);
       }
     });

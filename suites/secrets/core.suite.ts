@@ -9,6 +9,7 @@ import { SkipRule, type RuleKit } from '../kit/rule-kit.ts';
 import { authorize, codeFlow, codeOf, exchange, setupOidc } from '../kit/oidc-fixture.ts';
 import { encodePath } from '../../src/client/secrets-api.ts';
 import { ruleTest } from '../kit/rule-test.ts';
+import { SECRETS_BOUNDS } from '../kit/bounds/secrets.ts';
 
 const segment = fc.stringMatching(/^[a-z][a-z0-9_-]{0,11}$/);
 const run = runPrefix('core');
@@ -447,4 +448,4 @@ ruleTest('secrets.limits.max-request-size', async (kit) => {
   const stored = await kit.secrets.read(`${v1(kit)}${run}/just-under`);
   expect(stored.status, 'the secret sent just under the limit reads back').toBe(200);
   expect(stored.parse(readResultSchema).data).toEqual(value);
-}, { timeoutMs: 180_000 });
+}, { timeoutMs: SECRETS_BOUNDS.largeRequest.ms });

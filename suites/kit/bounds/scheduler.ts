@@ -54,7 +54,30 @@ export const SCHEDULER_BOUNDS = {
     waitsFor: "a running fixture task's first output",
     why: 'a task writes its file as its first step; a placement and a process start on a busy host can take seconds',
   },
+  eviction: {
+    ms: 600_000,
+    waitsFor: 'the event buffer to evict the frame of a registration (scheduler.events.evicted-index registers the job again, 20 at a time, up to 3,000 times)',
+    why: "Nomad keeps the last 100 frames by default (event_buffer_size); a busy host registers some 10 jobs a second, and the rule's deadline (ERROR) is 10 minutes",
+  },
+  ruleBeyond: {
+    ms: 30_000,
+    waitsFor: 'a rule that waits under a bound, beyond that bound',
+    why: "the rule's own deadline (ERROR) lies this far beyond the bounds it waits under, so that running out of one is that bound's ERROR with its name",
+  },
 } satisfies Record<string, WaitBound>;
+
+/**
+ * How long the fixture tasks run: not bounds on the product, but the time the fixtures give the
+ * rules that use them (a running allocation outlives its rules; the run's cleanup stops it).
+ */
+export const SCHEDULER_FIXTURE_TIMES = {
+  /** A running allocation's idle task: alive for the longest rule that needs it running. */
+  runningHoldMs: 300_000,
+  /** The growing file of a running allocation: a line every 250 ms, 1,200 of them (five minutes). */
+  growing: { count: 1200, everyMs: 250 },
+  /** The file-events task: a line every 500 ms; it keeps running 30 s after it deleted its file. */
+  fileEvents: { everyMs: 500, holdMs: 30_000 },
+} as const;
 
 /** A read the product ends by itself (follow=false): its end is awaited under SCHEDULER_BOUNDS.streamEnd. */
 export function toEnd(kit: { ctx: Pick<SuiteContext, 'timeScale'> }): { maxMs: number; awaiting: string } {
@@ -83,7 +106,21 @@ const SCHEDULER_QUIET: WaitBound = {
  */
 export async function fixtureReady(kit: { ctx: Pick<SuiteContext, 'timeScale'> }, check: () => Promise<boolean>, waitsFor: string): Promise<void> {
   const ms = boundMs(kit.ctx, SCHEDULER_BOUNDS.fixtureReady);
-  for (const until = Date.now() + ms; !(await check()); await new Promise((r) => setTimeout(r, 200))) {
+  for (const until = Date.now() + ms; !(await check()); await new Promise((r) => setTimeout(r, SCHEDULER_MARGINS.poll.ms))) {
     if (Date.now() >= until) throw new TargetError('timeout', `waited ${(ms / 1000).toFixed(1)} s for ${waitsFor}: the bound ran out; --time-scale raises it for a slow target`);
   }
 }
+
+/** Short times the scheduler rules wait on purpose: not bounds on the product (no verdict turns on a busy host here). */
+export const SCHEDULER_MARGINS = {
+  refusedActionSettle: {
+    ms: 500,
+    waitsFor: 'a refused GC to have collected nothing',
+    why: 'not a verdict on a correct product: a refusal collects nothing however long one looks; a product that wrongly accepted the GC is seen here once it acted within this time',
+  },
+  poll: {
+    ms: 200,
+    waitsFor: 'the next look at something the rule polls',
+    why: 'the interval between looks, well under any bound above',
+  },
+} satisfies Record<string, WaitBound>;
