@@ -38,23 +38,33 @@ export class CloudSimulator {
   private readonly router = new Router<RouteHandler>();
   baseUrl = 'http://127.0.0.1';
 
-  private constructor(
-    private readonly controlToken: string,
-    private readonly key: { privateKey: CryptoKey; jwk: JWK; kid: string },
-    private readonly rogue: CryptoKey,
-  ) {
+  /**
+   * The tenant's signing key and a rogue one (for 'wrong-signature'), made when first needed: they
+   * are two RSA key generations, most of a reference's start-up, and most runs never log in
+   * through the cloud (the fault matrix starts a reference per fault).
+   */
+  private keyPairs: Promise<{ key: { privateKey: CryptoKey; jwk: JWK; kid: string }; rogue: CryptoKey }> | undefined;
+
+  private constructor(private readonly controlToken: string) {
     this.router.add('GET', '/:tenant/.well-known/openid-configuration', (ctx) => this.discovery(ctx));
-    this.router.add('GET', '/:tenant/discovery/keys', (ctx) => this.keys(ctx));
+    this.router.add('GET', '/:tenant/discovery/keys', (ctx) => this.keySet(ctx));
     this.router.add('GET', '/subscriptions/:sub/resourceGroups/:rg/providers/Microsoft.Compute/:type/:name', (ctx) => this.compute(ctx));
     this.router.add('POST', '/simulator/machines', (ctx) => this.addMachine(ctx));
     this.router.add('POST', '/simulator/tokens', (ctx) => this.mint(ctx));
   }
 
   static async create(controlToken: string): Promise<CloudSimulator> {
-    const [{ privateKey, publicKey }, rogue] = await Promise.all([generateKeyPair('RS256', { extractable: true }), generateKeyPair('RS256', { extractable: true })]);
-    const kid = randomUUID();
-    const jwk = { ...(await exportJWK(publicKey)), kid, use: 'sig', alg: 'RS256' };
-    return new CloudSimulator(controlToken, { privateKey, jwk, kid }, rogue.privateKey);
+    return new CloudSimulator(controlToken);
+  }
+
+  private keys(): Promise<{ key: { privateKey: CryptoKey; jwk: JWK; kid: string }; rogue: CryptoKey }> {
+    this.keyPairs ??= (async () => {
+      const [{ privateKey, publicKey }, rogue] = await Promise.all([generateKeyPair('RS256', { extractable: true }), generateKeyPair('RS256', { extractable: true })]);
+      const kid = randomUUID();
+      const jwk = { ...(await exportJWK(publicKey)), kid, use: 'sig', alg: 'RS256' };
+      return { key: { privateKey, jwk, kid }, rogue: rogue.privateKey };
+    })();
+    return this.keyPairs;
   }
 
   /** The issuer the tokens of a tenant carry. */
@@ -85,9 +95,9 @@ export class CloudSimulator {
     sendJsonBody(res, 200, { issuer: this.issuer(), jwks_uri: `${this.baseUrl}/${this.tenantId}/discovery/keys`, id_token_signing_alg_values_supported: ['RS256'] });
   }
 
-  private keys({ res, params }: RouteContext): void {
+  private async keySet({ res, params }: RouteContext): Promise<void> {
     if (params.tenant !== this.tenantId) return sendJsonBody(res, 400, { error: 'invalid_tenant' });
-    sendJsonBody(res, 200, { keys: [this.key.jwk] });
+    sendJsonBody(res, 200, { keys: [(await this.keys()).key.jwk] });
   }
 
   /** What the compute API says about a machine: its location and identity. */
@@ -149,8 +159,8 @@ export class CloudSimulator {
     if (variant === 'alg-none') {
       jwt = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`;
     } else {
-      const key = variant === 'wrong-signature' ? this.rogue : this.key.privateKey;
-      jwt = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: this.key.kid, typ: 'JWT' }).sign(key);
+      const { key, rogue } = await this.keys();
+      jwt = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' }).sign(variant === 'wrong-signature' ? rogue : key.privateKey);
     }
     sendJsonBody(ctx.res, 200, { jwt });
   }
