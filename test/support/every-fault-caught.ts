@@ -1,0 +1,25 @@
+import { randomInt } from 'node:crypto';
+import { expect } from 'vitest';
+import { runCli } from './run-cli.ts';
+
+/** Fault-matrix jobs: the matrix waits on its targets most of the time, so more jobs than the 2 cores. */
+export const MATRIX_JOBS = 4;
+
+/**
+ * Runs the fault matrix (10 runs per property) with a fresh random seed and expects a clean
+ * baseline and every fault caught: a fault must be caught under any seed, not one the tests were
+ * tuned to. The seed is printed, and each miss names the command that replays it.
+ */
+export async function expectEveryFaultCaught(args: string[], atLeast: number, label = ''): Promise<{ durationMs: number; faults: number }> {
+  const seed = String(randomInt(1, 2 ** 31));
+  console.log(`fault matrix ${args.join(' ')} with --seed ${seed}${label ? ` (${label})` : ''}`);
+  const res = await runCli(['faults', '--json', '--runs', '10', '--jobs', String(MATRIX_JOBS), '--seed', seed, ...args], { timeoutMs: 1_190_000 });
+  expect(res.code, `${res.stderr} (seed ${seed})`).toBe(0);
+  const report = JSON.parse(res.stdout) as { allCaught: boolean; baseline: { allPass: boolean; outcomes: { rule: string; outcome: string }[] }; faults: { fault: string; caught: boolean }[] };
+  expect(report.baseline.outcomes.filter((o) => o.outcome !== 'PASS'), `baseline with seed ${seed}`).toEqual([]);
+  expect(report.faults.length).toBeGreaterThan(atLeast);
+  const replay = (fault: string) => `npx stackproof faults --fault ${fault} --runs 10 --seed ${seed} ${args.join(' ')}`;
+  expect(report.faults.filter((f) => !f.caught).map((f) => replay(f.fault)), 'every fault caught').toEqual([]);
+  expect(report.allCaught).toBe(true);
+  return { durationMs: res.durationMs, faults: report.faults.length };
+}
