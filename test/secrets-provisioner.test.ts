@@ -128,12 +128,14 @@ describe('conform on a Vault-like target with nothing but its address and a root
     await admin.createOidcKey(`${prefix}-key`);
     expect((await api.write(`identity/oidc/scope/${prefix}-scope-1`, { description: 'left behind' })).status).toBeLessThan(300);
     expect((await api.write(`secret/${prefix}-kv-1/a/b`, { x: '1' })).status).toBeLessThan(300);
+    // The version-2 path a rule probes secret/ with, on this version-1 mount: a key under data/.
+    expect((await api.write(`secret/data/${prefix}-core/mounted`, { data: { probe: 'mounted' } })).status).toBeLessThan(300);
     // Somebody else's things, without a run prefix: never touched.
     expect((await api.write('identity/oidc/scope/not-a-run-scope', { description: 'not ours' })).status).toBeLessThan(300);
 
     const listed = await runCli(['cleanup'], { env: envFor(served), timeoutMs: 60_000 });
     expect(listed.code, listed.stdout + listed.stderr).toBe(0);
-    expect(listed.stdout).toMatch(/7 thing\(s\) left behind by 1 run\(s\):/);
+    expect(listed.stdout).toMatch(/8 thing\(s\) left behind by 1 run\(s\):/);
     expect(listed.stdout).toContain(prefix);
     expect(listed.stdout).toMatch(/nothing was removed/);
     expect((await inventory(api)).mounts).toContain(`${prefix}-kv1/`);

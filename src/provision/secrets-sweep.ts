@@ -31,6 +31,10 @@ export async function sweepSecrets(api: SecretsApi, admin: VaultAdminApi | undef
       for (const top of (await sweep.list(mount, ns)).filter(sweep.mine)) await sweep.kvTree(ns, `${mount}${top}`);
     }
     for (const mount of scope.kvV2Mounts) {
+      // A mount of either version (secret/): a version-2 path written to a version-1 mount
+      // (secrets.core.kv-mounted-at-secret probes both with data/<run>/…) is a key named
+      // data/<run>/…, the run's name one level down; a version-2 mount does not list data/.
+      for (const top of (await sweep.list(`${mount}data/`, ns)).filter(sweep.mine)) await sweep.kvTree(ns, `${mount}data/${top}`);
       for (const top of (await sweep.list(`${mount}metadata/`, ns)).filter(sweep.mine)) {
         await sweep.delete(ns, `${mount}metadata/${top.replace(/\/$/, '')}`);
         if (top.endsWith('/')) await sweep.kvV2Tree(ns, mount, top);
