@@ -24,9 +24,11 @@ export interface FixtureTask {
   /**
    * After the start: `count` times, every `everyMs`, append "tick <n>\n" to local/<file> and to
    * stdout. Right after tick `truncateAt` the file is truncated to nothing; right after tick
-   * `deleteAt` it is deleted and the ticks stop (what FileEvent reports to a stream).
+   * `deleteAt` it is deleted and the ticks stop (what FileEvent reports to a stream). With
+   * `awaitSignal`, the task creates the file empty and starts ticking only when it receives
+   * TICKS_SIGNAL (SchedulerFixtures.startTicks), so that a rule times the change, not the placement.
    */
-  ticks?: { count: number; everyMs: number; file: string; truncateAt?: number; deleteAt?: number };
+  ticks?: { count: number; everyMs: number; file: string; truncateAt?: number; deleteAt?: number; awaitSignal?: boolean };
   /** How long the task stays alive after its ticks (0: it exits, and the allocation completes). */
   holdMs?: number;
 }
@@ -57,6 +59,9 @@ const LOG_SOURCES = { stdout: 'stdout.txt', stderr: 'stderr.txt' } as const;
 const LOGS = { MaxFiles: 2, MaxFileSizeMB: 10 } as const;
 const DISK_MB = 64;
 
+/** What starts the ticks of a task that awaits a signal: raw_exec sends it to the task's process, the shell. */
+export const TICKS_SIGNAL = 'SIGUSR1';
+
 /**
  * Every fixture task runs this script (raw_exec, /bin/sh -c). Its parameters come from the task's
  * environment, so the script text never varies. A stream with no bytes has no template (Nomad
@@ -66,6 +71,8 @@ const DISK_MB = 64;
 export const FIXTURE_TASK_SCRIPT = [
   `if [ -f "$NOMAD_SECRETS_DIR/${LOG_SOURCES.stdout}" ]; then cat "$NOMAD_SECRETS_DIR/${LOG_SOURCES.stdout}"; fi`,
   `if [ -f "$NOMAD_SECRETS_DIR/${LOG_SOURCES.stderr}" ]; then cat "$NOMAD_SECRETS_DIR/${LOG_SOURCES.stderr}" >&2; fi`,
+  // The trap is set before the file exists, so a signal sent once the file is seen is never the default (fatal) action.
+  `if [ "$SP_AWAIT_SIGNAL" = 1 ]; then go=; trap 'go=1' USR1; : > "$NOMAD_TASK_DIR/$SP_TICK_FILE"; while [ -z "$go" ]; do sleep 0.2; done; fi`,
   'i=0',
   'while [ "$i" -lt "$SP_TICKS" ]; do i=$((i+1)); sleep "$SP_TICK_SECONDS"; echo "tick $i" >> "$NOMAD_TASK_DIR/$SP_TICK_FILE"; echo "tick $i"; if [ "$i" = "$SP_TRUNCATE_AT" ]; then : > "$NOMAD_TASK_DIR/$SP_TICK_FILE"; fi; if [ "$i" = "$SP_DELETE_AT" ]; then rm -f "$NOMAD_TASK_DIR/$SP_TICK_FILE"; break; fi; done',
   'sleep "$SP_HOLD_SECONDS"',
@@ -106,6 +113,7 @@ export function buildFixtureJob(spec: FixtureJobSpec): Record<string, unknown> &
             SP_TICK_FILE: t.ticks?.file ?? 'ticks.txt',
             SP_TRUNCATE_AT: String(t.ticks?.truncateAt ?? 0),
             SP_DELETE_AT: String(t.ticks?.deleteAt ?? 0),
+            SP_AWAIT_SIGNAL: t.ticks?.awaitSignal ? '1' : '0',
             SP_HOLD_SECONDS: seconds(t.holdMs ?? 0),
           },
           Templates: [

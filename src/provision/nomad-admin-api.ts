@@ -93,6 +93,11 @@ export class NomadAdminApi {
     return res.parse(jobWriteResponseSchema);
   }
 
+  /** `POST /v1/client/allocation/:id/signal` (Nomad since 0.9): a signal to one task of an allocation. */
+  async signalTask(allocId: string, task: string, signal: string): Promise<void> {
+    await this.call('POST', `/v1/client/allocation/${encodeURIComponent(allocId)}/signal`, `signal ${signal} to task ${task} of allocation ${allocId}`, { json: { Task: task, Signal: signal } });
+  }
+
   /** The same purge, answered as is, for a sweep that counts what it could not remove. */
   purgeJob(jobId: string, namespace: string): Promise<HttpResponse> {
     return this.http.request({ method: 'DELETE', path: `/v1/job/${encodeURIComponent(jobId)}`, query: { namespace, purge: 'true' } });

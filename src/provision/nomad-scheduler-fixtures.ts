@@ -1,4 +1,4 @@
-import { buildFixtureJob, type FixtureTask } from '../client/fixture-job.ts';
+import { buildFixtureJob, TICKS_SIGNAL, type FixtureTask } from '../client/fixture-job.ts';
 import type { HttpClient } from '../client/http-client.ts';
 import { NomadAdminApi, type AllocStub } from './nomad-admin-api.ts';
 import { eligibilityRecordKey, isEligibilityRecord } from './scheduler-provisioner.ts';
@@ -64,6 +64,11 @@ export class NomadSchedulerFixtures implements SchedulerFixtures {
       }
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
+  }
+
+  async startTicks(allocation: AllocationFixture, task: string): Promise<void> {
+    this.owned(allocation.jobId, 'job');
+    await this.api.signalTask(allocation.id, task, TICKS_SIGNAL);
   }
 
   async registerJob(jobId: string, namespace = 'default', meta?: Record<string, string>): Promise<ActionResult> {

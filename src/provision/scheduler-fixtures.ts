@@ -39,6 +39,11 @@ export interface SchedulerFixtures {
    * its namespace, and an Evaluation event with jobId among its FilterKeys, in the same frame.
    */
   registerJob(jobId: string, namespace?: string, meta?: Record<string, string>): Promise<ActionResult>;
+  /**
+   * Sends SIGUSR1 to a running fixture task: a task whose ticks await a signal (FixtureTask.ticks
+   * awaitSignal) starts them then, so a rule can open a stream before the file it streams changes.
+   */
+  startTicks(allocation: AllocationFixture, task: string): Promise<void>;
   /** Deregisters a job without purging it (its Job event is the deregistration). */
   stopJob(jobId: string, namespace?: string): Promise<ActionResult>;
   /** Whether the node is eligible for scheduling now. */

@@ -173,18 +173,24 @@ const mediaType = (headers: Record<string, string>) => headers['content-type']?.
 
 concurrently('side by side: rules with running allocations (GC leaves them alone) or none, beside the rules with stopped ones', () => {
   ruleTest('scheduler.fs.stream-file-events', async (kit) => {
-    // The task appends a tick line every 500 ms, truncates its file right after tick 12, deletes it right after tick 20:
-    // the stream opens well before the truncation (6 s after the task starts), and the 4 s between the truncation and
-    // the deletion leave a loaded target (or a loaded machine running the harness) time to report the truncation and
-    // stream the ticks after it: the task's clock is the kernel's, which does not wait for a busy process.
+    // The task creates its file empty and waits for the rule's signal; then it appends a tick line every 500 ms,
+    // truncates the file right after tick 12 and deletes it right after tick 20. The rule opens the followed
+    // stream first and signals after: the truncation comes 6 s after the signal, however long the placement
+    // took, and the 4 s between the truncation and the deletion leave a loaded target time to report the
+    // truncation and stream the ticks after it (the task's clock is the kernel's, which does not wait).
     const truncateAt = 12;
     const deleteAt = 20;
     const file = 'events.txt';
     const path = `app/local/${file}`;
-    const made = await kit.schedulerFixtures.allocation(uniqueName('fevents'), [{ name: 'app', ticks: { count: 40, everyMs: SCHEDULER_FIXTURE_TIMES.fileEvents.everyMs, file, truncateAt, deleteAt }, holdMs: SCHEDULER_FIXTURE_TIMES.fileEvents.holdMs }], 'running');
+    const ticks = { count: 40, everyMs: SCHEDULER_FIXTURE_TIMES.fileEvents.everyMs, file, truncateAt, deleteAt, awaitSignal: true };
+    const made = await kit.schedulerFixtures.allocation(uniqueName('fevents'), [{ name: 'app', ticks, holdMs: SCHEDULER_FIXTURE_TIMES.fileEvents.holdMs }], 'running');
     await fixtureReady(kit, async () => (await kit.scheduler.fs('stat', made.id, { path })).status === 200, `the running task to create ${path}`);
     const deleted = (values: unknown[]) => values.some((v) => (v as { FileEvent?: unknown })?.FileEvent === 'file deleted');
-    const res = await kit.scheduler.fsStream('stream', made.id, { path, offset: 0, origin: 'start', follow: true }, { ...awaitingBound(kit, SCHEDULER_BOUNDS.fileEvents), until: (s) => deleted(s.values) });
+    const streaming = kit.scheduler.fsStream('stream', made.id, { path, offset: 0, origin: 'start', follow: true }, { ...awaitingBound(kit, SCHEDULER_BOUNDS.fileEvents), until: (s) => deleted(s.values) });
+    // The request is on its way before the ticks start; one that reaches the product later still reads the file from its start.
+    await new Promise((r) => setTimeout(r, SCHEDULER_MARGINS.streamHeadStart.ms));
+    await kit.schedulerFixtures.startTicks(made, 'app');
+    const res = await streaming;
     expect(res.status, 'the followed stream answers 200').toBe(200);
     expect(res.malformed, 'the stream is a sequence of JSON frames').toEqual([]);
     const frames = res.values.map((v) => {
@@ -192,8 +198,8 @@ concurrently('side by side: rules with running allocations (GC leaves them alone
       if (!frame.success) expect.fail(`a stream value is not a frame: ${JSON.stringify(v).slice(0, 200)}`);
       return { ...frame.data, bytes: Buffer.from(frame.data.Data ?? '', 'base64') };
     });
-    // A host too slow to open the stream before the task truncated its file (tick 12, 6 s after it
-    // started) leaves nothing to judge the truncation by: the first tick streamed tells, and that is
+    // A host too slow to open the stream before the task truncated its file (tick 12, 6 s after the
+    // signal) leaves nothing to judge the truncation by: the first tick streamed tells, and that is
     // the bound's ERROR, not the product's FAIL.
     const firstTick = tickNumbers(Buffer.concat(frames.map((f) => f.bytes))).find((n) => n !== undefined);
     if (firstTick !== undefined && firstTick > truncateAt) {

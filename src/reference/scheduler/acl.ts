@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 /** A namespace capability the scheduler checks (spec 002's permissions). */
-export type NamespaceCapability = 'read-job' | 'read-fs' | 'read-logs' | 'submit-job' | 'list-jobs';
+export type NamespaceCapability = 'read-job' | 'read-fs' | 'read-logs' | 'submit-job' | 'list-jobs' | 'alloc-lifecycle';
 
 export interface SchedulerToken {
   management: boolean;

@@ -183,6 +183,26 @@ export class Cluster {
   }
 
   /**
+   * POST /v1/client/allocation/:id/signal, after the caller's alloc-lifecycle (checked by the API):
+   * client/client.go SignalAllocation and client/allocrunner/alloc_runner.go Signal. A named task
+   * that is not in the allocation is "Task not found"; one not running is "Task not running"; no
+   * task signals every task, a task that cannot be signalled adding to a multierror (go-multierror's
+   * list format), all 500 as Nomad's HTTP layer answers an uncoded error.
+   */
+  signalAllocation(id: string, task: string, signal: string): void {
+    const a = this.allocs.get(id);
+    if (!a) throw new ClusterError(404, `Unknown allocation ${JSON.stringify(id)}`);
+    if (task !== '') {
+      if (!a.taskNames.includes(task)) throw new ClusterError(500, 'Task not found');
+      if (!a.runners.get(task)?.signal(signal)) throw new ClusterError(500, 'Task not running');
+      return;
+    }
+    const errors = a.taskNames.filter((name) => !a.runners.get(name)?.signal(signal)).map((name) => `Failed to signal task: ${name}, err: Task not running`);
+    if (errors.length === 1) throw new ClusterError(500, `1 error occurred:\n\t* ${errors[0]}\n\n`);
+    if (errors.length > 1) throw new ClusterError(500, `${errors.length} errors occurred:\n\t${errors.map((e) => `* ${e}`).join('\n\t')}\n\n`);
+  }
+
+  /**
    * PUT /v1/jobs, for a job that passed Nomad's validation (nomad-job/admit.ts). A register of an
    * existing ID with a changed spec makes a new version and places it again (the old allocation is
    * stopped); the same spec again makes an evaluation that changes nothing, as Nomad's scheduler

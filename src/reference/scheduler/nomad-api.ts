@@ -72,6 +72,7 @@ export class NomadApi {
     r.add('DELETE', '/v1/job/:id', (c) => this.deregister(c));
     r.add('GET', '/v1/job/:id/allocations', (c) => this.jobAllocations(c));
     r.add('GET', '/v1/allocation/:id', (c) => this.readAllocation(c));
+    r.add(['PUT', 'POST'], '/v1/client/allocation/:id/signal', (c) => this.signalAllocation(c));
     r.add('GET', '/v1/nodes', (c) => this.listNodes(c));
     r.add('GET', '/v1/node/:id', (c) => this.readNode(c));
     r.add(['PUT', 'POST'], '/v1/node/:id/eligibility', (c) => this.eligibility(c));
@@ -220,6 +221,41 @@ export class NomadApi {
     const alloc = this.found(this.o.cluster.allocation(c.params.id!), 'alloc not found');
     this.require(c, String(alloc.Namespace), 'read-job');
     this.json(c, alloc);
+  }
+
+  /**
+   * command/agent/alloc_endpoint.go allocSignal: the body decoded ("Failed to decode body: " 400;
+   * decodeBody's "Request body is empty" for none), then client/alloc_endpoint.go Allocations.Signal:
+   * the allocation looked up first (404 "Unknown allocation"), then alloc-lifecycle in its namespace
+   * (403), then the signal (Cluster.signalAllocation). Answers an empty GenericResponse.
+   */
+  private async signalAllocation(c: ApiContext): Promise<void> {
+    const raw = (await readBody(c.req, MAX_BODY_BYTES)).toString('utf8');
+    if (raw === '') throw new ApiError(400, 'Failed to decode body: Request body is empty');
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch (err) {
+      throw new ApiError(400, `Failed to decode body: ${(err as Error).message}`);
+    }
+    // Go decodes null into the zero request; a string where a string field is expected is all it takes.
+    const fields = body === null ? {} : body;
+    if (typeof fields !== 'object' || Array.isArray(fields)) throw new ApiError(400, 'Failed to decode body: json: cannot unmarshal into Go value of type structs.AllocSignalRequest');
+    // encoding/json sets a field from every key that matches its name ignoring case, in order: the last one stays.
+    const entries = Object.entries(fields as Record<string, unknown>);
+    const text = (name: 'Task' | 'Signal'): string => {
+      const v = entries.filter(([k]) => k.toLowerCase() === name.toLowerCase()).at(-1)?.[1];
+      if (v === undefined || v === null) return '';
+      if (typeof v !== 'string') throw new ApiError(400, `Failed to decode body: json: cannot unmarshal ${typeof v === 'number' ? 'number' : typeof v === 'boolean' ? 'bool' : Array.isArray(v) ? 'array' : 'object'} into Go struct field AllocSignalRequest.${name} of type string`);
+      return v;
+    };
+    const task = text('Task');
+    const signal = text('Signal');
+    const alloc = this.o.cluster.allocation(c.params.id!);
+    if (!alloc) throw new ApiError(404, `Unknown allocation ${JSON.stringify(c.params.id)}`);
+    this.require(c, String(alloc.Namespace), 'alloc-lifecycle');
+    this.o.cluster.signalAllocation(c.params.id!, task, signal);
+    this.json(c, { Index: 0 });
   }
 
   private deregister(c: ApiContext): void {

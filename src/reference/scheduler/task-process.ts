@@ -200,6 +200,26 @@ export class TaskProcess {
     return this.exited;
   }
 
+  /**
+   * Sends a signal to the task's own process (not its group), as raw_exec's executor does
+   * (drivers/shared/executor/executor.go UniversalExecutor.Signal: childCmd.Process.Signal), after a
+   * "Signaling" event (client/allocrunner/taskrunner/lifecycle.go TaskRunner.Signal; the message is
+   * nomad/structs TaskEvent's for TaskSignaling). False when the task is not running: Nomad has no
+   * driver handle then ("Task not running").
+   */
+  signal(name: string): boolean {
+    const pid = this.child?.pid;
+    if (this.state !== 'running' || !pid) return false;
+    this.event('Signaling', `Task being sent signal ${name}`, { Details: { signal: name } });
+    this.onChange(this);
+    try {
+      process.kill(pid, rawExecSignal(name));
+    } catch {
+      // It exited meanwhile.
+    }
+    return true;
+  }
+
   /** At once and synchronously (the reference's process is exiting): SIGKILL to the group. */
   killNow(): void {
     if (this.state !== 'dead') this.signalGroup('SIGKILL');
@@ -214,6 +234,18 @@ export class TaskProcess {
       // Already gone.
     }
   }
+}
+
+/**
+ * The signals raw_exec sends by name (consul-template's signals.SignalLookup on unix, which
+ * drivers/rawexec/driver.go SignalTask reads); any other name sends SIGINT instead ("unknown
+ * signal to send to task, using SIGINT instead"). SIGNULL is signal 0: no signal, an existence check.
+ */
+const RAW_EXEC_SIGNALS = new Set(['SIGABRT', 'SIGALRM', 'SIGBUS', 'SIGCONT', 'SIGFPE', 'SIGHUP', 'SIGILL', 'SIGINT', 'SIGIO', 'SIGIOT', 'SIGKILL', 'SIGPIPE', 'SIGPROF', 'SIGQUIT', 'SIGSEGV', 'SIGSTOP', 'SIGSYS', 'SIGTERM', 'SIGTRAP', 'SIGTSTP', 'SIGTTIN', 'SIGTTOU', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH', 'SIGXCPU', 'SIGXFSZ']);
+
+export function rawExecSignal(name: string): NodeJS.Signals | 0 {
+  if (name === 'SIGNULL') return 0;
+  return RAW_EXEC_SIGNALS.has(name) && name in constants.signals ? (name as NodeJS.Signals) : 'SIGINT';
 }
 
 function signalNumberOf(signal: NodeJS.Signals): number {

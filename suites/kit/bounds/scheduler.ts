@@ -16,8 +16,8 @@ export const SCHEDULER_BOUNDS = {
   },
   fileEvents: {
     ms: 60_000,
-    waitsFor: "the stream's 'file deleted' event (the task deletes its file 10 s after it starts)",
-    why: 'the task runs on the kernel\'s clock; the stream must outlast the 20 s of ticks with room for a slow start',
+    waitsFor: "the stream's 'file deleted' event (the task deletes its file 10 s after the rule's signal starts its ticks)",
+    why: 'the task runs on the kernel\'s clock; the stream must outlast the 10 s of ticks with room for a slow host',
   },
   witness: {
     ms: 15_000,
@@ -117,6 +117,11 @@ export const SCHEDULER_MARGINS = {
     ms: 500,
     waitsFor: 'a refused GC to have collected nothing',
     why: 'not a verdict on a correct product: a refusal collects nothing however long one looks; a product that wrongly accepted the GC is seen here once it acted within this time',
+  },
+  streamHeadStart: {
+    ms: 500,
+    waitsFor: 'a followed stream request to reach the product before the fixture task starts changing its file',
+    why: 'not a verdict: the file is empty until the signal and the stream reads from offset 0, so a stream that opens later still sees every tick; only one that opens after the truncation, 6 s on, is an ERROR',
   },
   poll: {
     ms: 200,
