@@ -82,6 +82,7 @@ describe.each(['hashicorp', 'spec'] as const)('allocation signals on the referen
     const bad = await post('{"Task":');
     expect(bad.status).toBe(400);
     expect(bad.text).toMatch(/^Failed to decode body: /);
+    expect(await post('[]')).toEqual({ status: 400, text: 'Failed to decode body: json: cannot unmarshal array into Go value of type structs.AllocSignalRequest' });
     const typed = await post('{"Task": 7}');
     expect(typed.status).toBe(400);
     expect(typed.text).toMatch(/^Failed to decode body: json: cannot unmarshal number into Go struct field AllocSignalRequest\.Task of type string/);

@@ -7,6 +7,7 @@ import { AclRequestError, type AclStore } from './acl-policies.ts';
 import { SchedulerAcl, type NamespaceCapability, type SchedulerToken } from './acl.ts';
 import { ClusterError, type Cluster } from './cluster.ts';
 import { admitJob } from './nomad-job/admit.ts';
+import { decodeGoValue, type GoType } from './nomad-job/api-job.ts';
 import { unrenderableTemplate } from './runnable-job.ts';
 import type { EventBroker } from './event-broker.ts';
 
@@ -53,6 +54,9 @@ class ApiError extends Error {
 }
 
 const PERMISSION_DENIED = 'Permission denied';
+
+/** nomad/structs/structs.go AllocSignalRequest, as decodeBody fills it. */
+const ALLOC_SIGNAL_REQUEST: GoType = { k: 'struct', go: 'structs.AllocSignalRequest', name: 'AllocSignalRequest', fields: { Task: { k: 'string' }, Signal: { k: 'string' } } };
 
 /**
  * The part of Nomad's HTTP API stackproof's scheduler fixtures use (jobs, allocations of a job,
@@ -238,19 +242,10 @@ export class NomadApi {
     } catch (err) {
       throw new ApiError(400, `Failed to decode body: ${(err as Error).message}`);
     }
-    // Go decodes null into the zero request; a string where a string field is expected is all it takes.
-    const fields = body === null ? {} : body;
-    if (typeof fields !== 'object' || Array.isArray(fields)) throw new ApiError(400, 'Failed to decode body: json: cannot unmarshal into Go value of type structs.AllocSignalRequest');
-    // encoding/json sets a field from every key that matches its name ignoring case, in order: the last one stays.
-    const entries = Object.entries(fields as Record<string, unknown>);
-    const text = (name: 'Task' | 'Signal'): string => {
-      const v = entries.filter(([k]) => k.toLowerCase() === name.toLowerCase()).at(-1)?.[1];
-      if (v === undefined || v === null) return '';
-      if (typeof v !== 'string') throw new ApiError(400, `Failed to decode body: json: cannot unmarshal ${typeof v === 'number' ? 'number' : typeof v === 'boolean' ? 'bool' : Array.isArray(v) ? 'array' : 'object'} into Go struct field AllocSignalRequest.${name} of type string`);
-      return v;
-    };
-    const task = text('Task');
-    const signal = text('Signal');
+    const decoded = decodeGoValue(body, ALLOC_SIGNAL_REQUEST);
+    if (!decoded.ok) throw new ApiError(400, `Failed to decode body: ${decoded.message}`);
+    const task = String(decoded.value.Task ?? '');
+    const signal = String(decoded.value.Signal ?? '');
     const alloc = this.o.cluster.allocation(c.params.id!);
     if (!alloc) throw new ApiError(404, `Unknown allocation ${JSON.stringify(c.params.id)}`);
     this.require(c, String(alloc.Namespace), 'alloc-lifecycle');

@@ -213,6 +213,14 @@ function decode(v: unknown, t: GoType, ctx: Ctx, errs: TypeError_[]): unknown {
   }
 }
 
+/** Go's encoding/json into any struct described here (another endpoint's request): the first type error's text, or the value. */
+export function decodeGoValue(body: unknown, type: GoType): { ok: true; value: Record<string, unknown> } | { ok: false; message: string } {
+  const errs: TypeError_[] = [];
+  const value = decode(body, type, { struct: '', path: [] }, errs);
+  if (errs.length > 0) return { ok: false, message: errs[0]!.message };
+  return { ok: true, value: (value ?? {}) as Record<string, unknown> };
+}
+
 /** decodeBody (command/agent/http.go) into api.JobRegisterRequest; the first type error's text, or the request. */
 export function decodeJobRegisterRequest(body: unknown): { ok: true; request: ApiJobRegisterRequest } | { ok: false; message: string } {
   const errs: TypeError_[] = [];
