@@ -10,7 +10,7 @@ import type { RuleKit } from '../kit/rule-kit.ts';
 import { activeRootCert, certOf, expectChainsToActiveRoot, leafOf, publicKeyOfPrivate, rootsIndex, rootsNow, serialValue, serviceName, targetClock } from '../kit/mesh-helpers.ts';
 import { concurrently, ruleTest } from '../kit/rule-test.ts';
 import { MESH_BOUNDS, MESH_MARGINS } from '../kit/bounds/mesh.ts';
-import { boundMs } from '../kit/bounds/bound.ts';
+import { boundMs, KIT_BOUNDS } from '../kit/bounds/bound.ts';
 
 // Everything that depends on which root is active, or on the CA's leaf lifetime, lives in this one
 // file, so that the rotations and the lifetime changes some of these tests make never happen in the
@@ -117,7 +117,7 @@ concurrently('side by side: rules that neither rotate the CA nor need a leaf to 
         }
       });
     },
-    { timeoutMs: SHORT_TTL_S * 1000 + MESH_BOUNDS.ruleBeyond.ms },
+    { timeoutMs: SHORT_TTL_S * 1000 + KIT_BOUNDS.ruleBeyond.ms },
   );
 
   ruleTest(
@@ -139,7 +139,7 @@ concurrently('side by side: rules that neither rotate the CA nor need a leaf to 
         expect(Date.parse(woken.ValidBefore), 'the new leaf is valid now').toBeGreaterThan(now);
       });
     },
-    { timeoutMs: SHORT_TTL_S * 1000 + MESH_BOUNDS.expiryWake.ms + MESH_BOUNDS.ruleBeyond.ms },
+    { timeoutMs: SHORT_TTL_S * 1000 + MESH_BOUNDS.expiryWake.ms + KIT_BOUNDS.ruleBeyond.ms },
   );
 
   ruleTest('mesh.roots.documented-fields', async (kit) => {
@@ -286,7 +286,7 @@ concurrently('side by side, with the CA left alone (no rotation, the usual leaf 
     expect(elapsed, `with nothing to change, the query waited ${Math.round(elapsed)} ms of its ${waitMs} ms`).toBeGreaterThanOrEqual(waitMs * 0.9);
     expect(elapsed, `and returned within ${boundMs(kit.ctx, MESH_BOUNDS.afterWait) / 1000} s after the wait elapsed`).toBeLessThan(waitMs + boundMs(kit.ctx, MESH_BOUNDS.afterWait));
     expect(again.SerialNumber, 'with the same certificate').toBe(first.SerialNumber);
-  }, { timeoutMs: MESH_MARGINS.timedOutWait.ms + MESH_BOUNDS.afterWait.ms + MESH_BOUNDS.requestBeyond.ms + MESH_BOUNDS.ruleBeyond.ms });
+  }, { timeoutMs: MESH_MARGINS.timedOutWait.ms + MESH_BOUNDS.afterWait.ms + MESH_BOUNDS.requestBeyond.ms + KIT_BOUNDS.ruleBeyond.ms });
 
   ruleTest('mesh.leaf.cached', async (kit) => {
     const service = serviceName('cached');
@@ -340,7 +340,7 @@ ruleTest('mesh.roots.blocking', async (kit) => {
   // A query that slept through the change answers only once its wait elapsed (Consul: plus up to a sixteenth more).
   expect(elapsed, `the blocking query returned ${Math.round(elapsed)} ms after it started, before its ${waitMs / 1000} s wait elapsed`).toBeLessThan(waitMs - SECOND);
   expect(res.parse(caRootsSchema).ActiveRootID, 'with the new active root').not.toBe(before.ActiveRootID);
-}, { timeoutMs: MESH_BOUNDS.rootsWake.ms + MESH_BOUNDS.requestBeyond.ms + MESH_BOUNDS.ruleBeyond.ms });
+}, { timeoutMs: MESH_BOUNDS.rootsWake.ms + MESH_BOUNDS.requestBeyond.ms + KIT_BOUNDS.ruleBeyond.ms });
 
 ruleTest('mesh.leaf.serial-monotonic', async (kit) => {
   const services = [serviceName('serial'), serviceName('serial'), serviceName('serial'), serviceName('serial')];
@@ -392,7 +392,7 @@ ruleTest('mesh.leaf.blocking-wakes-on-rotation', async (kit) => {
   expect(woken.SerialNumber, `the blocking query returned a new certificate after the rotation (it answered after ${Math.round(elapsed)} ms of its ${waitS} s wait)`).not.toBe(first.SerialNumber);
   expect(elapsed, `the new leaf came ${Math.round(elapsed)} ms after the query started: before its ${waitS} s wait elapsed`).toBeLessThan(waitS * 1000);
   expectChainsToActiveRoot(woken, await rootsNow(kit), 'the new leaf');
-}, { timeoutMs: MESH_BOUNDS.leafWake.ms + MESH_BOUNDS.requestBeyond.ms + MESH_BOUNDS.ruleBeyond.ms });
+}, { timeoutMs: MESH_BOUNDS.leafWake.ms + MESH_BOUNDS.requestBeyond.ms + KIT_BOUNDS.ruleBeyond.ms });
 
 ruleTest('mesh.upstream.rotation-cross-signed', async (kit) => {
   const before = await rootsNow(kit);

@@ -13,7 +13,7 @@ import { metadataKeyPrefix } from '../../src/provision/scheduler-provisioner.ts'
 import { escapeExamples, escapeProbeArbitrary, probeQuery } from './path-escape.ts';
 import { expectShapeOf } from './shape.ts';
 import { awaitingBound, fixtureReady, refusalMs, SCHEDULER_BOUNDS, SCHEDULER_FIXTURE_TIMES, SCHEDULER_MARGINS, toEnd } from '../kit/bounds/scheduler.ts';
-import { boundMs } from '../kit/bounds/bound.ts';
+import { boundMs, KIT_BOUNDS } from '../kit/bounds/bound.ts';
 import { TargetError } from '../../src/client/target-error.ts';
 
 // All tests that touch allocations are in this one file: GC of all would remove another file's
@@ -222,7 +222,7 @@ concurrently('side by side: rules with running allocations (GC leaves them alone
     expect(frames[end]!.Offset ?? 0, "the 'file deleted' frame carries the stream position: the bytes read since the truncation").toBe(afterBytes.length);
     expect(frames.slice(end + 1).filter((f) => f.bytes.length > 0).length, "nothing is streamed after 'file deleted'").toBe(0);
     // Longer than the file-events bound and the fixture's readiness, so that running out of either is the bound's ERROR.
-  }, { timeoutMs: SCHEDULER_BOUNDS.fileEvents.ms + SCHEDULER_BOUNDS.fixtureReady.ms + SCHEDULER_BOUNDS.ruleBeyond.ms });
+  }, { timeoutMs: SCHEDULER_BOUNDS.fileEvents.ms + SCHEDULER_BOUNDS.fixtureReady.ms + KIT_BOUNDS.ruleBeyond.ms });
 
   inOrder('one after another: the rules with stopped allocations, then the rules that ask for GC of all, which collects every stopped allocation of the node (and so would a target that wrongly takes the short node ID)', () => {
     concurrently('side by side: rules that read the stopped allocations they made, and collect only their own', () => {

@@ -26,6 +26,11 @@ export const KIT_BOUNDS = {
     waitsFor: 'another suite file or rule to give back a lock on what is global to a target',
     why: "a slow target's whole suite at worst; running out is the rule's ERROR",
   },
+  ruleBeyond: {
+    ms: 30_000,
+    waitsFor: 'a rule that waits under bounds, beyond the longest wait it asks for',
+    why: "the rule's own deadline (ERROR) lies this far beyond the bounds it waits under, so that running out of one is that bound's ERROR with its name",
+  },
   lockHookBeyond: {
     ms: 10_000,
     waitsFor: "the hook that takes a lock, beyond the lock's bound",

@@ -33,11 +33,6 @@ export const MESH_BOUNDS = {
     waitsFor: "a blocking query's answer, beyond what the rule judges",
     why: "the client's deadline for a blocking request is its wait plus this, so that lateness is judged by the rule's own bound (a FAIL where the spec gives the time) and never cut short as a transport error",
   },
-  ruleBeyond: {
-    ms: 30_000,
-    waitsFor: 'a rule that waits out a wait or a leaf, beyond its longest wait',
-    why: "the rule's own deadline (ERROR when it runs out) lies this far beyond the longest wait it asks for",
-  },
 } satisfies Record<string, WaitBound>;
 
 /** Short times the mesh rules ask for or allow for rounding: not bounds on the product. */

@@ -59,11 +59,6 @@ export const SCHEDULER_BOUNDS = {
     waitsFor: 'the event buffer to evict the frame of a registration (scheduler.events.evicted-index registers the job again, 20 at a time, up to 3,000 times)',
     why: "Nomad keeps the last 100 frames by default (event_buffer_size); a busy host registers some 10 jobs a second, and the rule's deadline (ERROR) is 10 minutes",
   },
-  ruleBeyond: {
-    ms: 30_000,
-    waitsFor: 'a rule that waits under a bound, beyond that bound',
-    why: "the rule's own deadline (ERROR) lies this far beyond the bounds it waits under, so that running out of one is that bound's ERROR with its name",
-  },
 } satisfies Record<string, WaitBound>;
 
 /**
