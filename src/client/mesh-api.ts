@@ -76,8 +76,8 @@ export class MeshControlApi {
     return (await this.json(await this.http.post('/v1/control/mesh/rotate', {}), z.object({ root_id: z.string() }), 'rotate the CA')).root_id;
   }
 
-  async token(serviceWrite: string[], namespace?: string): Promise<string> {
-    return (await this.json(await this.http.post('/v1/control/mesh/tokens', { service_write: serviceWrite, namespace }), z.object({ token: z.string() }), 'make a token')).token;
+  async token(serviceWrite: string[], namespace?: string, serviceRead: string[] = []): Promise<string> {
+    return (await this.json(await this.http.post('/v1/control/mesh/tokens', { service_write: serviceWrite, service_read: serviceRead, namespace }), z.object({ token: z.string() }), 'make a token')).token;
   }
 
   async intention(i: { source: string; destination: string; action: 'allow' | 'deny'; permissions?: unknown[]; source_namespace?: string; destination_namespace?: string }): Promise<string> {

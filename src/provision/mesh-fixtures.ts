@@ -20,8 +20,11 @@ export interface IntentionSpec {
  */
 export interface MeshFixtures {
   intention(spec: IntentionSpec): Promise<unknown>;
-  /** An ACL token with service:write on these services ('*': every service), in a namespace. */
-  token(serviceWrite: string[], namespace?: string): Promise<string>;
+  /**
+   * An ACL token in a namespace with service:write on these services ('*': every service) and
+   * service:read on `serviceRead`, each name matched exactly (Consul's `service`, not `service_prefix`).
+   */
+  token(serviceWrite: string[], namespace?: string, serviceRead?: string[]): Promise<string>;
   /** Makes an Enterprise namespace (they must exist before they are used). */
   namespace(name: string): Promise<void>;
   /** Rotates the CA; resolves once the roots endpoint shows the new active root, with its ID. */
@@ -112,10 +115,11 @@ export class ConsulMeshFixtures implements MeshFixtures {
     }
   }
 
-  async token(serviceWrite: string[], namespace?: string): Promise<string> {
+  async token(serviceWrite: string[], namespace?: string, serviceRead: string[] = []): Promise<string> {
     // Unique across the run's worker threads, which share a process and make fixtures of their own.
     const name = `${this.runPrefix}-acl-${randomBytes(5).toString('hex')}`;
-    const rules = serviceWrite.includes('*') ? 'service_prefix "" { policy = "write" }' : serviceWrite.map((s) => `service ${JSON.stringify(s)} { policy = "write" }`).join('\n');
+    const exact = (names: string[], policy: string) => names.map((s) => `service ${JSON.stringify(s)} { policy = "${policy}" }`);
+    const rules = [...(serviceWrite.includes('*') ? ['service_prefix "" { policy = "write" }'] : exact(serviceWrite, 'write')), ...exact(serviceRead, 'read')].join('\n');
     const policy = await this.api.createPolicy(name, rules, namespace);
     return (await this.api.createToken(name, policy, namespace)).secret;
   }

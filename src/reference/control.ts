@@ -76,13 +76,15 @@ export class ControlService {
     return { engine, ns };
   }
 
-  /** An ACL token in a namespace with service:write on the named services ('*' for all). */
+  /** An ACL token in a namespace with service:write on the named services ('*' for all) and service:read on others. */
   private async meshToken(ctx: RouteContext): Promise<void> {
     const body = await this.body(ctx);
     if (!body) return;
-    const services = Array.isArray(body.service_write) ? body.service_write.filter((s): s is string => typeof s === 'string') : [];
+    const names = (v: unknown) => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
+    const services = names(body.service_write);
+    const read = names(body.service_read);
     const ns = typeof body.namespace === 'string' && body.namespace ? body.namespace : 'default';
-    sendJsonBody(ctx.res, 200, { token: this.options.mesh.createToken(ns, services), namespace: ns, service_write: services });
+    sendJsonBody(ctx.res, 200, { token: this.options.mesh.createToken(ns, services, read), namespace: ns, service_write: services, service_read: read });
   }
 
   /** A namespace (Enterprise namespaces must exist before they are used); 400 where there are none. */

@@ -1,9 +1,10 @@
+import { faultById } from '../reference/faults/catalog.ts';
 import { RULES } from './catalog.ts';
 import { specUnits, type SpecUnit } from './coverage.ts';
 import { SPEC_FILES } from './spec-files.ts';
 import { normalizeSpecText, readSpec, sectionText } from './spec-text.ts';
 import { STATEMENT_MAPS } from './statements/index.ts';
-import type { Statement, StatementMap } from './statements/types.ts';
+import type { Statement, StatementMap, WrongWay } from './statements/types.ts';
 
 export interface SectionCoverage {
   file: string;
@@ -22,6 +23,8 @@ export interface StatementCoverage {
   /** Rule-bearing units of a spec that no statement or non-statement of the map accounts for. */
   unaccounted: SpecUnit[];
   totals: { statements: number; testable: number; covered: number };
+  /** Every wrong way listed, with its statement. */
+  wrongWays: (WrongWay & { statement: string })[];
 }
 
 const ruleById = new Map(RULES.map((r) => [r.id, r]));
@@ -63,6 +66,12 @@ export function statementMapProblems(maps: readonly StatementMap[] = STATEMENT_M
         if (!rule) problems.push(`${s.id}: no rule ${id}`);
         else if (rule.system !== map.system) problems.push(`${s.id}: rule ${id} is of another system`);
       }
+      for (const w of s.wrongWays ?? []) {
+        if (!rules.includes(w.rule)) problems.push(`${s.id}: wrong way "${w.kind}" names rule ${w.rule}, which does not assert the statement`);
+        const fault = faultById(w.fault);
+        if (!fault) problems.push(`${s.id}: wrong way "${w.kind}" names no fault of the catalog (${w.fault})`);
+        else if (!fault.breaks.includes(w.rule)) problems.push(`${s.id}: fault ${w.fault} does not break ${w.rule}, so the matrix never shows the way caught`);
+      }
     }
     for (const n of map.nonStatements ?? []) inSection(n.section, n.quote, `non-statement "${n.quote.slice(0, 40)}"`);
   }
@@ -97,5 +106,6 @@ export function statementCoverage(maps: readonly StatementMap[] = STATEMENT_MAPS
   }
   const list = [...sections.values()];
   const sum = (k: 'statements' | 'testable' | 'covered') => list.reduce((n, s) => n + s[k], 0);
-  return { sections: list, uncovered, reasoned, unaccounted, totals: { statements: sum('statements'), testable: sum('testable'), covered: sum('covered') } };
+  const wrongWays = maps.flatMap((m) => m.statements.flatMap((s) => (s.wrongWays ?? []).map((w) => ({ ...w, statement: s.id }))));
+  return { sections: list, uncovered, reasoned, unaccounted, wrongWays, totals: { statements: sum('statements'), testable: sum('testable'), covered: sum('covered') } };
 }

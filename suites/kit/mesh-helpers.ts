@@ -107,6 +107,11 @@ export async function tokenFor(kit: RuleKit, services: string[], namespace?: str
   return kit.meshFixtures.token(services, namespace);
 }
 
+/** A token with service:read, not write, on these services (exact names). */
+export async function readTokenFor(kit: RuleKit, services: string[]): Promise<string> {
+  return kit.meshFixtures.token([], undefined, services);
+}
+
 /**
  * A 4xx refusal, never a 5xx: a server error says nothing about whether the check the rule is about
  * was made (Consul refuses ACL failures with 403, agent/http.go HTTPHandlers.wrap).

@@ -210,8 +210,8 @@ export class RuleKit {
         if (why) throw new SkipRule(why);
         return rotate();
       },
-      token: async (services: string[], namespace?: string) => {
-        const t = await token(services, namespace);
+      token: async (services: string[], namespace?: string, serviceRead?: string[]) => {
+        const t = await token(services, namespace, serviceRead);
         this.secret(t);
         return t;
       },

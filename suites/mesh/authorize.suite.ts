@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { authorizeSchema } from '../../src/client/mesh-api.ts';
 import { expectShape } from '../kit/expect-shape.ts';
-import { expectRefused, leafOf, serviceName, tokenFor } from '../kit/mesh-helpers.ts';
+import type { HttpResponse } from '../../src/client/http-client.ts';
+import { expectRefused, leafOf, meshNamespaces, readTokenFor, serviceName, tokenFor } from '../kit/mesh-helpers.ts';
 import type { RuleKit } from '../kit/rule-kit.ts';
 import { ruleTest } from '../kit/rule-test.ts';
 import { MESH_BOUNDS, MESH_MARGINS } from '../kit/bounds/mesh.ts';
@@ -109,19 +110,35 @@ ruleTest('mesh.authorize.serial-format', async (kit) => {
   );
 });
 
+// The hard sides of the check (issue 37): a name the token's exact grant is a prefix of, service:read
+// where write is needed, service:write on the source rather than the Target, and (with namespaces)
+// the Target in a namespace other than the token's. Each has a fault in the catalog.
 ruleTest('mesh.acl.authorize', async (kit) => {
   kit.requireMesh('aclEnforced');
   const target = serviceName('dst');
   const other = serviceName('dst');
-  const client = await clientOf(kit, serviceName('src'));
+  const source = serviceName('src');
+  const client = await clientOf(kit, source);
   const body = (t: string) => ({ Target: t, ClientCertURI: client.uri, ClientCertSerial: client.serial });
   const token = await tokenFor(kit, [target]);
+  const sourceOnly = await tokenFor(kit, [source]);
+  const readOnly = await readTokenFor(kit, [target]);
   expect((await kit.mesh.authorize(body(target), { token })).status, 'a token with service:write on the Target is answered').toBe(200);
-  for (const [what, res] of [
+  const refusals: [string, HttpResponse][] = [
     ['without a token', await kit.mesh.authorize(body(target), { token: null })],
     ['with a token lacking service:write on the Target', await kit.mesh.authorize(body(other), { token })],
     ['with an unknown token', await kit.mesh.authorize(body(target), { token: 'not-a-token-0000' })],
-  ] as const) {
+    [`for Target ${target}-x with a token whose service:write is on ${target} exactly (a prefix of the Target, not a prefix grant)`, await kit.mesh.authorize(body(`${target}-x`), { token })],
+    ['with a token holding service:read, not write, on the Target', await kit.mesh.authorize(body(target), { token: readOnly })],
+    ["with a token holding service:write on the client's (source) service only", await kit.mesh.authorize(body(target), { token: sourceOnly })],
+  ];
+  if (meshNamespaces(kit)) {
+    const [mine, theirs] = [`${serviceName('ns')}-a`, `${serviceName('ns')}-b`];
+    for (const ns of [mine, theirs]) await kit.meshFixtures.namespace(ns);
+    const nsToken = await tokenFor(kit, [target], mine);
+    refusals.push([`for the Target in namespace ${theirs} with a token of namespace ${mine} holding service:write on that name`, await kit.mesh.authorize(body(target), { token: nsToken, query: { ns: theirs } })]);
+  }
+  for (const [what, res] of refusals) {
     expectRefused(res, `authorize ${what}`);
     expect(res.text.includes('"Authorized"'), `authorize ${what}: no decision is given`).toBe(false);
   }
@@ -137,15 +154,39 @@ ruleTest('mesh.acl.leaf', async (kit) => {
   const blocking = { query: { index: String(held.ModifyIndex), wait: `${MESH_MARGINS.timedOutWait.ms / 1000}s` }, timeoutMs: MESH_MARGINS.timedOutWait.ms + boundMs(kit.ctx, MESH_BOUNDS.afterWait) + boundMs(kit.ctx, MESH_BOUNDS.requestBeyond) };
   // The leaf no one holds first: Consul 1.16 and later hands a held leaf to any caller (a listed
   // deviation), and a refusal checked after that failure would go unseen on such a target.
-  for (const [what, res] of [
+  // The hard sides (issue 37), each on a leaf no one holds yet: a name the exact grant is a prefix
+  // of, service:read where write is needed, and (with namespaces) another namespace than the token's.
+  const unheld = serviceName('acl');
+  const readOnly = await readTokenFor(kit, [unheld]);
+  const refusals: [string, HttpResponse][] = [
     ['with a token lacking service:write on the service', await kit.mesh.leaf(serviceName('other'), { token })],
+    [`${service}-x with a token whose service:write is on ${service} exactly (a prefix of the name, not a prefix grant)`, await kit.mesh.leaf(`${service}-x`, { token })],
+    ['with a token holding service:read, not write, on the service', await kit.mesh.leaf(unheld, { token: readOnly })],
     ['without a token', await kit.mesh.leaf(service, { token: null })],
     ['with an unknown token', await kit.mesh.leaf(service, { token: 'not-a-token-0000' })],
     ['in a blocking query without a token', await kit.mesh.leaf(service, { token: null, ...blocking })],
-  ] as const) {
+  ];
+  if (meshNamespaces(kit)) {
+    const [mine, theirs] = [`${serviceName('ns')}-a`, `${serviceName('ns')}-b`];
+    for (const ns of [mine, theirs]) await kit.meshFixtures.namespace(ns);
+    const named = serviceName('acl');
+    const nsToken = await tokenFor(kit, [named], mine);
+    refusals.unshift([`in namespace ${theirs} with a token of namespace ${mine} holding service:write on that name`, await kit.mesh.leaf(named, { token: nsToken, query: { ns: theirs } })]);
+    leafOf(kit, await kit.mesh.leaf(named, { token: nsToken, query: { ns: mine } }), `the leaf in the token's own namespace ${mine}`);
+  }
+  for (const [what, res] of refusals) {
     expectRefused(res, `a leaf ${what}`);
     expect(res.text.includes('PRIVATE KEY'), `a leaf ${what}: no key is handed out`).toBe(false);
   }
+  // Generated names that start with the granted one: an exact grant covers none of them.
+  await kit.property(
+    fc.stringMatching(/^[a-z0-9_.-]{1,12}$/),
+    async (suffix) => {
+      const res = await kit.mesh.leaf(`${service}${suffix}`, { token });
+      expectRefused(res, `the leaf of ${service}${suffix} with a token whose service:write is on ${service} exactly`);
+    },
+    { numRuns: Math.min(kit.ctx.runs, 10), examples: ['-x', '0'] },
+  );
 });
 
 const SOURCES = ['query', 'header', 'token'] as const;

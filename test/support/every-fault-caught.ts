@@ -14,12 +14,19 @@ export async function expectEveryFaultCaught(args: string[], atLeast: number, la
   const seed = String(randomInt(1, 2 ** 31));
   console.log(`fault matrix ${args.join(' ')} with --seed ${seed}${label ? ` (${label})` : ''}`);
   const res = await runCli(['faults', '--json', '--runs', '10', '--jobs', String(MATRIX_JOBS), '--seed', seed, ...args], { timeoutMs: 1_190_000 });
-  expect(res.code, `${res.stderr} (seed ${seed})`).toBe(0);
-  const report = JSON.parse(res.stdout) as { allCaught: boolean; baseline: { allPass: boolean; outcomes: { rule: string; outcome: string }[] }; faults: { fault: string; caught: boolean }[] };
+  // The report first: a miss or a failing baseline is named with its replay command, where the
+  // exit code alone would show only the matrix's whole log.
+  let report: { allCaught: boolean; baseline: { allPass: boolean; outcomes: { rule: string; outcome: string }[] }; faults: { fault: string; caught: boolean }[] };
+  try {
+    report = JSON.parse(res.stdout) as typeof report;
+  } catch {
+    expect.fail(`the matrix printed no JSON report (exit ${res.code}, seed ${seed}): ${res.stderr.split('\n').filter((l) => !/^\s+caught /.test(l)).join('\n').slice(-4000)}`);
+  }
   expect(report.baseline.outcomes.filter((o) => o.outcome !== 'PASS'), `baseline with seed ${seed}`).toEqual([]);
   expect(report.faults.length).toBeGreaterThan(atLeast);
   const replay = (fault: string) => `npx stackproof faults --fault ${fault} --runs 10 --seed ${seed} ${args.join(' ')}`;
   expect(report.faults.filter((f) => !f.caught).map((f) => replay(f.fault)), 'every fault caught').toEqual([]);
   expect(report.allCaught).toBe(true);
+  expect(res.code, `exit code (seed ${seed})`).toBe(0);
   return { durationMs: res.durationMs, faults: report.faults.length };
 }

@@ -96,6 +96,21 @@ export const meshFaults: Fault[] = [
     description: 'Authorize answers 500 where its ACL check should refuse (the test before issue 13 counted any status >= 400 as a refusal)',
   },
   { id: 'mesh.leaf-read-suffices', system: 'mesh', breaks: ['mesh.acl.leaf'], description: 'Any valid token gets a leaf for any service' },
+  // The hard sides of the ACL check (issue 37): each a way a check can be wrong and pass the easy side.
+  {
+    id: 'mesh.acl-exact-rule-as-prefix',
+    system: 'mesh',
+    breaks: ['mesh.acl.leaf', 'mesh.acl.authorize'],
+    description: 'An exact service rule (Consul `service "web"`) also grants every name it is a prefix of, as `service_prefix` would',
+  },
+  { id: 'mesh.acl-read-grants-write', system: 'mesh', breaks: ['mesh.acl.leaf', 'mesh.acl.authorize'], description: 'A service:read grant passes the service:write check' },
+  {
+    id: 'mesh.acl-token-rules-every-namespace',
+    system: 'mesh',
+    breaks: ['mesh.acl.leaf', 'mesh.acl.authorize'],
+    description: "A token's rules apply in every namespace, not only its own (Enterprise namespaces)",
+  },
+  { id: 'mesh.authorize-acl-on-source', system: 'mesh', breaks: ['mesh.acl.authorize'], description: "Authorize checks service:write on the client's (source) service instead of the Target" },
   {
     id: 'mesh.leaf-acl-error-500',
     system: 'mesh',

@@ -205,18 +205,28 @@ function enforce(rule: Access, need: Access): Decision {
   return 'deny';
 }
 
+/**
+ * How a check can be wrong (the fault catalog's ACL faults): an exact rule read as a prefix, a
+ * read rule taken for write. The product's check has none of them.
+ */
+export interface CheckFlaws {
+  exactAsPrefix?: boolean;
+  readAsWrite?: boolean;
+}
+
 /** The rule that applies to a name: the exact one, else the longest prefix (getPolicy). */
-function ruleFor(seg: SegmentRules, name: string): Access | undefined {
+function ruleFor(seg: SegmentRules, name: string, flaws: CheckFlaws): Access | undefined {
   const exact = seg.exact.get(name);
   if (exact) return exact;
   let best: string | undefined;
-  for (const p of seg.prefix.keys()) if (name.startsWith(p) && (best === undefined || p.length > best.length)) best = p;
-  return best === undefined ? undefined : seg.prefix.get(best);
+  const prefixes = flaws.exactAsPrefix ? new Map([...seg.prefix, ...seg.exact]) : seg.prefix;
+  for (const p of prefixes.keys()) if (name.startsWith(p) && (best === undefined || p.length > best.length)) best = p;
+  return best === undefined ? undefined : prefixes.get(best);
 }
 
-export function decideSegment(rules: PolicyRules, resource: SegmentResource, name: string, need: Access): Decision {
-  const rule = ruleFor(rules.segments[resource], name);
-  return rule ? enforce(rule, need) : 'default';
+export function decideSegment(rules: PolicyRules, resource: SegmentResource, name: string, need: Access, flaws: CheckFlaws = {}): Decision {
+  const rule = ruleFor(rules.segments[resource], name, flaws);
+  return rule ? enforce(rule, flaws.readAsWrite && need === 'write' ? 'read' : need) : 'default';
 }
 
 export function decideScalar(rules: PolicyRules, resource: ScalarResource, need: Access): Decision {

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Dialect } from '../../config/dialects.ts';
-import { decideScalar, decideSegment, mergeRules, parseRules, serviceIdentityRules, type Access, type PolicyRules, type ScalarResource, type SegmentResource } from './acl-rules.ts';
+import { decideScalar, decideSegment, mergeRules, parseRules, serviceIdentityRules, type Access, type CheckFlaws, type PolicyRules, type ScalarResource, type SegmentResource } from './acl-rules.ts';
 import { badRequest, ConsulError } from './consul-errors.ts';
 import { parseGoDuration } from './durations.ts';
 
@@ -91,6 +91,11 @@ export interface Authorizer {
   allowedScalar(resource: ScalarResource, need: Access): boolean;
 }
 
+/** A check made wrong on purpose (the fault catalog): also a token's rules applied in every namespace. */
+export interface AclFlaws extends CheckFlaws {
+  anyNamespace?: boolean;
+}
+
 /** The fields of a token write, as decoded from the request body. */
 export interface TokenInput {
   AccessorID?: string;
@@ -176,9 +181,10 @@ export class AclTokens {
     this.store({ accessor: randomUUID(), secret, description: 'Initial Management Token', namespace: 'default', policyIds: [GLOBAL_MANAGEMENT_ID], serviceIdentities: [], nodeIdentities: [], local: false, createTime: new Date(), hash: '', ...this.indexes() });
   }
 
-  /** Reference setup (control interface): a token with service:write on some services ('*' for all) in one namespace. */
-  create(namespace: string, serviceWrite: string[]): string {
-    const rules = serviceWrite.includes('*') ? 'service_prefix "" {\n  policy = "write"\n}' : serviceWrite.map((s) => `service ${JSON.stringify(s)} {\n  policy = "write"\n}`).join('\n');
+  /** Reference setup (control interface): a token with service:write on some services ('*' for all) and service:read on others, in one namespace. */
+  create(namespace: string, serviceWrite: string[], serviceRead: string[] = []): string {
+    const exact = (names: string[], policy: string) => names.map((s) => `service ${JSON.stringify(s)} {\n  policy = "${policy}"\n}`);
+    const rules = [...(serviceWrite.includes('*') ? ['service_prefix "" {\n  policy = "write"\n}'] : exact(serviceWrite, 'write')), ...exact(serviceRead, 'read')].join('\n');
     const parsed = parseRules(rules);
     if (!parsed.ok) throw new Error(`control token rules: ${parsed.message}`);
     const token = this.store({ accessor: randomUUID(), secret: randomUUID(), description: 'reference control interface token', namespace, policyIds: [], serviceIdentities: [], nodeIdentities: [], local: true, createTime: new Date(), embedded: parsed.rules, hash: '', ...this.indexes() });
@@ -247,7 +253,7 @@ export class AclTokens {
    * The authorizer of the request's token: the anonymous token without one, 403 "ACL not found"
    * for a secret no live token has (acl.ErrNotFound).
    */
-  authorize(secret: string | undefined): Authorizer {
+  authorize(secret: string | undefined, flaws: AclFlaws = {}): Authorizer {
     const token = secret ? this.resolve(secret) : this.tokens.get(ANONYMOUS_SECRET)!;
     if (!token) throw new ConsulError(403, 'ACL not found');
     const management = this.isManagement(token);
@@ -258,9 +264,9 @@ export class AclTokens {
       token,
       allowed: (resource, name, need, namespace) => {
         if (management) return true;
-        if (namespace !== token.namespace) return false;
-        const direct = decideSegment(rules!, resource, name, need);
-        return (direct === 'default' ? decideSegment(defaults(), resource, name, need) : direct) === 'allow';
+        if (namespace !== token.namespace && !flaws.anyNamespace) return false;
+        const direct = decideSegment(rules!, resource, name, need, flaws);
+        return (direct === 'default' ? decideSegment(defaults(), resource, name, need, flaws) : direct) === 'allow';
       },
       allowedScalar: (resource, need) => {
         if (management) return true;
@@ -279,13 +285,13 @@ export class AclTokens {
    * Checks service:write; a refusal is a 403 in Consul's words (acl/errors.go
    * PermissionDeniedError.Error, and "ACL not found" for an unknown token).
    */
-  checkServiceWrite(secret: string | undefined, namespace: string, service: string): Denial | undefined {
+  checkServiceWrite(secret: string | undefined, namespace: string, service: string, flaws: AclFlaws = {}): Denial | undefined {
     // A live management token may do anything (what its authorizer would answer): the agent's own
     // token asks this on every leaf and authorize, so it skips building an authorizer.
     const live = secret ? this.resolve(secret) : undefined;
     if (live && this.isManagement(live)) return undefined;
     try {
-      const authz = this.authorize(secret);
+      const authz = this.authorize(secret, flaws);
       if (authz.allowed('service', service, 'write', namespace)) return undefined;
       return { status: 403, message: this.denied(authz, 'service:write', service).message };
     } catch (err) {

@@ -7,7 +7,7 @@ import { BodyError, readBody } from '../http/body.ts';
 import { AnswerBatch } from '../http/answer-batch.ts';
 import { sendJsonBody, sendJsonBytes, sendPlainError } from '../http/plain-errors.ts';
 import { Router, type RouteContext, type RouteHandler } from '../http/router.ts';
-import { AclTokens } from './acl.ts';
+import { AclTokens, type AclFlaws } from './acl.ts';
 import { AuthorizeBodies } from './authorize-request.ts';
 import { CaConfigurationRoutes } from './ca-configuration-routes.ts';
 import type { CertificateAuthority } from './certificate-authority.ts';
@@ -151,8 +151,14 @@ export class MeshService {
   }
 
   /** Reference setup: an ACL token in a namespace with service:write on some services (there only). */
-  createToken(namespace: string, serviceWrite: string[]): string {
-    return this.acl.create(namespace, serviceWrite);
+  createToken(namespace: string, serviceWrite: string[], serviceRead: string[] = []): string {
+    return this.acl.create(namespace, serviceWrite, serviceRead);
+  }
+
+  /** The ACL check made wrong the ways the fault catalog names (none without faults). */
+  private aclFlaws(): AclFlaws {
+    const f = this.options.faults;
+    return { exactAsPrefix: f.has('mesh.acl-exact-rule-as-prefix'), readAsWrite: f.has('mesh.acl-read-grants-write'), anyNamespace: f.has('mesh.acl-token-rules-every-namespace') };
   }
 
   /** Reference setup: makes a namespace; false when namespaces are off (Consul CE) or the name is bad. */
@@ -423,7 +429,7 @@ export class MeshService {
     } else if (f.has('mesh.leaf-read-suffices')) {
       if (!token) return this.plain(res, 403, 'ACL not found');
     } else {
-      const denial = this.acl.checkServiceWrite(secret, ns, service);
+      const denial = this.acl.checkServiceWrite(secret, ns, service, this.aclFlaws());
       if (denial) return f.has('mesh.leaf-acl-error-500') ? this.plain(res, 500, 'rpc error making call: internal error') : this.plain(res, denial.status, denial.message);
     }
     let leaf = await this.currentLeaf(ns, service, { blocking: b.index !== undefined });
@@ -504,7 +510,7 @@ export class MeshService {
     if (!choice.ok) return this.plain(res, choice.status, choice.message);
     const ns = choice.namespace;
     if (!f.has('mesh.authorize-no-acl')) {
-      const denial = this.acl.checkServiceWrite(secret, ns, target);
+      const denial = f.has('mesh.authorize-acl-on-source') ? this.acl.checkServiceWrite(secret, sourceNs, source, this.aclFlaws()) : this.acl.checkServiceWrite(secret, ns, target, this.aclFlaws());
       if (denial) return f.has('mesh.authorize-acl-error-500') ? this.plain(res, 500, 'rpc error making call: internal error') : this.plain(res, denial.status, denial.message);
     }
     const intention = f.has('mesh.authorize-ignores-source') ? this.intentions.matchDestination(ns, target) : this.intentions.match(sourceNs, source, ns, target);

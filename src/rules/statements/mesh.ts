@@ -224,6 +224,16 @@ export const meshStatements: StatementMap = {
       quote: 'Required permissions are in the endpoint table (service:write for authorize and leaf; none for roots).',
       claim: 'Authorize and leaf (non-blocking and blocking) refuse no token, an unknown token and one without service:write on the service with a 4xx; roots answers without a token.',
       rules: ['mesh.acl.authorize', 'mesh.acl.leaf', 'mesh.roots.no-acl'],
+      wrongWays: [
+        { kind: 'exact-vs-prefix', how: 'An exact grant on "web" is matched as a prefix and also covers "web-x".', rule: 'mesh.acl.leaf', example: 'a token with service:write on S exactly asks for the leaf of S-x: refused', fault: 'mesh.acl-exact-rule-as-prefix' },
+        { kind: 'exact-vs-prefix', how: 'The same on authorize: the Target is matched against the grant by prefix.', rule: 'mesh.acl.authorize', example: 'a token with service:write on T exactly authorizes for Target T-x: refused', fault: 'mesh.acl-exact-rule-as-prefix' },
+        { kind: 'read-vs-write', how: 'Any grant on the service passes, service:read included.', rule: 'mesh.acl.leaf', example: 'a token with service:read on a service no one holds a leaf of asks for it: refused', fault: 'mesh.acl-read-grants-write' },
+        { kind: 'read-vs-write', how: 'The same on authorize.', rule: 'mesh.acl.authorize', example: 'a token with service:read on the Target: refused', fault: 'mesh.acl-read-grants-write' },
+        { kind: 'wrong-subject', how: "Authorize checks the client's (source) service, which the caller also names, instead of the Target.", rule: 'mesh.acl.authorize', example: "a token with service:write on the client certificate's service only: refused", fault: 'mesh.authorize-acl-on-source' },
+        { kind: 'other-namespace', how: "A token's rules are applied in whatever namespace the request selects, not only the token's own.", rule: 'mesh.acl.leaf', example: 'a token of namespace A with service:write on S asks for S with ?ns=B: refused (and answered with ?ns=A); needs namespaces', fault: 'mesh.acl-token-rules-every-namespace' },
+        { kind: 'other-namespace', how: 'The same on authorize.', rule: 'mesh.acl.authorize', example: 'a token of namespace A with service:write on T authorizes T with ?ns=B: refused; needs namespaces', fault: 'mesh.acl-token-rules-every-namespace' },
+        { kind: 'route-or-verb-unchecked', how: 'A blocking query for a leaf the agent already holds is answered from its cache without the check.', rule: 'mesh.acl.leaf', example: 'a blocking query without a token for a held leaf: refused', fault: 'mesh.leaf-blocking-skips-acl' },
+      ],
     },
     {
       id: 'mesh.auth.caller-verified',

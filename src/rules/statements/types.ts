@@ -24,6 +24,36 @@ export interface Statement {
   gap?: string;
   /** Only targets with this capability can show it (e.g. Enterprise `namespaces`). */
   capability?: string;
+  /**
+   * For access-control and stream-position statements: the ways an implementation could get the
+   * check wrong and still pass its easy side, each with the example that shows it and the fault
+   * that proves the example is caught (issue 37).
+   */
+  wrongWays?: WrongWay[];
+}
+
+/** The kinds of wrong a check can be (the issue's list). */
+export type WrongWayKind =
+  | 'exact-vs-prefix'
+  | 'read-vs-write'
+  | 'other-namespace'
+  | 'mixed-in-one-request'
+  | 'route-or-verb-unchecked'
+  | 'first-item-only'
+  | 'wrong-subject'
+  | 'position-ignored'
+  | 'older-index-blocks'
+  | 'created-after';
+
+export interface WrongWay {
+  kind: WrongWayKind;
+  /** How an implementation gets it wrong, in a sentence. */
+  how: string;
+  /** The rule whose test shows it, and what the test does (the explicit example). */
+  rule: string;
+  example: string;
+  /** The reference fault that makes this mistake; the matrix shows it caught. */
+  fault: string;
 }
 
 /**
