@@ -356,7 +356,7 @@ concurrently('side by side: rules of a few actions each, judged against a witnes
     // A refusal may come as a 4xx or as a stream that ends without frames (Nomad writes 200 before
     // its ACL check); anything else it writes is no event, so only values that are frames count.
     const windowed = (res: StreamResult) => (res.status >= 400 ? [] : eventsIn(res.values.flatMap(asFrame), from, through));
-    const read = (token: string, topic?: string) => subscribe(kit, { index: String(from), topic }, through, { token });
+    const read = (token: string, topic?: string | string[]) => subscribe(kit, { index: String(from), topic }, through, { token });
     const denied: [string, string, string | undefined][] = [
       ['a node:read token', nodeReader.secret, 'Job'],
       ['a node:read token', nodeReader.secret, 'Allocation'],
@@ -365,14 +365,22 @@ concurrently('side by side: rules of a few actions each, judged against a witnes
     for (const [who, secret] of [['a node:read token', nodeReader.secret], ['a namespace:read-job token', jobReader.secret]] as const) {
       denied.push([who, secret, 'ACLToken'], [who, secret, 'ACLPolicy'], [who, secret, undefined]);
     }
+    // A topic the token may read and one it may not, in one subscription, the allowed one first: a
+    // check of the first topic only lets the other through. Whether the allowed topic's events come
+    // (a per-topic filter) or nothing does (Nomad refuses the whole subscription) is the product's choice.
+    const mixed: [string, string, string[], string][] = [
+      ['a node:read token', nodeReader.secret, ['Node', 'Job'], 'Job'],
+      ['a namespace:read-job token', jobReader.secret, ['Job', 'Node'], 'Node'],
+    ];
     // Every subscription reads the same past window, and one that never sees the frame at `through`
     // (not its topic, or refused) reads until its deadline: they read side by side, with the witness.
     const management = [['ACLPolicy', policyIndex, policy], ['ACLToken', scratch.index, scratch.accessor]] as const;
-    const [w, [nodeForNodeReader, jobForJobReader], forManagement, refused] = await Promise.all([
+    const [w, [nodeForNodeReader, jobForJobReader], forManagement, refused, mixedRead] = await Promise.all([
       witness(kit, from, through),
       Promise.all([read(nodeReader.secret, 'Node'), read(jobReader.secret, 'Job')]),
       Promise.all(management.map(([topic]) => subscribe(kit, { index: String(from), topic }, through))),
       Promise.all(denied.map(([, secret, topic]) => read(secret, topic))),
+      Promise.all(mixed.map(([, secret, topics]) => read(secret, topics))),
     ]);
 
     const gotNode = expectSelected(nodeForNodeReader, w, selects(topicMap(['Node']), undefined), from, through, 'a node:read token, topic=Node');
@@ -389,6 +397,27 @@ concurrently('side by side: rules of a few actions each, judged against a witnes
       const need = topic === undefined ? "'*' (no topic) needs a management token" : topic.startsWith('ACL') ? `${topic} needs a management token` : `${who} does not receive ${topic}`;
       expect(got.map(ident), `${who}, ${topic ? `topic=${topic}` : 'no topic'}: ${need}`).toEqual([]);
     });
+    mixed.forEach(([who, , topics, forbidden], i) => {
+      const got = windowed(mixedRead[i]!).filter((e) => e.Topic === forbidden);
+      expect(got.map(ident), `${who}, ${topics.map((t) => `topic=${t}`).join('&')} in one subscription: no ${forbidden} event`).toEqual([]);
+    });
+  });
+
+  // The server's own frames, as they come: a server that ignores `index` and replays its buffer
+  // sends the earlier registration too, which a client-side window would hide.
+  ruleTest('scheduler.events.index-start', async (kit) => {
+    const fx = kit.schedulerFixtures;
+    const job = uniqueName('index');
+    const { index: earlier } = await fx.registerJob(job);
+    const { index: from } = await fx.registerJob(job, 'default', again());
+    const res = await subscribe(kit, { index: String(from), topic: `Job:${job}` }, from, { awaiting: SCHEDULER_BOUNDS.eventFrame });
+    expect(res.status, 'the stream answers 200').toBe(200);
+    const frames = framesOf(res);
+    expectActionEvent(frames.flatMap((f) => f.Events), from, 'Job', job, `a subscription from index ${from}`);
+    expect(
+      frames.filter((f) => f.Index < from).map((f) => f.Index),
+      `a subscription from index ${from} receives no frame below it (the job's earlier registration is at ${earlier})`,
+    ).toEqual([]);
   });
 
   ruleTest('scheduler.events.frame-shape', async (kit) => {
@@ -589,19 +618,23 @@ concurrently('side by side: rules of a few actions each, judged against a witnes
     // namespace=* means every namespace there is (Nomad: nomad/event_endpoint.go Event.validateACL
     // checks the token in each existing namespace): with default the only one, read-job in default
     // would be read-job in all of them. The rule makes its own second namespace.
-    await fx.namespace(uniqueName('nsacl'));
+    const other = uniqueName('nsacl');
+    await fx.namespace(other);
     // read-job in one namespace, and read-job by a policy applying to all namespaces (the glob '*').
     const oneNamespace = await fx.token(uniqueName('nsacl'), { namespaces: { default: ['read-job'] } });
     const allNamespaces = await fx.token(uniqueName('nsacl'), { namespaces: { '*': ['read-job'] } });
     const job = uniqueName('nsacl');
     const { index: from } = await fx.registerJob(job);
+    const { index: inOther } = await fx.registerJob(uniqueName('nsacl'), other);
     const { index: through } = await fx.registerJob(uniqueName('nsacl'));
-    const read = (token: string) => subscribe(kit, { index: String(from), topic: 'Job', namespace: '*' }, through, { token });
-    const allowed = framesOf(await read(allNamespaces.secret));
-    expectActionEvent(eventsIn(allowed, from, through), from, 'Job', job, "a token whose read-job policy applies to all namespaces, namespace=*, receives the default namespace's Job");
+    const read = (token: string, namespace = '*') => subscribe(kit, { index: String(from), topic: 'Job', namespace }, through, { token });
+    const [allowed, allowedOther, res, resOther] = await Promise.all([read(allNamespaces.secret), subscribe(kit, { index: String(from), topic: 'Job', namespace: other }, inOther, { token: allNamespaces.secret }), read(oneNamespace.secret), read(oneNamespace.secret, other)]);
+    expectActionEvent(eventsIn(framesOf(allowed), from, through), from, 'Job', job, "a token whose read-job policy applies to all namespaces, namespace=*, receives the default namespace's Job");
+    // The other namespace's event reaches a token that may read it, so its refusal below can fail.
+    expect(eventsIn(framesOf(allowedOther), from, through).some((e) => e.Index === inOther && e.Topic === 'Job'), `a token whose read-job policy applies to all namespaces, namespace=${other}, receives that namespace's Job (index ${inOther})`).toBe(true);
     // A refusal may come as a 4xx or as a stream that ends without frames (as in scheduler.events.acl).
-    const res = await read(oneNamespace.secret);
-    const got = res.status >= 400 ? [] : eventsIn(res.values.flatMap(asFrame), from, through);
-    expect(got.map(ident), "namespace=* needs a management token or a policy applying to all namespaces: a token with read-job in default only receives nothing").toEqual([]);
+    const windowed = (r: StreamResult) => (r.status >= 400 ? [] : eventsIn(r.values.flatMap(asFrame), from, through));
+    expect(windowed(res).map(ident), "namespace=* needs a management token or a policy applying to all namespaces: a token with read-job in default only receives nothing").toEqual([]);
+    expect(windowed(resOther).map(ident), `a token with read-job in default only, namespace=${other}: nothing of that namespace`).toEqual([]);
   });
 });

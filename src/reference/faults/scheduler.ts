@@ -71,6 +71,9 @@ export const schedulerFaults: Fault[] = [
   { id: 'scheduler.events-bad-index-accepted', system: 'scheduler', breaks: ['scheduler.upstream.bad-stream-params-400'], description: 'A non-numeric index is read as 0' },
   { id: 'scheduler.fs-bad-origin-accepted', system: 'scheduler', breaks: ['scheduler.upstream.fs-params-400'], description: 'origin values other than start and end are read as start' },
   // Faults only the strengthened tests catch (issue 13).
+  { id: 'scheduler.events-acl-first-topic-only', system: 'scheduler', breaks: ['scheduler.events.acl'], description: "A subscription's ACL check looks at its first topic only, so a permitted topic opens the others listed after it" },
+  { id: 'scheduler.events-acl-namespace-as-default', system: 'scheduler', breaks: ['scheduler.events.namespace-star-acl'], description: "The stream's ACL check judges every namespace as 'default': read-job there reads another namespace's Job events" },
+  { id: 'scheduler.events-index-ignored', system: 'scheduler', breaks: ['scheduler.events.index-start'], description: 'The stream ignores index and replays its whole buffer (a client that windows the frames itself does not notice)' },
   { id: 'scheduler.events-acl-topics-open', system: 'scheduler', breaks: ['scheduler.events.acl'], description: 'ACLToken and ACLPolicy events reach any token, not only management ones' },
   { id: 'scheduler.events-evicted-starts-live', system: 'scheduler', breaks: ['scheduler.events.index-evicted'], description: 'A start index that was published and has left the buffer gets only live events, not the oldest buffered ones' },
   { id: 'scheduler.gc-alloc-collects-running', system: 'scheduler', breaks: ['scheduler.gc.alloc'], description: "GC of one allocation removes a running allocation's files too" },

@@ -350,8 +350,10 @@ export class SchedulerService {
     if (!f.has('scheduler.events-acl-unchecked')) {
       const aclOptions = { nodeDrainNeedsManagement: this.nomad, aclTopicsOpen: f.has('scheduler.events-acl-topics-open') };
       // The fault checks namespace '*' as if it were 'default'.
-      const namespace = sub.namespace === '*' && f.has('scheduler.events-namespace-star-open') ? 'default' : sub.namespace;
-      for (const topic of sub.topics.keys()) {
+      // The second checks every namespace as 'default' (the token's read-job there opens all of them).
+      const namespace = (sub.namespace === '*' && f.has('scheduler.events-namespace-star-open')) || f.has('scheduler.events-acl-namespace-as-default') ? 'default' : sub.namespace;
+      const topics = [...sub.topics.keys()];
+      for (const topic of f.has('scheduler.events-acl-first-topic-only') ? topics.slice(0, 1) : topics) {
         if (!SchedulerAcl.canSubscribe(token, topic, namespace, aclOptions)) throw new ClientError(403, `Permission denied: the token may not read topic ${topic} in namespace ${sub.namespace}`);
       }
     }
@@ -364,7 +366,7 @@ export class SchedulerService {
       (f.has('scheduler.events-evicted-index-empty') && oldest !== undefined && index > 0 && index < oldest) ||
       (f.has('scheduler.events-evicted-starts-live') && this.broker.wasEvicted(index));
     // The backlog and then the live frames, each serialised once for all subscribers (StreamFanout).
-    const unsubscribe = this.fanout.subscribe(sub, res, index, skipBacklog);
+    const unsubscribe = this.fanout.subscribe(sub, res, f.has('scheduler.events-index-ignored') ? 0 : index, skipBacklog);
     const heartbeat = setInterval(() => void (res.writableEnded || res.write('{}\n')), this.options.heartbeatMs ?? 10_000);
     await new Promise<void>((resolve) => {
       const done = () => resolve();

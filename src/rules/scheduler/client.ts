@@ -79,6 +79,15 @@ export const schedulerEventRules: Rule[] = [
     sources: [{ file, section: ESP, quote: "namespace | string | 'default' | Namespace filter; '*' means all namespaces for event types that support them" }],
   }),
   rule({
+    id: 'scheduler.events.index-start',
+    title: 'A subscription from an index still in the buffer starts there: the server sends no frame below the index',
+    capability: FIX,
+    notes: [
+      "The job is registered twice (the second a change, so Nomad makes a new version); the subscription from the second registration's index, topic Job:<job>, is judged on the frames as the server sends them, before any client-side window: the first registration's frame, below the index and still buffered, must not come. Nomad: nomad/stream/event_buffer.go StartAtClosest starts at the item whose index equals the one asked for, or the next above it.",
+    ],
+    sources: [{ file, section: ESP, quote: 'index | integer | 0 | Index to start from.' }],
+  }),
+  rule({
     id: 'scheduler.events.index-evicted',
     title: 'An index no longer in the buffer (never published, or published and evicted) starts the stream at the next available index',
     capability: FIX,
@@ -101,7 +110,7 @@ export const schedulerEventRules: Rule[] = [
   }),
   rule({
     id: 'scheduler.events.namespace-star-acl',
-    title: "namespace=* needs a management token or a policy applying to all namespaces: a token with read-job in one namespace receives nothing, one whose read-job policy is for namespace '*' receives the Job events",
+    title: "namespace=* needs a management token or a policy applying to all namespaces: a token with read-job in one namespace receives nothing (nor from another namespace named alone), one whose read-job policy is for namespace '*' receives the Job events",
     capability: FIX,
     sources: [{ file, section: ESP, quote: "'*' means all namespaces for event types that support them; needs a management token or a policy applying to all namespaces" }],
     notes: [

@@ -116,13 +116,30 @@ export const schedulerStatements: StatementMap = {
     { id: 'scheduler.gc.alloc-kept-on-server', section: EP, quote: 'the allocation still exists on the server and appears in server responses', untestable: "the server's responses about allocations (/v1/allocation/:alloc_id) are outside this spec, which gives them no shape" },
     { id: 'scheduler.gc.all', section: EP, quote: 'Collects all stopped allocations on the node.', rules: ['scheduler.gc.all'] },
     // Event stream parameters
-    { id: 'scheduler.events.index', section: ESP, quote: 'index | integer | 0 | Index to start from. If no longer in the buffer, streaming starts at the next available index', rules: ['scheduler.events.matching', 'scheduler.events.index-evicted'] },
+    { id: 'scheduler.events.index', section: ESP, quote: 'index | integer | 0 | Index to start from. If no longer in the buffer, streaming starts at the next available index', rules: ['scheduler.events.matching', 'scheduler.events.index-start', 'scheduler.events.index-evicted'],
+      wrongWays: [
+        { kind: 'position-ignored', how: 'The server replays its whole buffer whatever the index; a client that keeps only its window of frames never sees it.', rule: 'scheduler.events.index-start', example: "a job registered twice, a subscription from the second registration's index: no frame below it arrives, judged on the server's frames before any client-side window", fault: 'scheduler.events-index-ignored' },
+      ] },
     { id: 'scheduler.events.namespace', section: ESP, quote: "namespace | string | 'default' | Namespace filter; '*' means all namespaces for event types that support them", rules: ['scheduler.events.namespace'] },
-    { id: 'scheduler.events.namespace-star-acl', section: ESP, quote: 'needs a management token or a policy applying to all namespaces', rules: ['scheduler.events.namespace-star-acl'] },
+    { id: 'scheduler.events.namespace-star-acl', section: ESP, quote: 'needs a management token or a policy applying to all namespaces', rules: ['scheduler.events.namespace-star-acl'],
+      wrongWays: [
+        { kind: 'other-namespace', how: "namespace=* is checked as if it were 'default'.", rule: 'scheduler.events.namespace-star-acl', example: "a read-job token of 'default' asks for namespace=*: nothing", fault: 'scheduler.events-namespace-star-open' },
+        { kind: 'other-namespace', how: "Every namespace is checked as 'default', so read-job there reads any other.", rule: 'scheduler.events.namespace-star-acl', example: "a read-job token of 'default' asks for another namespace, whose Job event a namespace-'*' token receives: nothing", fault: 'scheduler.events-acl-namespace-as-default' },
+      ] },
     { id: 'scheduler.events.topic', section: ESP, quote: "topic | 'topic:filter_key' (repeatable) | '*:*' | Subscribes to a topic with optional filter key after a colon. Several topic parameters may be given. 'Node' and 'Node:*' are both valid. Omitting topic subscribes to all topics", rules: ['scheduler.events.matching', 'scheduler.events.topic-star-equivalence', 'scheduler.events.topic-union', 'scheduler.events.no-topic-all'] },
     // Authentication
     { id: 'scheduler.acl.uses-acls', section: AUTH, quote: 'Access control uses ACLs; required permissions are in the endpoint table.', rules: ['scheduler.acl.client-endpoints', 'scheduler.events.acl'] },
-    { id: 'scheduler.acl.event-topics', section: AUTH, quote: "Event stream permissions per topic: '*' (all topics, which is the default when no topic is given): management; ACLToken, ACLPolicy: management; Job, Allocation, Deployment, Evaluation: namespace:read-job; Node: node:read.", rules: ['scheduler.events.acl'] },
+    {
+      id: 'scheduler.acl.event-topics',
+      section: AUTH,
+      quote: "Event stream permissions per topic: '*' (all topics, which is the default when no topic is given): management; ACLToken, ACLPolicy: management; Job, Allocation, Deployment, Evaluation: namespace:read-job; Node: node:read.",
+      rules: ['scheduler.events.acl'],
+      wrongWays: [
+        { kind: 'first-item-only', how: 'The check looks at the first topic of the subscription; a permitted one listed first opens the rest.', rule: 'scheduler.events.acl', example: 'a node:read token subscribes to Node and Job, a read-job token to Job and Node, in one request each: no event of the forbidden topic', fault: 'scheduler.events-acl-first-topic-only' },
+        { kind: 'mixed-in-one-request', how: 'A subscription is checked as a whole against any one of its topics.', rule: 'scheduler.events.acl', example: 'the same two mixed subscriptions', fault: 'scheduler.events-acl-first-topic-only' },
+        { kind: 'read-vs-write', how: 'The ACL topics are treated as readable by any token that reads something.', rule: 'scheduler.events.acl', example: 'node:read and read-job tokens subscribe to ACLToken and ACLPolicy: nothing; the management token receives both', fault: 'scheduler.events-acl-topics-open' },
+      ],
+    },
     // Events
     { id: 'scheduler.events.frames', section: EV, quote: 'The event stream delivers the frames described above.', rules: ['scheduler.events.frame-shape'] },
     { id: 'scheduler.events.topic-outputs', section: EV, quote: 'Topics and the object they output:', rules: ['scheduler.events.topic-payload'] },
