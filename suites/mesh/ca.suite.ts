@@ -266,6 +266,34 @@ concurrently('side by side: rules that neither rotate the CA nor need a leaf to 
     }
   });
 
+  // The other side of blocking: a query that is already behind has a change to see, so it must not wait.
+  ruleTest('mesh.upstream.older-index-at-once', async (kit) => {
+    const header = kit.mesh.dialect.mesh.indexHeader;
+    const indexOf = (res: HttpResponse, what: string) => {
+      expect(res.status, `${what} answers 200`).toBe(200);
+      const value = Number(res.header(header));
+      expect(Number.isInteger(value) && value > 0, `${what} carries ${header} (${res.header(header)})`).toBe(true);
+      return value;
+    };
+    // This block never rotates the CA, so a roots index of 1 (no older one to ask with) leaves the leaf alone to judge.
+    const rootsIndex = indexOf(await kit.mesh.roots(), 'CA roots');
+    const service = serviceName('older');
+    const leafIndex = indexOf(await kit.mesh.leaf(service), `the leaf of ${service}`);
+    expect(leafIndex, `the leaf's ${header} is above 1, so an older index exists`).toBeGreaterThan(1);
+    const waitMs = boundMs(kit.ctx, MESH_BOUNDS.olderIndexWait);
+    const options = (index: number) => ({ query: { index: String(index - 1), wait: `${waitMs / 1000}s` }, timeoutMs: waitMs + boundMs(kit.ctx, MESH_BOUNDS.requestBeyond) });
+    const queries: [string, () => Promise<HttpResponse>][] = [[`the leaf with index ${leafIndex - 1} (current ${leafIndex})`, () => kit.mesh.leaf(service, options(leafIndex))]];
+    if (rootsIndex > 1) queries.unshift([`roots with index ${rootsIndex - 1} (current ${rootsIndex})`, () => kit.mesh.roots(options(rootsIndex))]);
+    else kit.note(`the roots' ${header} is 1: no older index to ask with, so only the leaf is judged`);
+    for (const [what, call] of queries) {
+      const started = performance.now();
+      const res = await call();
+      const elapsed = performance.now() - started;
+      expect(res.status, `${what} answers 200`).toBe(200);
+      expect(elapsed, `${what} answered after ${Math.round(elapsed)} ms: before its ${waitMs / 1000} s wait elapsed`).toBeLessThan(waitMs - SECOND);
+    }
+  }, { timeoutMs: 2 * (MESH_BOUNDS.olderIndexWait.ms + MESH_BOUNDS.requestBeyond.ms) + KIT_BOUNDS.ruleBeyond.ms });
+
   ruleTest('mesh.upstream.method-405-allow', async (kit) => {
     const res = await kit.mesh.http.request({ method: 'DELETE', path: '/v1/agent/connect/ca/roots' });
     expect(res.status).toBe(405);

@@ -110,6 +110,8 @@ export const meshFaults: Fault[] = [
     breaks: ['mesh.acl.leaf', 'mesh.acl.authorize'],
     description: "A token's rules apply in every namespace, not only its own (Enterprise namespaces)",
   },
+  { id: 'mesh.roots-blocks-on-older-index', system: 'mesh', breaks: ['mesh.upstream.older-index-at-once'], description: 'A roots query with an index older than the current one blocks for its whole wait instead of answering at once' },
+  { id: 'mesh.leaf-blocks-on-older-index', system: 'mesh', breaks: ['mesh.upstream.older-index-at-once'], description: 'A leaf query with an index older than the leaf\'s blocks until its wait elapses instead of answering at once' },
   { id: 'mesh.authorize-acl-on-source', system: 'mesh', breaks: ['mesh.acl.authorize'], description: "Authorize checks service:write on the client's (source) service instead of the Target" },
   {
     id: 'mesh.leaf-acl-error-500',

@@ -304,7 +304,7 @@ export class MeshService {
     if (f.has('mesh.roots-require-token') && !this.acl.resolve(this.acl.secretOf(req, url))) return this.plain(res, 403, 'Permission denied: token required');
     const b = this.blocking(url, res);
     if (!b) return;
-    if (b.index !== undefined && b.index >= this.currentRoots().index) await this.waitFor('roots', b.waitMs, req);
+    if (b.index !== undefined && (b.index >= this.currentRoots().index || f.has('mesh.roots-blocks-on-older-index'))) await this.waitFor('roots', b.waitMs, req);
     if (res.destroyed) return;
     const answer = this.currentRoots();
     const cache: CacheMeta = this.rootsCachedAt === undefined ? { hit: false } : { hit: true, ageMs: Date.now() - this.rootsCachedAt };
@@ -434,7 +434,7 @@ export class MeshService {
     }
     let leaf = await this.currentLeaf(ns, service, { blocking: b.index !== undefined });
     let cache: CacheMeta = { hit: false };
-    if (b.index !== undefined && b.index >= leaf.modifyIndex && !f.has('mesh.leaf-blocking-not-supported')) {
+    if (b.index !== undefined && (b.index >= leaf.modifyIndex || f.has('mesh.leaf-blocks-on-older-index')) && !f.has('mesh.leaf-blocking-not-supported')) {
       const woken = await this.blockForLeaf(req, ns, service, leaf, b.waitMs);
       if (!woken || res.destroyed) return;
       leaf = woken;

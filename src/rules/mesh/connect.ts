@@ -261,6 +261,16 @@ export const meshUpstreamRules: Rule[] = [
     upstream: consul('agent/http.go', 'bad ?index → 400 "Invalid index"; bad ?wait → 400 "Invalid wait time"'),
   }),
   rule({
+    id: 'mesh.upstream.older-index-at-once',
+    level: 'UPSTREAM',
+    title: 'A blocking query with an index older than the current one (roots and leaf) answers at once, not after its wait',
+    sources: [{ file, section: ENDPOINTS, quote: 'Blocking-query request parameters and the names of the consistency modes: not shown.' }],
+    upstream: consul('agent/cache/cache.go', 'getWithIndex returns a valid cache entry at once when its index is above the query\'s minimum index; the roots and the leaf are served from the agent cache (website api/features/blocking: the request waits "for any changes subsequent to that index")'),
+    notes: [
+      "The roots' and a fresh leaf's index header, less one, with a 15 s wait (MESH_BOUNDS.olderIndexWait): the answer must come before the wait elapsed. A roots index header of 1 has no older index: then only the leaf is judged, and the run says so.",
+    ],
+  }),
+  rule({
     id: 'mesh.upstream.index-header',
     level: 'UPSTREAM',
     title: 'Roots and leaf answers carry the index header, never 0',

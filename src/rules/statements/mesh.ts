@@ -201,6 +201,10 @@ export const meshStatements: StatementMap = {
       section: ENDPOINTS,
       quote: 'A blocking query waits until a new certificate is needed (expiring, expired, or root rotation) or the query timeout elapses.',
       rules: ['mesh.leaf.blocking-wakes-on-expiry', 'mesh.leaf.blocking-wakes-on-rotation', 'mesh.leaf.blocking-timeout'],
+      wrongWays: [
+        { kind: 'older-index-blocks', how: 'Any query with an index blocks, even one whose index is already behind the leaf it would get (strict profile: the spec leaves the blocking parameters not shown).', rule: 'mesh.upstream.older-index-at-once', example: "the leaf's index header less one, with a 15 s wait: answered before the wait elapsed", fault: 'mesh.leaf-blocks-on-older-index' },
+        { kind: 'older-index-blocks', how: 'The same on the roots (strict profile).', rule: 'mesh.upstream.older-index-at-once', example: "the roots' index header less one, with a 15 s wait: answered before the wait elapsed", fault: 'mesh.roots-blocks-on-older-index' },
+      ],
     },
 
     // Namespace selection (Enterprise)

@@ -28,6 +28,11 @@ export const MESH_BOUNDS = {
     waitsFor: "a blocking leaf query to wake before the held leaf's end",
     why: "added to the leaf's remaining validity to make the query's wait: the new leaf is due by that end, and the wait elapsing first is the rule's FAIL",
   },
+  olderIndexWait: {
+    ms: 15_000,
+    waitsFor: 'a blocking query whose index is already behind the current one, which has nothing to wait for',
+    why: 'the wait such a query asks for: a product that answers at once takes milliseconds, one that blocks anyway returns only after the wait, which the rule judges as elapsed or not',
+  },
   requestBeyond: {
     ms: 20_000,
     waitsFor: "a blocking query's answer, beyond what the rule judges",
