@@ -292,7 +292,7 @@ concurrently('side by side: rules that neither rotate the CA nor need a leaf to 
       expect(res.status, `${what} answers 200`).toBe(200);
       expect(elapsed, `${what} answered after ${Math.round(elapsed)} ms: before its ${waitMs / 1000} s wait elapsed`).toBeLessThan(waitMs - SECOND);
     }
-  }, { timeoutMs: 2 * (MESH_BOUNDS.olderIndexWait.ms + MESH_BOUNDS.requestBeyond.ms) + KIT_BOUNDS.ruleBeyond.ms });
+  }, { timeoutMs: (MESH_BOUNDS.olderIndexWait.ms + MESH_BOUNDS.requestBeyond.ms) * 2 + KIT_BOUNDS.ruleBeyond.ms });
 
   ruleTest('mesh.upstream.method-405-allow', async (kit) => {
     const res = await kit.mesh.http.request({ method: 'DELETE', path: '/v1/agent/connect/ca/roots' });
