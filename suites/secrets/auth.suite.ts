@@ -105,6 +105,27 @@ ruleTest('secrets.auth.token-headers-equivalent', async (kit) => {
     expect((await kit.secrets.write(path, other, 'PUT', viaHeader)).status).toBeLessThan(300);
     expect((await kit.secrets.read(path, viaBearer)).parse(readResultSchema).data, 'a write through one header is seen through the other').toEqual(other);
   }, { numRuns: Math.min(kit.ctx.runs, 15) });
+
+  // Every authenticated route, not only the KV paths: an OIDC scope written, read, listed and
+  // deleted, and help, through Bearer alone, each compared with the token header.
+  const scope = `identity/oidc/scope/${run}-headers`;
+  expect((await kit.secrets.write(scope, { description: 'written through Bearer' }, 'POST', viaBearer)).status, `POST ${scope} with Authorization: Bearer succeeds`).toBeLessThan(300);
+  try {
+    const [a, b] = [await kit.secrets.read(scope, viaHeader), await kit.secrets.read(scope, viaBearer)];
+    expect(a.status, `GET ${scope} with ${d.tokenHeader} answers 200`).toBe(200);
+    expect(b.status, `GET ${scope} with Authorization: Bearer answers like the token header`).toBe(a.status);
+    expect(b.json(), `GET ${scope}: the same body through both headers`).toMatchObject({ data: (a.json() as { data: unknown }).data });
+    const listed = await kit.secrets.list('identity/oidc/scope/', 'verb', viaBearer);
+    expect(listed.status, 'LIST identity/oidc/scope with Authorization: Bearer answers 200').toBe(200);
+    expect(JSON.stringify((listed.json() as { data?: unknown }).data ?? null), 'and lists the scope written through it').toContain(`${run}-headers`);
+    const [helpA, helpB] = [await kit.secrets.help(scope, viaHeader), await kit.secrets.help(scope, viaBearer)];
+    expect(helpB.status, `GET ${scope}?help=1 with Authorization: Bearer answers like the token header (${helpA.status})`).toBe(helpA.status);
+    expect(helpA.status, `GET ${scope}?help=1 with ${d.tokenHeader} answers 200`).toBe(200);
+  } finally {
+    const deleted = await kit.secrets.delete(scope, viaBearer);
+    expect(deleted.status, `DELETE ${scope} with Authorization: Bearer succeeds`).toBeLessThan(300);
+  }
+  expect((await kit.secrets.read(scope, viaHeader)).status, 'the scope deleted through Bearer is gone').toBe(404);
 });
 
 ruleTest('secrets.proxy.request-header-required', async (kit) => {

@@ -20,6 +20,7 @@ export const secretsFaults: Fault[] = [
   f('auth-missing-token-allowed', ['secrets.auth.token-required'], 'A request without a token is served as if it carried the root token'),
   f('auth-any-token-accepted', ['secrets.auth.bad-token-refused'], 'Any token string is accepted as the root token'),
   f('auth-bearer-ignored', ['secrets.auth.token-headers-equivalent'], 'Authorization: Bearer is not read; only X-Service-Token works'),
+  f('auth-bearer-kv-only', ['secrets.auth.token-headers-equivalent'], 'Authorization: Bearer is read on KV mounts only; every other authenticated route (identity, auth methods, help) needs X-Service-Token'),
   f('proxy-header-not-required', ['secrets.proxy.request-header-required'], 'The request-header proxy forwards requests that lack the header'),
   f('error-body-singular', ['secrets.errors.body-on-every-error'], 'Errors carry {"error":"..."} instead of {"errors":[...]}'),
   f('unsupported-method-400', ['secrets.errors.method-not-allowed-405'], 'An unsupported method answers 400 instead of 405'),

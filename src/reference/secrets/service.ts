@@ -158,7 +158,7 @@ export class SecretsService {
     const needsToken = !openPath && !(operation === 'help' && faults.has('secrets.help-unauthenticated'));
     let token: TokenEntry | undefined;
     if (needsToken) {
-      token = this.authenticate(req);
+      token = this.authenticate(req, mount?.type === 'kv');
       const outside = token?.boundCidrs && !inCidrs(req.socket.remoteAddress, token.boundCidrs);
       if (!token || outside || !namespace.path.startsWith(token.namespace) || (token.allowedPath && !token.allowedPath.test(rest))) {
         req.resume();
@@ -295,11 +295,12 @@ export class SecretsService {
     }
   }
 
-  private authenticate(req: IncomingMessage): TokenEntry | undefined {
+  private authenticate(req: IncomingMessage, kvPath: boolean): TokenEntry | undefined {
     const faults = this.options.faults;
     const header = req.headers[this.options.dialect.secrets.tokenHeader.toLowerCase()];
     let id = typeof header === 'string' && header ? header : undefined;
-    if (!id && !faults.has('secrets.auth-bearer-ignored')) id = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
+    const bearerIgnored = faults.has('secrets.auth-bearer-ignored') || (faults.has('secrets.auth-bearer-kv-only') && !kvPath);
+    if (!id && !bearerIgnored) id = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
     if (!id) return faults.has('secrets.auth-missing-token-allowed') ? this.rootToken : undefined;
     return this.tokens.use(id) ?? (faults.has('secrets.auth-any-token-accepted') ? this.rootToken : undefined);
   }

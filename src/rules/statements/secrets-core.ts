@@ -161,6 +161,10 @@ export const secretsCoreStatements: StatementMap = {
       section: AUTH,
       quote: "A client token is sent in header X-Service-Token or in header 'Authorization: Bearer <token>'.",
       rules: ['secrets.auth.token-headers-equivalent'],
+      wrongWays: [
+        { kind: 'route-or-verb-unchecked', how: 'Bearer is read on the KV paths only; identity, auth-method and help routes need the token header.', rule: 'secrets.auth.token-headers-equivalent', example: 'an OIDC scope written, read, listed, asked for help and deleted through Bearer alone, each answered as through the token header', fault: 'secrets.auth-bearer-kv-only' },
+        { kind: 'route-or-verb-unchecked', how: 'Bearer is not read at all.', rule: 'secrets.auth.token-headers-equivalent', example: 'generated KV writes, reads and lists through Bearer, compared with the token header', fault: 'secrets.auth-bearer-ignored' },
+      ],
     },
     {
       id: 'secrets.auth.login-unauthenticated',
