@@ -16,7 +16,10 @@ export interface OidcSetupOptions {
   /** Scopes to create and put on the provider, each with a template. */
   scopes?: { template: string; description?: string }[];
   /** 'self' (default): only this client; '*': all; or an explicit list (possibly empty). */
-  allowedClientIds?: 'self' | '*' | string[];
+  /** 'self': the client's own client_id; a function: a list made from it (written after the client). */
+  allowedClientIds?: 'self' | '*' | string[] | ((clientId: string) => string[]);
+  /** Write the provider before the client (its '*' or list then names no client that existed). */
+  providerFirst?: boolean;
   /** 'entity' (default): an assignment naming the entity; 'allow_all'; 'none'; or assignment names. */
   assignments?: 'entity' | 'allow_all' | 'none' | string[];
   entity?: { metadata?: Record<string, string>; groups?: string[] };
@@ -61,6 +64,14 @@ export async function setupOidc(kit: RuleKit, options: OidcSetupOptions = {}): P
     assignments = [name];
   } else if (mode === 'allow_all') assignments = ['allow_all'];
   else if (Array.isArray(mode)) assignments = mode;
+  const provider = uniqueName('provider');
+  const allowed = options.allowedClientIds ?? 'self';
+  const allowedIds = (clientId: string) => (allowed === 'self' ? [clientId] : allowed === '*' ? ['*'] : typeof allowed === 'function' ? allowed(clientId) : allowed);
+  // A provider written before its client can name no client_id: '*' or a fixed list only.
+  if (options.providerFirst) {
+    if (allowed === 'self' || typeof allowed === 'function') throw new Error('setupOidc: a provider written before its client cannot name its client_id');
+    expectWritten(await api.write('provider', provider, { allowed_client_ids: allowedIds(''), scopes_supported: scopes }), `create provider ${provider} before its client`);
+  }
   const clientName = uniqueName('client');
   const redirectUri = options.redirectUris?.[0] ?? `https://${clientName}.example.com:8443/callback`;
   const body: Record<string, unknown> = { redirect_uris: options.redirectUris ?? [redirectUri], assignments, client_type: options.clientType ?? 'confidential' };
@@ -70,12 +81,7 @@ export async function setupOidc(kit: RuleKit, options: OidcSetupOptions = {}): P
   expectWritten(await api.write('client', clientName, body), `create client ${clientName}`);
   const read = (await api.read('client', clientName)).parse(clientReadSchema).data;
   kit.secret(read.client_secret);
-  const provider = uniqueName('provider');
-  const allowed = options.allowedClientIds ?? 'self';
-  expectWritten(
-    await api.write('provider', provider, { allowed_client_ids: allowed === 'self' ? [read.client_id] : allowed === '*' ? ['*'] : allowed, scopes_supported: scopes }),
-    `create provider ${provider}`,
-  );
+  if (!options.providerFirst) expectWritten(await api.write('provider', provider, { allowed_client_ids: allowedIds(read.client_id), scopes_supported: scopes }), `create provider ${provider}`);
   return { api, provider, scopes, client: { name: clientName, id: read.client_id, secret: read.client_secret, type: read.client_type }, entity, redirectUri };
 }
 

@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { assignmentReadSchema, clientReadSchema, discoverySchema, providerReadSchema, scopeReadSchema, userinfoSchema } from '../../src/client/schemas/oidc.ts';
 import { listResultSchema } from '../../src/client/schemas/secrets.ts';
 import { expectShape } from '../kit/expect-shape.ts';
-import { authorize, codeFlow, expectWritten, setupOidc, uniqueName, verifyIdToken } from '../kit/oidc-fixture.ts';
+import { authorize, codeFlow, expectWritten, setupOidc, uniqueName, verifyIdToken, type OidcSetupOptions } from '../kit/oidc-fixture.ts';
 import { SkipRule, type RuleKit } from '../kit/rule-kit.ts';
 import type { EntityFixture } from '../../src/client/identity-fixtures.ts';
 import { ruleTest } from '../kit/rule-test.ts';
@@ -249,14 +249,21 @@ ruleTest('secrets.oidc.client-no-assignments-denies', async (kit) => {
   expect((res.json() as { code?: unknown }).code, 'and no code is issued').toBeUndefined();
 });
 
+// The hard sides (issue 37): '*' for a client made after the provider, the client named after
+// another entry, and an entry that is only a prefix of the client_id.
 ruleTest('secrets.oidc.allowed-client-ids', async (kit) => {
-  for (const [allowed, expectOk, what] of [
-    [[] as string[], false, 'an empty allowed_client_ids allows no client'],
+  type Allowed = NonNullable<OidcSetupOptions['allowedClientIds']>;
+  const cases: [Allowed, boolean, string, boolean?][] = [
+    [[], false, 'an empty allowed_client_ids allows no client'],
     ['*', true, "'*' allows every client"],
+    ['*', true, "'*' allows a client created after the provider", true],
     ['self', true, 'a list naming the client allows it'],
+    [(id) => ['someone-else', id], true, 'a list naming the client second, after another client_id, allows it'],
     [['someone-else'], false, 'a list not naming the client refuses it'],
-  ] as const) {
-    const setup = await setupOidc(kit, { allowedClientIds: allowed as 'self' | '*' | string[] });
+    [(id) => [id.slice(0, -1)], false, 'a list naming the client_id less its last character (a prefix of it) refuses it'],
+  ];
+  for (const [allowed, expectOk, what, providerFirst] of cases) {
+    const setup = await setupOidc(kit, { allowedClientIds: allowed, providerFirst });
     const res = await authorize(setup);
     if (expectOk) expect(res.status, `${what}: ${res.text.slice(0, 200)}`).toBe(200);
     else expect(res.status, what).toBeGreaterThanOrEqual(400);

@@ -4,6 +4,10 @@ const f = (id: string, breaks: string[], description: string): Fault => ({ id: `
 
 /** Faults of the oidc area added with the statement map (issue 18); the older ones are in secrets.ts. */
 export const secretsOidcFaults: Fault[] = [
+  // The hard sides of allowed_client_ids (issue 37).
+  f('oidc-allowed-star-snapshot', ['secrets.oidc.allowed-client-ids'], "'*' in allowed_client_ids stands for the clients that existed when the provider was written; a client created later is refused"),
+  f('oidc-allowed-ids-first-only', ['secrets.oidc.allowed-client-ids'], 'Only the first entry of allowed_client_ids is compared with the client_id'),
+  f('oidc-allowed-ids-prefix', ['secrets.oidc.allowed-client-ids'], 'An allowed_client_ids entry admits every client_id it is a prefix of'),
   f('oidc-config-open', ['secrets.oidc.config-requires-token'], 'The OIDC configuration routes (providers, scopes, clients with their secrets, assignments) answer without a client token'),
   f('oidc-config-any-token', ['secrets.oidc.config-requires-policy'], 'Any valid client token may read and change the OIDC configuration, whatever its policies'),
   f('oidc-confidential-secret-optional', ['secrets.oidc.token-client-auth-required'], 'A confidential client that presents no secret at all (client_id alone, or an empty one) is let through: the secret is checked only when one is sent'),

@@ -25,10 +25,15 @@ export const secretsOidcStatements: StatementMap = {
     s('issues-tokens-by-code-flow', OVERVIEW, 'The OIDC provider feature issues ID tokens and access tokens through the authorization code flow.', r('token-response', 'id-token-verifies', 'userinfo-sub')),
     s('configured-by-four-resources', OVERVIEW, 'It is configured with providers, scopes, clients and assignments.', r('provider-crud', 'scope-crud', 'client-crud', 'assignment-crud')),
     s('config-needs-token', OVERVIEW, 'Once the service is unsealed, nearly every operation requires a client token (see Authentication).', r('config-requires-token'), 'Every OIDC configuration route (provider, scope, client, assignment: read, list, write, delete) refuses a request without a client token or with one the service did not issue, and leaks or changes nothing'),
-    s('config-needs-policy', AUTH, 'Permission policies decide access per path; a path the caller may not see can answer 404.', r('config-requires-policy'), "A token whose policies do not grant the OIDC configuration routes (an entity's token with the default policy) is refused there (403 or 404), and sees no client secret"),
+    { ...s('config-needs-policy', AUTH, 'Permission policies decide access per path; a path the caller may not see can answer 404.', r('config-requires-policy'), "A token whose policies do not grant the OIDC configuration routes (an entity's token with the default policy) is refused there (403 or 404), and sees no client secret"), wrongWays: [
+      { kind: 'read-vs-write', how: 'Any valid token may read and change the configuration, whatever its policies.', rule: 'secrets.oidc.config-requires-policy', example: "an entity's token with the default policy reads and writes every configuration route: refused, and no client secret shown", fault: 'secrets.oidc-config-any-token' },
+    ] },
     s('authorize-with-client-token', AUTH, 'The OIDC authorize example sends a client token.', r('authorize-code-state', 'assignments-decide'), "Authorize takes the entity from the client token sent with it: an entity's token gets a code, and the entity it names decides the assignments"),
     s('token-endpoint-authenticates-client', AUTH, 'The token endpoint authenticates the OIDC client (client_secret_basic, client_secret_post or none).', r('client-secret-basic', 'client-secret-post', 'public-client-none', 'token-client-auth-required')),
-    s('userinfo-needs-access-token', AUTH, 'The userinfo endpoint requires the access token issued by the token endpoint as a Bearer token.', r('userinfo-sub', 'userinfo-requires-access-token', 'userinfo-other-provider'), "Userinfo answers the provider's own access token as a Bearer token, and refuses no token, a client token, a made-up token and another provider's access token"),
+    { ...s('userinfo-needs-access-token', AUTH, 'The userinfo endpoint requires the access token issued by the token endpoint as a Bearer token.', r('userinfo-sub', 'userinfo-requires-access-token', 'userinfo-other-provider'), "Userinfo answers the provider's own access token as a Bearer token, and refuses no token, a client token, a made-up token and another provider's access token"), wrongWays: [
+      { kind: 'wrong-subject', how: "An access token is taken at another provider's userinfo that allows the same client.", rule: 'secrets.oidc.userinfo-other-provider', example: "another provider allowing the client (by name and by '*'): the access token is refused", fault: 'secrets.oidc-access-token-any-provider' },
+      { kind: 'route-or-verb-unchecked', how: 'Userinfo answers without checking the access token.', rule: 'secrets.oidc.userinfo-requires-access-token', example: 'no token, a client token and a made-up token: refused', fault: 'secrets.oidc-userinfo-no-auth' },
+    ] },
 
     // Resources: OIDC provider.
     s('provider-name-from-url', PROVIDER, '| name | string | yes | Taken from the URL |', r('provider-crud'), 'A provider is created, read, listed and deleted under the name in its URL'),
@@ -41,7 +46,12 @@ export const secretsOidcStatements: StatementMap = {
       "An obligation on the operator choosing the issuer, not on the service: the service cannot know which addresses its clients reach, and nothing it answers can show it checked (the iss claim's agreement with the configured issuer is secrets.oidc.provider-issuer-origin)",
     ),
     s('provider-issuer-read-empty', PROVIDER, 'Read returns the empty string when not set', r('provider-issuer-empty-when-unset')),
-    s('provider-allowed-client-ids', PROVIDER, "Empty list: no client allowed. Value '*': all clients allowed", r('allowed-client-ids')),
+    { ...s('provider-allowed-client-ids', PROVIDER, "Empty list: no client allowed. Value '*': all clients allowed", r('allowed-client-ids')), wrongWays: [
+      { kind: 'created-after', how: "'*' is expanded to the clients that exist when the provider is written.", rule: 'secrets.oidc.allowed-client-ids', example: "a provider with '*' written before its client: the client authenticates", fault: 'secrets.oidc-allowed-star-snapshot' },
+      { kind: 'first-item-only', how: 'Only the first entry of allowed_client_ids is compared.', rule: 'secrets.oidc.allowed-client-ids', example: 'the client named second, after another client_id: allowed', fault: 'secrets.oidc-allowed-ids-first-only' },
+      { kind: 'exact-vs-prefix', how: 'An entry admits every client_id it is a prefix of.', rule: 'secrets.oidc.allowed-client-ids', example: 'an entry that is the client_id less its last character: refused', fault: 'secrets.oidc-allowed-ids-prefix' },
+      { kind: 'route-or-verb-unchecked', how: 'An empty list is read as no restriction.', rule: 'secrets.oidc.allowed-client-ids', example: 'an empty allowed_client_ids: refused', fault: 'secrets.oidc-allowed-clients-empty-means-all' },
+    ] },
     s('provider-scopes-supported', PROVIDER, 'Scopes that may be requested on the provider', r('provider-scopes-supported', 'userinfo-claims-by-scope', 'scope-not-supported-no-claims'), "The provider's scopes are the ones its configuration advertises and whose claims a request yields; a scope it does not list gives no claims (or is refused)"),
 
     // Resources: OIDC scope.
@@ -56,7 +66,10 @@ export const secretsOidcStatements: StatementMap = {
     s('client-key-signs', CLIENT, "Names the key that signs the client's ID tokens.", r('client-key-signs')),
     s('client-key-immutable', CLIENT, "Names the key that signs the client's ID tokens. Cannot be changed after creation", r('client-key-immutable'), "A client's key cannot be changed after creation"),
     s('client-redirect-uris-exact', CLIENT, 'One value must exactly equal the redirect_uri of each authentication request', r('redirect-uri-exact')),
-    s('client-assignments-limit', CLIENT, 'Names of assignments limiting which entities and groups may authenticate through the client.', r('assignments-decide')),
+    { ...s('client-assignments-limit', CLIENT, 'Names of assignments limiting which entities and groups may authenticate through the client.', r('assignments-decide')), wrongWays: [
+      { kind: 'first-item-only', how: "Only the client's first assignment is consulted.", rule: 'secrets.oidc.assignments-decide', example: 'generated clients with several assignments, the admitting one in any position', fault: 'secrets.oidc-only-first-assignment' },
+      { kind: 'wrong-subject', how: "Assignments match the entity's id only, never its groups.", rule: 'secrets.oidc.assignments-decide', example: "an entity admitted only through a group's membership", fault: 'secrets.oidc-assignment-groups-ignored' },
+    ] },
     s('client-no-assignments', CLIENT, 'By default no entities are allowed.', r('client-no-assignments-denies', 'client-defaults')),
     s('client-allow-all', CLIENT, "The built-in assignment 'allow_all' allows all entities", r('assignment-allow-all')),
     s('client-type-default', CLIENT, "'confidential' (default) or 'public'.", r('client-defaults', 'client-credentials')),

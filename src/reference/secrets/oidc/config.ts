@@ -11,6 +11,8 @@ export interface Provider {
   issuer: string;
   allowed_client_ids: string[];
   scopes_supported: string[];
+  /** Only with the fault secrets.oidc-allowed-star-snapshot: the clients '*' stood for when the provider was written. */
+  starSnapshot?: string[];
 }
 
 export interface Scope {
@@ -119,11 +121,9 @@ export class OidcConfig {
     if (issuer !== '' && !validIssuer(issuer)) return badRequest('invalid issuer, which must include only a scheme, host, and optional port (e.g. https://example.com:8200)');
     const scopes = stringList(req.data.scopes_supported, 'scopes_supported') ?? existing?.scopes_supported ?? [];
     for (const s of scopes) if (!this.scopes.items.has(s)) return badRequest(`scope "${s}" does not exist`);
-    this.providers.items.set(name, {
-      issuer,
-      allowed_client_ids: stringList(req.data.allowed_client_ids, 'allowed_client_ids') ?? existing?.allowed_client_ids ?? [],
-      scopes_supported: scopes,
-    });
+    const allowed = stringList(req.data.allowed_client_ids, 'allowed_client_ids') ?? existing?.allowed_client_ids ?? [];
+    const starSnapshot = f.has('secrets.oidc-allowed-star-snapshot') && allowed.includes('*') ? [...this.clients.items.values()].map((c) => c.client_id) : undefined;
+    this.providers.items.set(name, { issuer, allowed_client_ids: allowed, scopes_supported: scopes, ...(starSnapshot ? { starSnapshot } : {}) });
     return { kind: 'no-content' };
   }
 

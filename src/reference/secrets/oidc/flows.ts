@@ -234,8 +234,13 @@ export class OidcFlows {
   }
 
   private providerAllows(provider: Provider, clientId: string): boolean {
-    if (provider.allowed_client_ids.length === 0) return this.ctx.faults.has('secrets.oidc-allowed-clients-empty-means-all');
-    return provider.allowed_client_ids.includes('*') || provider.allowed_client_ids.includes(clientId);
+    const f = this.ctx.faults;
+    const ids = provider.allowed_client_ids;
+    if (ids.length === 0) return f.has('secrets.oidc-allowed-clients-empty-means-all');
+    if (ids.includes('*')) return provider.starSnapshot ? provider.starSnapshot.includes(clientId) : true;
+    if (f.has('secrets.oidc-allowed-ids-first-only')) return ids[0] === clientId;
+    if (f.has('secrets.oidc-allowed-ids-prefix')) return ids.some((id) => clientId.startsWith(id));
+    return ids.includes(clientId);
   }
 
   /** An entity may authenticate through a client when one of the client's assignments names it or one of its groups. */
