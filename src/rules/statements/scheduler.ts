@@ -128,7 +128,15 @@ export const schedulerStatements: StatementMap = {
       ] },
     { id: 'scheduler.events.topic', section: ESP, quote: "topic | 'topic:filter_key' (repeatable) | '*:*' | Subscribes to a topic with optional filter key after a colon. Several topic parameters may be given. 'Node' and 'Node:*' are both valid. Omitting topic subscribes to all topics", rules: ['scheduler.events.matching', 'scheduler.events.topic-star-equivalence', 'scheduler.events.topic-union', 'scheduler.events.no-topic-all'] },
     // Authentication
-    { id: 'scheduler.acl.uses-acls', section: AUTH, quote: 'Access control uses ACLs; required permissions are in the endpoint table.', rules: ['scheduler.acl.client-endpoints', 'scheduler.events.acl'] },
+    { id: 'scheduler.acl.uses-acls', section: AUTH, quote: 'Access control uses ACLs; required permissions are in the endpoint table.', rules: ['scheduler.acl.client-endpoints', 'scheduler.events.acl'],
+      wrongWays: [
+        { kind: 'read-vs-write', how: 'node:read is taken for node:write.', rule: 'scheduler.acl.client-endpoints', example: 'tokens with node:read update metadata and GC all: refused; node:write may', fault: 'scheduler.client-acl-node-read-writes' },
+        { kind: 'wrong-subject', how: 'namespace:read-job is taken for read-fs.', rule: 'scheduler.acl.client-endpoints', example: 'a read-job token reads allocation files: refused', fault: 'scheduler.client-acl-read-job-reads-fs' },
+        { kind: 'other-namespace', how: "A capability held in any namespace is accepted, not only in the allocation's.", rule: 'scheduler.acl.client-endpoints', example: "a token with every capability in another namespace calls each endpoint: refused", fault: 'scheduler.client-acl-namespace-ignored' },
+        { kind: 'route-or-verb-unchecked', how: 'Any known token passes whatever it may do.', rule: 'scheduler.acl.client-endpoints', example: 'each endpoint with a token lacking its capability: refused', fault: 'scheduler.client-acl-unchecked' },
+        { kind: 'allowed-refused', how: 'The check asks for a stronger capability than the row (read-fs where read-logs is enough).', rule: 'scheduler.acl.client-endpoints', example: 'a read-logs token reads logs: answered', fault: 'scheduler.client-acl-logs-needs-read-fs' },
+      ],
+    },
     {
       id: 'scheduler.acl.event-topics',
       section: AUTH,

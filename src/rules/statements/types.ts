@@ -43,7 +43,9 @@ export type WrongWayKind =
   | 'wrong-subject'
   | 'position-ignored'
   | 'older-index-blocks'
-  | 'created-after';
+  | 'created-after'
+  /** The check refuses what the rule allows (a stronger permission asked for than the spec names). */
+  | 'allowed-refused';
 
 export interface WrongWay {
   kind: WrongWayKind;
