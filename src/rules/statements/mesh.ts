@@ -217,7 +217,16 @@ export const meshStatements: StatementMap = {
     },
     { id: 'mesh.ns.query', section: NS, quote: '2. ns query parameter.', rules: ['mesh.ns.leaf-precedence', 'mesh.ns.authorize-body-precedence'], capability: NAMESPACES },
     { id: 'mesh.ns.header', section: NS, quote: 'X-Mesh-Namespace request header.', rules: ['mesh.ns.leaf-precedence', 'mesh.ns.authorize-body-precedence'], capability: NAMESPACES },
-    { id: 'mesh.ns.token', section: NS, quote: "Namespace of the request's ACL token, if any.", rules: ['mesh.ns.leaf-precedence'], capability: NAMESPACES },
+    {
+      id: 'mesh.ns.token',
+      section: NS,
+      quote: "Namespace of the request's ACL token, if any.",
+      rules: ['mesh.ns.leaf-precedence'],
+      capability: NAMESPACES,
+      wrongWays: [
+        { kind: 'other-namespace', how: "The token's namespace is not used to select one: its leaf comes from 'default'.", rule: 'mesh.ns.leaf-precedence', example: "a token of namespace T with no ?ns or header: the leaf is in T", fault: 'mesh.ns-token-namespace-ignored' },
+      ],
+    },
     { id: 'mesh.ns.default', section: NS, quote: "The namespace 'default'.", rules: ['mesh.ns.leaf-precedence'], capability: NAMESPACES },
 
     // Authentication

@@ -37,6 +37,10 @@ export const secretsCloudauthStatements: StatementMap = {
       quote: 'Once the service is unsealed, nearly every operation requires a client token (see Authentication).',
       claim: "Every config and role operation under auth/cloudauth (config read, which returns the credentials, write and delete; role read, write, list and delete) is refused without a token or with one the service never issued, and changes nothing; only login is exempt.",
       rules: ['secrets.cloudauth.token-required'],
+      wrongWays: [
+        { kind: 'exact-vs-prefix', how: "The method's open-path pattern (login) also matches config.", rule: 'secrets.cloudauth.token-required', example: 'config read, write and delete without a token: refused, credentials not shown, nothing changed', fault: 'secrets.cloudauth-config-open' },
+        { kind: 'route-or-verb-unchecked', how: 'Every path under role/ is open.', rule: 'secrets.cloudauth.token-required', example: 'role read, list, write and delete without a token: refused, nothing changed', fault: 'secrets.cloudauth-roles-open' },
+      ],
     },
     {
       id: 'secrets.cloudauth.policies-decide',

@@ -43,6 +43,12 @@ export const secretsCoreStatements: StatementMap = {
       quote: 'Once the service is unsealed, nearly every operation requires a client token (see Authentication).',
       claim: 'Reads, lists, writes, deletes and help of the core and key-value paths are refused without a valid client token (the OIDC and cloud-identity parts map their own paths).',
       rules: ['secrets.auth.token-required', 'secrets.auth.bad-token-refused', 'secrets.core.help-no-leak'],
+      wrongWays: [
+        { kind: 'route-or-verb-unchecked', how: "One engine's paths (the version 2 engine's data/) are served without a token.", rule: 'secrets.auth.token-required', example: 'read, list, write and delete without a token on the version 1 and version 2 engines: refused, nothing changed', fault: 'secrets.kv2-data-unauthenticated' },
+        { kind: 'route-or-verb-unchecked', how: 'Help (?help=1) is answered without a token.', rule: 'secrets.core.help-no-leak', example: 'help without a token: refused, and shows nothing of the path', fault: 'secrets.help-unauthenticated' },
+        { kind: 'wrong-subject', how: 'A token is checked for presence, not for having been issued.', rule: 'secrets.auth.bad-token-refused', example: 'every verb with a token the service did not issue: refused, nothing changed', fault: 'secrets.auth-any-token-accepted' },
+        { kind: 'route-or-verb-unchecked', how: 'A request without a token is served as the root token.', rule: 'secrets.auth.token-required', example: 'every verb without a token: refused', fault: 'secrets.auth-missing-token-allowed' },
+      ],
     },
     {
       id: 'secrets.core.verbs',
@@ -185,6 +191,10 @@ export const secretsCoreStatements: StatementMap = {
       quote: 'Namespaces: the request path is relative to the X-Service-Namespace header.',
       rules: ['secrets.ns.isolation', 'secrets.ns.header-path-equivalence'],
       capability: 'namespaces',
+      wrongWays: [
+        { kind: 'other-namespace', how: 'All namespaces share one set of engines.', rule: 'secrets.ns.isolation', example: 'a secret written in one namespace is not seen from another', fault: 'secrets.ns-shared-storage' },
+        { kind: 'other-namespace', how: 'The header is ignored and the path taken from the root.', rule: 'secrets.ns.header-path-equivalence', example: 'the same secret through the header, the full path and a split between them', fault: 'secrets.ns-header-ignored' },
+      ],
     },
     {
       id: 'secrets.ns.effective-path',
