@@ -163,6 +163,7 @@ export function buildProgram(): Command {
     .option('--profile <name>', 'default (the spec only) or strict (adds UPSTREAM rules; the default here)')
     .option('--long', 'every rule in full: citations, upstream sources, how it was judged, faults')
     .option('--json', 'every rule in full, as JSON')
+    .option('--wrong-ways', 'for every rule, how an implementation could get it wrong and still pass, and the example or fault that closes it (markdown; docs/wrong-ways.md)')
     .action(async (opts) => {
     const { runRulesCommand } = await import('./commands/rules.ts');
       process.exitCode = await runRulesCommand(opts);

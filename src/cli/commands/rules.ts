@@ -3,7 +3,12 @@ import { selectRules } from '../../rules/catalog.ts';
 import { loadConfig } from '../../config/load-config.ts';
 import { flagsToConfig, type CommonFlags } from '../flags.ts';
 
-export async function runRulesCommand(flags: CommonFlags & { json?: boolean; long?: boolean }): Promise<number> {
+export async function runRulesCommand(flags: CommonFlags & { json?: boolean; long?: boolean; wrongWays?: boolean }): Promise<number> {
+  if (flags.wrongWays) {
+    const { wrongWaysMarkdown } = await import('../../rules/wrong-ways-doc.ts');
+    process.stdout.write(wrongWaysMarkdown());
+    return 0;
+  }
   const config = loadConfig({ env: {}, flags: { ...flagsToConfig(flags), profile: flags.profile ?? 'strict' } });
   const rules = selectRules(config.systems, config.rules, config.profile).map((r) => ({
     ...r,

@@ -209,7 +209,7 @@ export const meshConnectRules: Rule[] = [
   }),
   rule({
     id: 'mesh.acl.authorize',
-    title: 'Authorize without a token, with an unknown one, or with one lacking service:write on the Target, is refused with a 4xx and no decision; with service:write it is answered',
+    title: "Authorize without a token, with an unknown one, or with one lacking service:write on the Target (service:read only, service:write on a shorter name or on the client's own service, or in another namespace) is refused with a 4xx and no decision; with service:write it is answered",
     capability: FIX,
     sources: [{ file, section: 'Authentication', quote: 'Required permissions are in the endpoint table (service:write for authorize and leaf; none for roots).' }],
     notes: [
@@ -218,7 +218,7 @@ export const meshConnectRules: Rule[] = [
   }),
   rule({
     id: 'mesh.acl.leaf',
-    title: 'A leaf without a token, or with one lacking service:write on that service, is refused with a 4xx and no key; with it the leaf is issued',
+    title: 'A leaf without a token, or with one lacking service:write on that service (service:read only, service:write on a shorter name, or in another namespace), is refused with a 4xx and no key; with it the leaf is issued',
     capability: FIX,
     sources: [{ file, section: 'Authentication', quote: 'Required permissions are in the endpoint table (service:write for authorize and leaf; none for roots).' }],
     notes: [
