@@ -114,13 +114,11 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
   const controlToken = randomUUID();
   // The key pairs are made side by side: each is a key generation on libuv's thread pool, and one
   // after the other they were most of the reference's start-up.
-  const [ca, defaultKey, altKey, cloud] = await Promise.all([
-    CertificateAuthority.create(`${randomUUID()}.consul`, () => ++meshIndex),
-    SigningKey.create('default'),
-    // Reference setup: a second signing key, so that a change of a client's key can be told from a missing key.
-    SigningKey.create(REFERENCE_ALT_KEY),
-    CloudSimulator.create(controlToken),
-  ]);
+  const [ca, cloud] = await Promise.all([CertificateAuthority.create(`${randomUUID()}.consul`, () => ++meshIndex), CloudSimulator.create(controlToken)]);
+  // The OIDC signing pairs are made on first use (SigningKey.deferred). Reference setup: a second
+  // signing key, so that a change of a client's key can be told from a missing key.
+  const defaultKey = SigningKey.deferred('default');
+  const altKey = SigningKey.deferred(REFERENCE_ALT_KEY);
   const signingKeys = new Map([
     ['default', defaultKey],
     [REFERENCE_ALT_KEY, altKey],

@@ -87,7 +87,7 @@ export class OidcFlows {
         return provider ? { kind: 'raw', status: 200, body: this.discovery(name, provider), headers: { 'cache-control': 'max-age=3600' } } : { kind: 'error', status: 404, errors: ['provider not found'] };
       case '.well-known/keys':
         if (req.operation !== 'read') return { kind: 'error', status: 405, errors: ['unsupported operation'] };
-        return provider ? { kind: 'raw', status: 200, body: this.keys(provider), headers: { 'cache-control': 'max-age=3600' } } : { kind: 'error', status: 404, errors: ['provider not found'] };
+        return provider ? this.keys(provider).then((body): EngineResult => ({ kind: 'raw', status: 200, body, headers: { 'cache-control': 'max-age=3600' } })) : { kind: 'error', status: 404, errors: ['provider not found'] };
       case 'authorize':
         if (req.operation !== 'read' && req.operation !== 'create-or-update') return { kind: 'error', status: 405, errors: ['unsupported operation'] };
         return this.authorize(name, provider, req);
@@ -164,9 +164,10 @@ export class OidcFlows {
     return [...names].map((n) => this.ctx.keys.get(n)?.signing).filter((k): k is SigningKey => k !== undefined);
   }
 
-  private keys(provider: Provider): Record<string, unknown> {
-    const keys = this.signingKeys(provider).map((k) => {
-      const jwk: Record<string, unknown> = { ...k.publicJwk };
+  private async keys(provider: Provider): Promise<Record<string, unknown>> {
+    const published = await Promise.all(this.signingKeys(provider).map((k) => k.publicJwk()));
+    const keys = published.map((publicJwk) => {
+      const jwk: Record<string, unknown> = { ...publicJwk };
       if (this.ctx.faults.has('secrets.oidc-jwks-missing-use')) delete jwk.use;
       return jwk;
     });
