@@ -48,6 +48,9 @@ export const secretsCloudauthStatements: StatementMap = {
       quote: 'Permission policies decide access per path; a path the caller may not see can answer 404.',
       claim: "A token whose policies grant nothing (one policy that does not exist, no 'default') is refused (403 or 404) on every config and role operation of the method, sees none of the config's credentials and changes nothing.",
       rules: ['secrets.cloudauth.policy-required'],
+      wrongWays: [
+        { kind: 'read-vs-write', how: 'Any valid token manages the method, whatever its policies grant.', rule: 'secrets.cloudauth.policy-required', example: 'a token whose one policy does not exist reads, writes and deletes config and roles: refused, credentials not shown, nothing changed', fault: 'secrets.cloudauth-policies-unchecked' },
+      ],
       capability: SIM,
     },
     {
