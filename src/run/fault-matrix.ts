@@ -23,6 +23,11 @@ export interface FaultVerdict {
   caught: boolean;
   outcomes: { rule: string; outcome: Outcome; message?: string }[];
   durationMs: number;
+  /**
+   * The ERRORs of a first run that was repeated: an ERROR is a bound that ran out (a loaded
+   * machine), not a fault the rule let through, so such a run is made once more. A PASS is never.
+   */
+  erroredFirst?: { rule: string; message?: string }[];
 }
 
 export interface FaultMatrixReport {
@@ -112,7 +117,13 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
     for (const fault of faults) {
       const started = performance.now();
       const rules = fault.breaks.map((id) => ruleById(id)).filter((r): r is Rule => Boolean(r));
-      const results = await runWith([fault.id], rules);
+      let results = await runWith([fault.id], rules);
+      let erroredFirst: FaultVerdict['erroredFirst'];
+      if (results.some((r) => r.outcome === 'ERROR') && results.every((r) => r.outcome === 'FAIL' || r.outcome === 'ERROR')) {
+        erroredFirst = results.filter((r) => r.outcome === 'ERROR').map((r) => ({ rule: r.id, message: r.message }));
+        options.log(`  ERROR    ${fault.id} -> ${erroredFirst.map((e) => `${e.rule}: ${(e.message ?? '').split('\n')[0]!.slice(0, 200)}`).join('; ')}; run once more`);
+        results = await runWith([fault.id], rules);
+      }
       const caught = rules.length > 0 && results.every((r) => r.outcome === 'FAIL');
       const verdict: FaultVerdict = {
         fault: fault.id,
@@ -122,6 +133,7 @@ export async function runFaultMatrix(options: FaultMatrixOptions): Promise<Fault
         caught,
         outcomes: results.map((r) => ({ rule: r.id, outcome: r.outcome, message: r.message })),
         durationMs: Math.round(performance.now() - started),
+        ...(erroredFirst ? { erroredFirst } : {}),
       };
       verdicts.push(verdict);
       options.log(`  ${caught ? 'caught ' : 'MISSED '} ${fault.id} -> ${results.map((r) => `${r.id} ${r.outcome}`).join(', ')}`);

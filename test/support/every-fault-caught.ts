@@ -16,12 +16,13 @@ export async function expectEveryFaultCaught(args: string[], atLeast: number, la
   const res = await runCli(['faults', '--json', '--runs', '10', '--jobs', String(MATRIX_JOBS), '--seed', seed, ...args], { timeoutMs: 1_190_000 });
   // The report first: a miss or a failing baseline is named with its replay command, where the
   // exit code alone would show only the matrix's whole log.
-  let report: { allCaught: boolean; baseline: { allPass: boolean; outcomes: { rule: string; outcome: string }[] }; faults: { fault: string; caught: boolean }[] };
+  let report: { allCaught: boolean; baseline: { allPass: boolean; outcomes: { rule: string; outcome: string }[] }; faults: { fault: string; caught: boolean; erroredFirst?: unknown[] }[] };
   try {
     report = JSON.parse(res.stdout) as typeof report;
   } catch {
     expect.fail(`the matrix printed no JSON report (exit ${res.code}, seed ${seed}): ${res.stderr.split('\n').filter((l) => !/^\s+caught /.test(l)).join('\n').slice(-4000)}`);
   }
+  for (const f of report.faults.filter((x) => x.erroredFirst)) console.log(`  ${f.fault}: ERROR on its first run (${JSON.stringify(f.erroredFirst).slice(0, 300)}), run once more: ${f.caught ? 'caught' : 'missed'}`);
   expect(report.baseline.outcomes.filter((o) => o.outcome !== 'PASS'), `baseline with seed ${seed}`).toEqual([]);
   expect(report.faults.length).toBeGreaterThan(atLeast);
   const replay = (fault: string) => `npx stackproof faults --fault ${fault} --runs 10 --seed ${seed} ${args.join(' ')}`;
