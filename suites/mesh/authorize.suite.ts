@@ -142,6 +142,15 @@ ruleTest('mesh.acl.authorize', async (kit) => {
     expectRefused(res, `authorize ${what}`);
     expect(res.text.includes('"Authorized"'), `authorize ${what}: no decision is given`).toBe(false);
   }
+  // Generated Targets that start with the granted name: an exact grant covers none of them.
+  await kit.property(
+    fc.stringMatching(/^[a-z0-9_.-]{1,12}$/),
+    async (suffix) => {
+      const res = await kit.mesh.authorize(body(`${target}${suffix}`), { token });
+      expectRefused(res, `authorize for Target ${target}${suffix} with a token whose service:write is on ${target} exactly`);
+    },
+    { numRuns: Math.min(kit.ctx.runs, 10), examples: ['-x', '0'] },
+  );
 });
 
 ruleTest('mesh.acl.leaf', async (kit) => {

@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { assignmentReadSchema, clientReadSchema, discoverySchema, providerReadSchema, scopeReadSchema, userinfoSchema } from '../../src/client/schemas/oidc.ts';
 import { listResultSchema } from '../../src/client/schemas/secrets.ts';
 import { expectShape } from '../kit/expect-shape.ts';
-import { authorize, codeFlow, expectWritten, setupOidc, uniqueName, verifyIdToken, type OidcSetupOptions } from '../kit/oidc-fixture.ts';
+import { authorize, authorizeParams, codeFlow, expectWritten, setupOidc, uniqueName, verifyIdToken, type OidcSetupOptions } from '../kit/oidc-fixture.ts';
 import { SkipRule, type RuleKit } from '../kit/rule-kit.ts';
 import type { EntityFixture } from '../../src/client/identity-fixtures.ts';
 import { ruleTest } from '../kit/rule-test.ts';
@@ -272,6 +272,25 @@ ruleTest('secrets.oidc.allowed-client-ids', async (kit) => {
       await verifyIdToken(setup, token.id_token);
     }
   }
+  // Generated lists for one client: other client_ids around it, and the client_id itself, a prefix
+  // of it or it extended, at any position. Only the client_id itself admits.
+  const setup = await setupOidc(kit, { allowedClientIds: ['someone-else'] });
+  const id = setup.client.id;
+  await kit.property(
+    fc.record({ others: fc.array(fc.stringMatching(/^[a-z0-9]{4,16}$/), { maxLength: 3 }), position: fc.nat(), form: fc.constantFrom('itself', 'prefix', 'extended'), cut: fc.integer({ min: 1, max: 8 }) }),
+    async ({ others, position, form, cut }) => {
+      const entry = form === 'itself' ? id : form === 'prefix' ? id.slice(0, Math.max(1, id.length - cut)) : `${id}${'x'.repeat(cut)}`;
+      const list = [...others];
+      list.splice(position % (list.length + 1), 0, entry);
+      const provider = uniqueName('provider');
+      expectWritten(await setup.api.write('provider', provider, { allowed_client_ids: list }), `create provider ${provider}`);
+      const res = await setup.api.authorize(provider, authorizeParams(setup), setup.entity.token);
+      const what = `allowed_client_ids ${JSON.stringify(list)} for client_id ${id}`;
+      if (form === 'itself') expect(res.status, `${what} admits it: ${res.text.slice(0, 200)}`).toBe(200);
+      else expect(res.status, `${what} (the ${form === 'prefix' ? 'client_id shortened' : 'client_id extended'}, not itself) refuses it`).toBeGreaterThanOrEqual(400);
+    },
+    { numRuns: Math.min(kit.ctx.runs, 10), examples: [{ others: ['a1b2c3d4'], position: 1, form: 'itself', cut: 1 }] },
+  );
 });
 
 /** Whether the entity is one the assignments admit: named in entity_ids, or in one of group_ids. */
