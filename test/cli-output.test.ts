@@ -24,7 +24,7 @@ describe('stackproof rules', () => {
   it('--help lists only the options rules takes', async () => {
     const res = await runCli(['rules', '--help']);
     const options = [...res.stdout.matchAll(/^ {2}(--[a-z-]+|-h, --help)/gm)].map((m) => m[1]);
-    expect(options).toEqual(['--systems', '--rules', '--profile', '--long', '--json', '-h, --help']);
+    expect(options).toEqual(['--systems', '--rules', '--profile', '--long', '--json', '--wrong-ways', '-h, --help']);
   });
 });
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { RULES } from '../src/rules/catalog.ts';
-import { wrongWaysMarkdown } from '../src/rules/wrong-ways-doc.ts';
+import { wrongWaysMarkdown } from '../src/cli/commands/wrong-ways-doc.ts';
 
 describe('docs/wrong-ways.md', () => {
   it('is the current text of `stackproof rules --wrong-ways`, with a section for every rule that names at least one way', () => {

@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { faultById } from '../../reference/faults/catalog.ts';
 import { statementCoverage, statementMapProblems, type StatementCoverage } from '../../rules/statement-coverage.ts';
 import { STATEMENT_MAPS } from '../../rules/statements/index.ts';
 import { escapeMarkup as h } from '../../report/xml-escape.ts';
@@ -34,7 +35,7 @@ ${unaccounted ? `<h2>Spec text the map does not account for</h2><ul>${unaccounte
 
 /** `stackproof coverage`: the statement map of the specs, statements asserted per section. */
 export async function runCoverageCommand(flags: { json?: boolean; reportsDir?: string }): Promise<number> {
-  const problems = statementMapProblems();
+  const problems = statementMapProblems((id) => faultById(id)?.breaks);
   const c = statementCoverage();
   const dir = flags.reportsDir ?? 'reports';
   await mkdir(dir, { recursive: true });

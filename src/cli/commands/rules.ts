@@ -5,7 +5,7 @@ import { flagsToConfig, type CommonFlags } from '../flags.ts';
 
 export async function runRulesCommand(flags: CommonFlags & { json?: boolean; long?: boolean; wrongWays?: boolean }): Promise<number> {
   if (flags.wrongWays) {
-    const { wrongWaysMarkdown } = await import('../../rules/wrong-ways-doc.ts');
+    const { wrongWaysMarkdown } = await import('./wrong-ways-doc.ts');
     process.stdout.write(wrongWaysMarkdown());
     return 0;
   }

@@ -1,6 +1,6 @@
-import { faultsBreaking } from '../reference/faults/catalog.ts';
-import { RULES } from './catalog.ts';
-import { STATEMENT_MAPS } from './statements/index.ts';
+import { faultsBreaking } from '../../reference/faults/catalog.ts';
+import { RULES } from '../../rules/catalog.ts';
+import { STATEMENT_MAPS } from '../../rules/statements/index.ts';
 
 /**
  * docs/wrong-ways.md: for every rule, how a real implementation could get it wrong and still look
