@@ -52,6 +52,15 @@ function asFrame(value: unknown): EventFrame[] {
   return frame.success ? [frame.data] : [];
 }
 
+/**
+ * The events of [from, through] a subscription that may be refused received: a refusal may come as
+ * a 4xx or as a stream that ends without frames (Nomad writes 200 before its ACL check), and
+ * anything else it writes is no event, so only values that are frames count.
+ */
+function receivedIn(res: StreamResult, from: number, through: number): Event[] {
+  return res.status >= 400 ? [] : eventsIn(res.values.flatMap(asFrame), from, through);
+}
+
 /** The Index of a stream value, 0 for a heartbeat or anything else. */
 const indexOf = (v: unknown): number => (typeof v === 'object' && v !== null ? ((v as { Index?: number }).Index ?? 0) : 0);
 
@@ -353,9 +362,7 @@ concurrently('side by side: rules of a few actions each, judged against a witnes
     const { index: policyIndex } = await fx.policy(policy);
     const scratch = await fx.token(uniqueName('acl'), {});
     const through = scratch.index;
-    // A refusal may come as a 4xx or as a stream that ends without frames (Nomad writes 200 before
-    // its ACL check); anything else it writes is no event, so only values that are frames count.
-    const windowed = (res: StreamResult) => (res.status >= 400 ? [] : eventsIn(res.values.flatMap(asFrame), from, through));
+    const windowed = (res: StreamResult) => receivedIn(res, from, through);
     const read = (token: string, topic?: string | string[]) => subscribe(kit, { index: String(from), topic }, through, { token });
     const denied: [string, string, string | undefined][] = [
       ['a node:read token', nodeReader.secret, 'Job'],
@@ -632,8 +639,7 @@ concurrently('side by side: rules of a few actions each, judged against a witnes
     expectActionEvent(eventsIn(framesOf(allowed), from, through), from, 'Job', job, "a token whose read-job policy applies to all namespaces, namespace=*, receives the default namespace's Job");
     // The other namespace's event reaches a token that may read it, so its refusal below can fail.
     expect(eventsIn(framesOf(allowedOther), from, through).some((e) => e.Index === inOther && e.Topic === 'Job'), `a token whose read-job policy applies to all namespaces, namespace=${other}, receives that namespace's Job (index ${inOther})`).toBe(true);
-    // A refusal may come as a 4xx or as a stream that ends without frames (as in scheduler.events.acl).
-    const windowed = (r: StreamResult) => (r.status >= 400 ? [] : eventsIn(r.values.flatMap(asFrame), from, through));
+    const windowed = (r: StreamResult) => receivedIn(r, from, through);
     expect(windowed(res).map(ident), "namespace=* needs a management token or a policy applying to all namespaces: a token with read-job in default only receives nothing").toEqual([]);
     expect(windowed(resOther).map(ident), `a token with read-job in default only, namespace=${other}: nothing of that namespace`).toEqual([]);
   });

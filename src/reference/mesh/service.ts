@@ -82,6 +82,8 @@ export class MeshService {
   private readonly router = new Router<RouteHandler>();
   readonly intentions = new IntentionStore();
   private readonly acl: AclTokens;
+  /** The ACL check made wrong the ways the fault catalog names (none without faults). */
+  private readonly aclFlaws: AclFlaws;
   private readonly namespaces: MeshNamespaces;
   private readonly consul: ConsulHeaders;
   private readonly leaves = new Map<string, Leaf>();
@@ -115,6 +117,9 @@ export class MeshService {
     this.changes.setMaxListeners(0);
     this.acl = new AclTokens(options.dialect, options.nextIndex, options.datacenter);
     this.acl.addManagement(options.managementToken);
+    // The faults are fixed at start: the flaws are worked out once, not on every leaf and authorize.
+    const f = options.faults;
+    this.aclFlaws = { exactAsPrefix: f.has('mesh.acl-exact-rule-as-prefix'), readAsWrite: f.has('mesh.acl-read-grants-write'), anyNamespace: f.has('mesh.acl-token-rules-every-namespace') };
     this.namespaces = new MeshNamespaces(options.namespaces, options.dialect, options.faults);
     this.consul = new ConsulHeaders(options.dialect);
     this.authorizeRequests = new AuthorizeBodies({
@@ -155,11 +160,6 @@ export class MeshService {
     return this.acl.create(namespace, serviceWrite, serviceRead);
   }
 
-  /** The ACL check made wrong the ways the fault catalog names (none without faults). */
-  private aclFlaws(): AclFlaws {
-    const f = this.options.faults;
-    return { exactAsPrefix: f.has('mesh.acl-exact-rule-as-prefix'), readAsWrite: f.has('mesh.acl-read-grants-write'), anyNamespace: f.has('mesh.acl-token-rules-every-namespace') };
-  }
 
   /** Reference setup: makes a namespace; false when namespaces are off (Consul CE) or the name is bad. */
   createNamespace(name: string): boolean {
@@ -429,7 +429,7 @@ export class MeshService {
     } else if (f.has('mesh.leaf-read-suffices')) {
       if (!token) return this.plain(res, 403, 'ACL not found');
     } else {
-      const denial = this.acl.checkServiceWrite(secret, ns, service, this.aclFlaws());
+      const denial = this.acl.checkServiceWrite(secret, ns, service, this.aclFlaws);
       if (denial) return f.has('mesh.leaf-acl-error-500') ? this.plain(res, 500, 'rpc error making call: internal error') : this.plain(res, denial.status, denial.message);
     }
     let leaf = await this.currentLeaf(ns, service, { blocking: b.index !== undefined });
@@ -510,7 +510,7 @@ export class MeshService {
     if (!choice.ok) return this.plain(res, choice.status, choice.message);
     const ns = choice.namespace;
     if (!f.has('mesh.authorize-no-acl')) {
-      const denial = f.has('mesh.authorize-acl-on-source') ? this.acl.checkServiceWrite(secret, sourceNs, source, this.aclFlaws()) : this.acl.checkServiceWrite(secret, ns, target, this.aclFlaws());
+      const denial = f.has('mesh.authorize-acl-on-source') ? this.acl.checkServiceWrite(secret, sourceNs, source, this.aclFlaws) : this.acl.checkServiceWrite(secret, ns, target, this.aclFlaws);
       if (denial) return f.has('mesh.authorize-acl-error-500') ? this.plain(res, 500, 'rpc error making call: internal error') : this.plain(res, denial.status, denial.message);
     }
     const intention = f.has('mesh.authorize-ignores-source') ? this.intentions.matchDestination(ns, target) : this.intentions.match(sourceNs, source, ns, target);
