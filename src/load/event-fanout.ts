@@ -148,7 +148,7 @@ async function fanOut(target: SchedulerTarget, fixtures: FanoutFixtures, options
       .sort((a, b) => a[0] - b[0])
       .map(([t, b]) => {
         const p = percentilesMs(mergeHistograms(b.histograms));
-        return { t, requests: b.requests, errors: 0, p50: p.p50, p99: p.p99 };
+        return { t, requests: b.requests, errors: 0, p50: p.p50, p90: p.p90, p99: p.p99, max: p.max };
       }),
     thresholds: [],
     // A subscriber that could not read the stream leaves the row without figures worth judging.

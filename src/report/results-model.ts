@@ -91,8 +91,10 @@ export const loadScenarioResultSchema = z.object({
   latencyMs: percentilesSchema,
   /** Base64 HDR histogram, so runs from several machines merge exactly. */
   histogram: z.string(),
-  /** Per-second series for charts. */
-  timeline: z.array(z.object({ t: z.number(), requests: z.number(), errors: z.number(), p50: z.number(), p99: z.number() })),
+  /** Per-second series for charts (p90 and max are absent in results written before the charts drew them). */
+  timeline: z.array(
+    z.object({ t: z.number(), requests: z.number(), errors: z.number(), p50: z.number(), p99: z.number(), p90: z.number().optional(), max: z.number().optional() }),
+  ),
   thresholds: z.array(z.object({ name: z.string(), limit: z.number(), actual: z.number(), ok: z.boolean() })),
   // The fields below are optional: results written before they existed still parse.
   /** Iterations run, where an iteration is several requests (k6 rows; requests are HTTP requests). */
