@@ -1,3 +1,7 @@
+import { chartAssets, chartFigure } from './chart-spec.ts';
+import { failureInWords } from './failure-words.ts';
+import { scenarioChartSpecs } from './load-chart-data.ts';
+import { PAGE_STYLE } from './page-style.ts';
 import type { LoadScenarioResult, RuleResult, RunResults } from './results-model.ts';
 import { escapeMarkup as h } from './xml-escape.ts';
 import { IDS_SHOWN_UP_TO, percent, upstreamCountingNote } from './skip-summary.ts';
@@ -8,45 +12,95 @@ import { IDS_SHOWN_UP_TO, percent, upstreamCountingNote } from './skip-summary.t
  */
 export function renderHtml(results: RunResults): string {
   const { summary, run } = results;
+  const hasRules = results.rules.length > 0;
+  const hasLoad = results.load.length > 0;
+  const charts = results.load.flatMap((s, i) => scenarioChartSpecs(s, i));
+  const assets = chartAssets(charts);
+  const kind = hasRules && hasLoad ? 'conformance and load' : hasLoad ? 'load' : 'conformance';
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>stackproof report: ${h(summary.verdict)}</title>
-<style>${STYLE}</style>
+<title>stackproof ${kind} report: ${h(summary.verdict)}</title>
+<style>${assets.style}${PAGE_STYLE}</style>
 </head>
 <body>
+${renderStickySummary(results)}
 <header>
-  <h1>stackproof report</h1>
+  <h1>stackproof ${kind} report</h1>
   <p class="verdict ${summary.exitCode === 0 ? 'ok' : 'bad'}" data-testid="verdict">${h(summary.verdict)}</p>
   ${summary.interrupted ? `<p data-testid="interrupted">Stopped by ${h(summary.interrupted.signal)} before its end: the rules whose tests were running are INTERRUPTED (no verdict), and ${summary.interrupted.notRun.length} rule(s) did not run${summary.interrupted.notRun.length ? `: <span class="cite">${summary.interrupted.notRun.map(h).join(', ')}</span>` : ''}.</p>` : ''}
-  <dl class="run">
-    <dt>Run</dt><dd>${h(run.id)}, ${h(run.startedAt)}, ${(run.durationMs / 1000).toFixed(1)} s</dd>
+  <dl class="run" id="run">
+    <dt>Run</dt><dd>${h(run.id)}, ${h(run.startedAt)}, ${(run.durationMs / 1000).toFixed(1)} s; stackproof ${h(results.tool.version)}</dd>
     <dt>Command</dt><dd><code>${h(run.command)}</code></dd>
-    <dt>Profile</dt><dd>${h(run.profile)}; seed ${run.seed}; ${run.runs} runs per property</dd>
+    ${hasRules ? `<dt>Profile</dt><dd>${h(run.profile)}; seed ${run.seed}; ${run.runs} runs per property</dd>` : ''}
     ${run.faults.length ? `<dt>Faults on</dt><dd>${run.faults.map(h).join(', ')}</dd>` : ''}
     ${run.referenceBehavior && run.referenceBehavior !== 'spec' ? `<dt>Reference</dt><dd>behaviour ${h(run.referenceBehavior)}: reproduces the products' listed spec deviations</dd>` : ''}
     ${run.expect?.length ? `<dt>Expected deviations of</dt><dd>${run.expect.map(h).join(', ')} (expectation files shipped with stackproof)</dd>` : ''}
     ${run.runPrefix ? `<dt>Run prefix</dt><dd><code>${h(run.runPrefix)}</code>: every name the run gave to what it made on the targets</dd>` : ''}
-    ${run.provisioning?.length ? `<dt>Fixtures</dt><dd data-testid="provisioning">${run.provisioning.map(h).join('<br>')}</dd>` : ''}
+    ${run.provisioning?.length ? `<dt>Fixtures</dt><dd data-testid="provisioning"><details><summary>${run.provisioning.length} line(s): what the provisioners found, made and removed</summary>${run.provisioning.map(h).join('<br>')}</details></dd>` : ''}
     <dt>Targets</dt><dd>${results.targets.map((t) => `${h(t.system)}: <code>${h(t.url)}</code> (${h(t.dialect)}${t.embedded ? ', embedded reference' : ''})${t.product ? ` <span data-testid="product-${h(t.system)}">${h(t.product.name)} ${h(t.product.version ?? '(version unknown)')}</span> <span class="cite">${h(t.product.how)}</span>` : ''}`).join('<br>')}</dd>
   </dl>
 </header>
 <main>
-${renderNoVerdict(results)}
-${renderSummary(results)}
-${renderRuleTable(results.rules)}
-${renderFailures(results.rules)}
+${renderAttention(results)}
+${hasRules ? renderSummary(results) : ''}
+${hasRules ? renderNoVerdict(results) : ''}
 ${renderExpected(results)}
 ${renderChanges(results)}
 ${renderLoad(results.load)}
 ${renderRegressions(results.regressions)}
+${hasRules ? renderRuleTable(results.rules) : ''}
 </main>
-<script>${SCRIPT}</script>
+${hasRules ? `<script>${SCRIPT}</script>` : ''}
+${assets.body}
 </body>
 </html>
 `;
+}
+
+/** Stays at the top while the reader scrolls: the verdict, the counts, and links to what failed. */
+function renderStickySummary(results: RunResults): string {
+  const { summary } = results;
+  const failed = results.rules.filter((r) => r.outcome === 'FAIL' || r.outcome === 'ERROR').length;
+  const breached = results.load.filter((s) => s.error || s.thresholds.some((t) => !t.ok)).length;
+  const counts = OUTCOME_ORDER.map((o) => [o, summary.byOutcome[o] ?? 0] as const)
+    .filter(([, n]) => n > 0)
+    .map(([o, n]) => `<span class="badge ${o}">${o} ${n}</span>`)
+    .join(' ');
+  const links = [
+    `<a href="#attention">${failed + breached ? `what failed (${failed ? `${failed} rule${failed === 1 ? '' : 's'}` : ''}${failed && breached ? ', ' : ''}${breached ? `${breached} scenario${breached === 1 ? '' : 's'}` : ''})` : 'nothing failed'}</a>`,
+    results.rules.length ? '<a href="#summary">summary</a>' : '',
+    results.load.length ? '<a href="#load">load</a>' : '',
+    results.rules.length ? '<a href="#rules">all rules</a>' : '',
+    '<a href="#run">run</a>',
+  ].filter(Boolean);
+  return `<nav class="sticky" data-testid="sticky-summary"><span class="verdict-short ${summary.exitCode === 0 ? 'ok' : 'bad'}">${summary.exitCode === 0 ? 'PASSED' : 'FAILED'}</span>${counts ? ` <span>${counts}</span>` : ''}${results.load.length ? ` <span>${results.load.length} load scenario${results.load.length === 1 ? '' : 's'}${breached ? `, ${breached} breached or without figures` : ''}</span>` : ''} ${links.join(' · ')}</nav>`;
+}
+
+/** First on the page: every failed rule and every breached load scenario, or a line saying there are none. */
+function renderAttention(results: RunResults): string {
+  const bad = results.rules.filter((r) => r.outcome === 'FAIL' || r.outcome === 'ERROR');
+  const breaches = results.load.map((s, i) => [s, i] as const).filter(([s]) => s.error || s.thresholds.some((t) => !t.ok));
+  if (bad.length === 0 && breaches.length === 0) {
+    const what = [results.rules.length ? 'no rule failed or errored' : '', results.load.length ? 'no load threshold was breached' : ''].filter(Boolean).join('; ');
+    return `<section id="attention"><h2>What failed</h2><p class="nothing" data-testid="nothing-failed">Nothing: ${what}.</p></section>`;
+  }
+  return `<section id="attention"><h2>What failed</h2>
+  ${breaches.map(([s, i]) => renderBreach(s, i)).join('')}
+  <div id="failures">${bad.map(renderFailure).join('')}</div></section>`;
+}
+
+function renderBreach(s: LoadScenarioResult, index: number): string {
+  const lines = s.error
+    ? [`no figures: ${h(s.error)}`]
+    : s.thresholds.filter((t) => !t.ok).map((t) => `${h(t.name)} was ${t.actual}, above its limit ${t.limit}`);
+  return `<article class="breach" data-testid="breach-${h(s.scenario)}"><h3><span class="badge FAIL">${s.error ? 'ERROR' : 'BREACHED'}</span> load scenario ${h(s.scenario)} (${h(s.engine)})</h3><ul>${lines.map((l) => `<li>${l}</li>`).join('')}</ul><a href="#${loadAnchor(index)}">its figures and charts</a></article>`;
+}
+
+function loadAnchor(index: number): string {
+  return `scenario-${index}`;
 }
 
 const OUTCOME_ORDER = ['FAIL', 'ERROR', 'INTERRUPTED', 'PASS', 'SKIP', 'WAIVED', 'EXPECTED'] as const;
@@ -133,32 +187,27 @@ function renderRuleRow(r: RuleResult): string {
     <td class="id">${link} <a class="self" href="#rule-${h(r.id)}" title="link to this rule">¶</a></td>
     <td>${h(r.level)}</td>
     <td>${h(r.title)}${r.outcome === 'SKIP' && r.message ? `<div class="why">${h(r.message)}</div>` : ''}</td>
-    <td>${cite}${r.upstream ? `<div class="cite upstream">upstream: ${h(r.upstream.product)} ${h(r.upstream.source)}: ${h(r.upstream.note)}</div>` : ''}${(r.ruleNotes ?? []).map((n) => `<div class="cite note">${h(n)}</div>`).join('')}</td>
+    <td class="cite-cell">${cite}${r.upstream ? `<div class="cite upstream">upstream: ${h(r.upstream.product)} ${h(r.upstream.source)}: ${h(r.upstream.note)}</div>` : ''}${(r.ruleNotes ?? []).map((n) => `<div class="cite note">${h(n)}</div>`).join('')}</td>
   </tr>`;
 }
 
-function renderFailures(rules: RuleResult[]): string {
-  const bad = rules.filter((r) => r.outcome === 'FAIL' || r.outcome === 'ERROR');
-  if (bad.length === 0) return `<section id="failures"><h2>Failures</h2><p>None.</p></section>`;
-  return `<section id="failures"><h2>Failures</h2>${bad.map(renderFailure).join('')}</section>`;
-}
-
 function renderFailure(r: RuleResult): string {
+  const words = failureInWords(r);
   const exchanges = r.exchanges
     .map(
       (e, i) => `<details class="exchange"><summary>${i + 1}. ${h(e.method)} ${h(e.url)} → ${e.status ?? h(e.error ?? 'no answer')} (${e.durationMs} ms)</summary>
-<pre>${h(`${e.method} ${e.url}\n${headerLines(e.requestHeaders)}${e.requestBody ? `\n\n${e.requestBody}` : ''}`)}</pre>
-<pre>${h(e.status !== undefined ? `HTTP ${e.status}\n${headerLines(e.responseHeaders ?? {})}${e.responseBody ? `\n\n${e.responseBody}` : ''}` : (e.error ?? ''))}</pre></details>`,
+<pre>${h(`${e.method} ${e.url}\n${headerLines(e.requestHeaders)}`)}</pre>${renderBody(e.requestBody, 'request body')}
+<pre>${h(e.status !== undefined ? `HTTP ${e.status}\n${headerLines(e.responseHeaders ?? {})}` : (e.error ?? ''))}</pre>${e.status !== undefined ? renderBody(e.responseBody, 'response body') : ''}</details>`,
     )
     .join('');
+  const shown = (text: string, asValue: boolean) => (asValue ? `<pre>${h(text)}</pre>` : `<p>${h(text)}</p>`);
   return `<article class="failure" id="detail-${h(r.id)}" data-testid="failure-${h(r.id)}">
   <h3><span class="badge ${h(r.outcome)}">${h(r.outcome)}</span> ${h(r.id)}</h3>
   <p class="title">${h(r.title)} <span class="level">(${h(r.level)})</span></p>
   <dl>
-    <dt>Expectation</dt><dd>${r.sources.map((s) => `<q>${h(s.quote)}</q> <span class="where">(${h(s.file)} § ${h(s.section)})</span>`).join('<br>')}</dd>
-    <dt>Observed</dt><dd><pre class="message">${h(r.message ?? '')}</pre></dd>
-    ${r.expected !== undefined ? `<dt>Expected value</dt><dd><pre>${h(r.expected)}</pre></dd>` : ''}
-    ${r.actual !== undefined ? `<dt>Actual value</dt><dd><pre>${h(r.actual)}</pre></dd>` : ''}
+    <dt>The spec says</dt><dd>${r.sources.map((s) => `<q>${h(s.quote)}</q> <span class="where">(${h(s.file)} § ${h(s.section)})</span>`).join('<br>')}</dd>
+    ${words ? `<dt>Expected</dt><dd data-testid="expected-words">${shown(words.expected, words.areValues)}</dd><dt>Came</dt><dd data-testid="came-words">${shown(words.came, words.areValues)}</dd>` : ''}
+    <dt>${r.outcome === 'ERROR' ? 'Why no verdict' : words ? 'Message' : 'What came'}</dt><dd><pre class="message">${h(r.message ?? '')}</pre></dd>
     ${r.counterexample ? `<dt>Counterexample</dt><dd><pre>${h(r.counterexample.value)}</pre>seed ${r.counterexample.seed}, path <code>${h(r.counterexample.path)}</code>, after ${r.counterexample.numRuns} runs and ${r.counterexample.shrinks} shrinks</dd>` : ''}
     ${r.replay ? `<dt>Replay</dt><dd><code class="replay" data-testid="replay-${h(r.id)}">${h(r.replay)}</code> <button class="copy" type="button" data-copy="${h(r.replay)}">copy</button></dd>` : ''}
     ${r.faults.length ? `<dt>Faults that break it</dt><dd>${r.faults.map(h).join(', ')}</dd>` : ''}
@@ -166,6 +215,20 @@ function renderFailure(r: RuleResult): string {
   <h4>HTTP exchanges (${r.exchanges.length}${r.droppedExchanges ? `, ${r.droppedExchanges} earlier ones not kept` : ''}; secrets redacted)</h4>
   ${exchanges || '<p>None recorded.</p>'}
 </article>`;
+}
+
+/** Bodies longer than this are folded, with their size on the fold: one job body can be 28,000 characters. */
+const BODY_SHOWN_UP_TO = 1_500;
+
+function renderBody(body: string | undefined, what: string): string {
+  if (!body) return '';
+  if (body.length <= BODY_SHOWN_UP_TO) return `<pre>${h(body)}</pre>`;
+  const bytes = Buffer.byteLength(body);
+  return `<details class="body" data-testid="folded-body"><summary>${what}: ${body.length.toLocaleString('en')} characters (${formatBytes(bytes)}), folded: open to read</summary><pre>${h(body)}</pre></details>`;
+}
+
+function formatBytes(n: number): string {
+  return n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
 /** Listed spec deviations of the products named with --expect, apart from the failures: they do not fail the run. */
@@ -221,74 +284,38 @@ function headerLines(headers: Record<string, string>): string {
 function renderLoad(load: LoadScenarioResult[]): string {
   if (load.length === 0) return '';
   const rows = load
-    .map((s) => {
+    .map((s, index) => {
       const verdict = s.thresholds.length === 0 ? '—' : s.thresholds.every((t) => t.ok) ? '<span class="badge PASS">met</span>' : '<span class="badge FAIL">breached</span>';
+      const name = `<td><a href="#${loadAnchor(index)}">${h(s.scenario)}</a></td><td>${h(s.engine)} (${h(s.model)}${s.arrivalPrecision ? `, ${h(s.arrivalPrecision)} timing` : ''})</td><td class="num">${s.targetRate ?? '—'}</td>`;
       // A row with no figures (k6 wrote no summary) says why instead of showing zeros as if measured.
-      if (s.error) return `<tr><td>${h(s.scenario)}</td><td>${h(s.engine)} (${h(s.model)})</td><td>${s.targetRate ?? '—'}</td><td colspan="8" class="load-error"><strong>error:</strong> ${h(s.error)}</td><td>${verdict}</td></tr>`;
+      if (s.error) return `<tr data-testid="load-row">${name}<td colspan="9" class="load-error"><strong>error:</strong> ${h(s.error)}</td><td>${verdict}</td></tr>`;
       // k6 rows count HTTP requests; their iterations (several requests each for the OIDC flow) are shown beside them.
       const requests = s.iterations !== undefined && s.iterations !== s.requests ? `${s.requests} <small>(${s.iterations} iterations)</small>` : `${s.requests}`;
-      return `<tr><td>${h(s.scenario)}</td><td>${h(s.engine)} (${h(s.model)}${s.arrivalPrecision ? `, ${h(s.arrivalPrecision)} timing` : ''})</td><td>${s.targetRate ?? '—'}</td><td>${requests}</td><td>${s.errors}${s.errorKinds ? `<br><small>${Object.entries(s.errorKinds).map(([k, n]) => `${n} ${h(k)}`).join('<br>')}</small>` : ''}</td><td>${s.dropped}</td><td>${s.throughput}</td>
-      <td>${s.latencyMs.p50}</td><td>${s.latencyMs.p90}</td><td>${s.latencyMs.p99}</td><td>${s.latencyMs.p999}</td><td>${s.latencyMs.max}</td><td>${verdict}</td></tr>`;
+      const errors = `${s.errors}${s.errorKinds ? `<br><small>${Object.entries(s.errorKinds).map(([k, n]) => `${n} ${h(k)}`).join('<br>')}</small>` : ''}`;
+      const l = s.latencyMs;
+      return `<tr data-testid="load-row">${name}<td class="num">${requests}</td><td class="num">${errors}</td><td class="num">${s.dropped}</td><td class="num">${s.throughput}</td>
+      <td class="num">${l.p50}</td><td class="num">${l.p90}</td><td class="num">${l.p99}</td><td class="num">${l.p999}</td><td class="num">${l.max}</td><td>${verdict}</td></tr>`;
     })
     .join('');
-  const charts = load.map(renderTimeline).join('');
   const thresholds = load
-    .flatMap((s) => s.thresholds.map((t) => `<li>${h(s.scenario)} (${h(s.engine)}): ${h(t.name)} ${t.actual} (limit ${t.limit}) ${t.ok ? 'ok' : '<strong>breached</strong>'}</li>`))
+    .flatMap((s) => s.thresholds.map((t) => `<li>${h(s.scenario)} (${h(s.engine)}): ${h(t.name)} ${t.actual} (limit ${t.limit}) ${t.ok ? 'met' : '<strong>breached</strong>'}</li>`))
     .join('');
+  const notes = load.map((s) => (s.stoppedEarly ? `<li>${h(s.scenario)} (${h(s.engine)}): ${h(s.stoppedEarly)}</li>` : '')).join('');
   return `<section id="load"><h2>Load</h2>
-  <table class="load"><thead><tr><th>Scenario</th><th>Engine</th><th>Rate/s</th><th>Requests</th><th>Errors</th><th>Dropped</th><th>Throughput/s</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>max ms</th><th>Thresholds</th></tr></thead><tbody>${rows}</tbody></table>
-  ${thresholds ? `<ul class="thresholds">${thresholds}</ul>` : ''}
-  <div class="charts">${charts}</div></section>`;
+  <table class="load"><thead><tr><th>Scenario</th><th>Engine</th><th class="num">Rate/s</th><th class="num">Requests</th><th class="num">Errors</th><th class="num">Dropped</th><th class="num">Throughput/s</th><th class="num">p50 ms</th><th class="num">p90 ms</th><th class="num">p99 ms</th><th class="num">p99.9 ms</th><th class="num">max ms</th><th>Thresholds</th></tr></thead><tbody>${rows}</tbody></table>
+  ${thresholds ? `<ul class="thresholds">${thresholds}</ul>` : ''}${notes ? `<ul class="stopped-early">${notes}</ul>` : ''}
+  ${load.map(renderScenarioCharts).join('')}</section>`;
 }
 
-/** Latency (p50, p99) and throughput per second, as inline SVG. */
-function renderTimeline(s: LoadScenarioResult): string {
-  const w = 360;
-  const ht = 120;
-  const pts = s.timeline;
-  if (pts.length === 0) return '';
-  const maxLat = Math.max(1, ...pts.map((p) => p.p99));
-  const maxReq = Math.max(1, ...pts.map((p) => p.requests));
-  const x = (i: number) => (pts.length === 1 ? w / 2 : (i / (pts.length - 1)) * (w - 20) + 10);
-  const y = (v: number, max: number) => ht - 10 - (v / max) * (ht - 20);
-  const line = (key: 'p50' | 'p99') => pts.map((p, i) => `${x(i).toFixed(1)},${y(p[key], maxLat).toFixed(1)}`).join(' ');
-  const bars = pts
-    .map((p, i) => `<rect x="${(x(i) - 3).toFixed(1)}" y="${y(p.requests, maxReq).toFixed(1)}" width="6" height="${(ht - 10 - y(p.requests, maxReq)).toFixed(1)}" class="bar"><title>${p.requests} requests in second ${p.t}</title></rect>`)
-    .join('');
-  return `<figure class="chart"><figcaption>${h(s.scenario)}: p50 and p99 latency (max ${maxLat} ms) and requests per second</figcaption>
-  <svg viewBox="0 0 ${w} ${ht}" width="${w}" height="${ht}" role="img" aria-label="latency over time for ${h(s.scenario)}">${bars}
-  <polyline points="${line('p50')}" class="p50"/><polyline points="${line('p99')}" class="p99"/></svg></figure>`;
+function renderScenarioCharts(s: LoadScenarioResult, index: number): string {
+  const specs = scenarioChartSpecs(s, index);
+  const why = s.error
+    ? 'No charts: the scenario has no figures.'
+    : s.timeline.length === 0
+      ? `No per-second series: ${h(s.engine)} gives the run's totals only.`
+      : '';
+  return `<div class="scenario-charts" id="${loadAnchor(index)}"><h3>${h(s.scenario)} (${h(s.engine)}): p50 ${s.latencyMs.p50} ms, p99 ${s.latencyMs.p99} ms, max ${s.latencyMs.max} ms</h3>${why ? `<p class="why">${why}</p>` : ''}<div class="charts">${specs.map(chartFigure).join('')}</div></div>`;
 }
-
-const STYLE = `
-body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
-header,main{max-width:1200px;margin:0 auto;padding:12px 20px}
-h1{margin:8px 0}h2{border-bottom:1px solid #d5d9e0;padding-bottom:4px;margin-top:28px}
-.verdict{font-size:18px;font-weight:600;padding:8px 12px;border-radius:6px;display:inline-block}
-.verdict.ok{background:#dff3e4;color:#17612b}.verdict.bad{background:#fbe2e2;color:#8a1c1c}
-dl.run{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px}dl.run dt{font-weight:600}
-.cards{display:flex;gap:12px;flex-wrap:wrap}.card{background:#fff;border:1px solid #d5d9e0;border-radius:6px;padding:8px 14px;min-width:220px}
-.card h3{margin:4px 0}.levels{color:#555;font-size:12px}
-.badge{display:inline-block;padding:1px 7px;border-radius:10px;font-size:12px;font-weight:600;background:#e3e6eb}
-.badge.PASS{background:#dff3e4;color:#17612b}.badge.FAIL{background:#fbe2e2;color:#8a1c1c}.badge.ERROR{background:#fde9cf;color:#7a4a00}
-.badge.SKIP{background:#e8eaf0;color:#4a5163}.badge.WAIVED{background:#e7e0f7;color:#4b2f87}.badge.EXPECTED{background:#dcecf7;color:#1d4f73}.badge.INTERRUPTED{background:#f3ecd2;color:#5e4b00}
-.cite.note{color:#2d5a3d}
-.filters{display:flex;gap:14px;flex-wrap:wrap;align-items:center;margin:8px 0}
-table{border-collapse:collapse;width:100%;background:#fff}th,td{border-bottom:1px solid #e6e8ec;padding:5px 8px;text-align:left;vertical-align:top}
-tr.group-head th{background:#eef0f4}td.id{font-family:ui-monospace,monospace;white-space:nowrap}
-.cite{font-size:12px;color:#4a5163}.cite .where{color:#777}.why{font-size:12px;color:#777}
-a.self{color:#aaa;text-decoration:none}
-article.failure{background:#fff;border:1px solid #e2c4c4;border-radius:6px;padding:8px 16px;margin:12px 0}
-article.failure dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 12px}article.failure dt{font-weight:600}
-pre{white-space:pre-wrap;word-break:break-word;background:#f3f4f6;padding:6px 8px;border-radius:4px;margin:2px 0}
-code.replay{background:#1d2330;color:#e6e8ec;padding:3px 6px;border-radius:4px;display:inline-block}
-details.exchange summary{cursor:pointer;font-family:ui-monospace,monospace;font-size:12px}
-.chart{display:inline-block;margin:8px;background:#fff;border:1px solid #d5d9e0;border-radius:6px;padding:6px}
-.chart .bar{fill:#cfd8e8}.chart polyline{fill:none;stroke-width:2}.chart .p50{stroke:#2a7de1}.chart .p99{stroke:#d9480f}
-.hidden{display:none}
-table.skip-reasons td.count{text-align:right;font-weight:600;width:4em}
-ul.bad{margin:6px 0 0;padding-left:16px;font-size:12px}ul.bad a{text-decoration:none}
-`;
 
 const SCRIPT = `
 (function(){
