@@ -131,6 +131,16 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('report')
+    .description('one HTML page over many runs: rule counts per system, the rules that changed outcome and when, load figures and thresholds run by run')
+    .requiredOption('--history <dir>', 'a directory of results.json files, at any depth (a nightly job keeps one folder a run)')
+    .option('--out <file>', 'where to write the page', 'reports/history.html')
+    .action(async (opts) => {
+      const { runReportCommand } = await import('./commands/report.ts');
+      process.exitCode = await runReportCommand(opts);
+    });
+
+  program
     .command('serve')
     .description('start the embedded reference and print its URLs, tokens and target profile until Ctrl-C')
     // The same flag names as conform's for the same things; --dialect and --fault stay as aliases.
