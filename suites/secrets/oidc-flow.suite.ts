@@ -111,8 +111,8 @@ concurrently('side by side: each rule makes its own provider, client, scopes and
       expect(URL.canParse(doc[field]), `${field} is a URL (${doc[field]})`).toBe(true);
     }
     expect(doc.authorization_endpoint, 'authorization_endpoint is the authorize page of this provider').toMatch(new RegExp(`${name}/authorize$`));
-    expect(doc.request_parameter_supported).toBe(false);
-    expect(doc.request_uri_parameter_supported).toBe(false);
+    expect(doc.request_parameter_supported, 'the discovery document says request objects are not supported (request_parameter_supported false)').toBe(false);
+    expect(doc.request_uri_parameter_supported, 'the discovery document says request_uri is not supported (request_uri_parameter_supported false)').toBe(false);
     expect(doc.id_token_signing_alg_values_supported.slice().sort()).toEqual(['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'EdDSA'].sort());
     expect(doc.response_types_supported).toEqual(['code']);
     expect(doc.scopes_supported).toContain('openid');
