@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { newLatencyHistogram, percentilesMs, recordLatencyMs, timelinePercentilesMs } from '../src/load/latency-histogram.ts';
+import { rowPercentilesMs } from '../src/load/percentile-row.ts';
 
 describe('latency histogram resolution', () => {
   it('reads any single latency back within 0.1 %, and to the microsecond below 2 ms', () => {
@@ -25,13 +26,13 @@ describe('latency histogram resolution', () => {
     expect(percentilesMs(h).max).toBe(0.349);
   });
 
-  it("gives a timeline second the same median and 99th percentile as the full figures, and zeros when empty", () => {
+  it("gives a timeline second the same p50, p90, p99 and max as the row's figures, and zeros when empty", () => {
     fc.assert(
       fc.property(fc.array(fc.double({ min: 0.001, max: 60_000, noNaN: true }), { maxLength: 300 }), (latencies) => {
         const h = newLatencyHistogram();
         for (const ms of latencies) recordLatencyMs(h, ms);
-        const full = percentilesMs(h);
-        expect(timelinePercentilesMs(h)).toEqual({ p50: full.p50, p99: full.p99 });
+        const full = rowPercentilesMs(h);
+        expect(timelinePercentilesMs(h)).toEqual(latencies.length ? { p50: full.p50, p90: full.p90, p99: full.p99, max: full.max } : { p50: 0, p90: 0, p99: 0, max: 0 });
       }),
     );
   });

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as hdr from 'hdr-histogram-js';
 import { encodeHistogram, newLatencyHistogram, percentilesMs } from '../src/load/latency-histogram.ts';
+import { rowPercentilesMs } from '../src/load/percentile-row.ts';
 import { mergeRunnerResults } from '../src/load/merge.ts';
 import { BUCKET_LAYOUT, histogramFromBuckets } from '../src/load/k6-buckets.ts';
 import { findK6, k6Schedule, lineSplitter } from '../src/load/k6-engine.ts';
@@ -181,14 +182,14 @@ describe('merging results from several runners', () => {
     ])[0]!;
     expect(merged.requests).toBe(1000);
     expect(merged.k6Buckets!.counts.reduce((x, y) => x + y, 0)).toBe(1000);
-    expect(merged.latencyMs).toEqual(percentilesMs(histogramFromBuckets(merged.k6Buckets!)));
+    expect(merged.latencyMs).toEqual(rowPercentilesMs(histogramFromBuckets(merged.k6Buckets!)));
     // 98% of the samples at 1 ms, 2% at 500 ms: p50 and p90 are 1 ms, p99 is 500 ms (within the buckets' 1%).
     expect(merged.latencyMs.p50).toBeCloseTo(1, 1);
     expect(merged.latencyMs.p90).toBeCloseTo(1, 1);
     expect(Math.abs(merged.latencyMs.p99 - 500) / 500).toBeLessThan(0.012);
     // One file merged alone gives its own figures.
     const single = mergeRunnerResults([{ scenario: 'mesh-roots', engine: 'k6', requests: 980, errors: 0, dropped: 0, durationMs: 1000, k6Buckets: a }])[0]!;
-    expect(single.latencyMs).toEqual(percentilesMs(histogramFromBuckets(a)));
+    expect(single.latencyMs).toEqual(rowPercentilesMs(histogramFromBuckets(a)));
   });
 
   it('refuses to add k6 buckets counted in different layouts', () => {

@@ -6,6 +6,18 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import type { RunResults } from '../src/report/results-model.ts';
 import { ROOT, runCli } from './support/run-cli.ts';
 
+// The functions given to page.evaluate run in the page; the project's tsconfig has no DOM lib (it
+// would type Node's globals as the browser's), so what they use of the DOM is declared here.
+interface HTMLElement {
+  getBoundingClientRect(): { left: number; top: number; right: number; width: number };
+  tagName: string;
+  id: string;
+  textContent: string | null;
+  querySelectorAll(selector: string): ArrayLike<HTMLElement>;
+}
+declare const document: { documentElement: { scrollWidth: number }; querySelectorAll(selector: string): ArrayLike<HTMLElement> };
+declare const window: unknown;
+
 const CHROMIUM = '/usr/bin/chromium';
 /** Screenshots of each page, kept as test artifacts (reports/ is what CI keeps). */
 const SHOTS = join(ROOT, 'reports', 'screenshots');
@@ -177,7 +189,7 @@ async function expectNoOverflow(page: Page): Promise<void> {
   const wide = await page.evaluate((width) => {
     const out: string[] = [];
     if (document.documentElement.scrollWidth > width) out.push(`the page is ${document.documentElement.scrollWidth} px wide`);
-    for (const el of document.querySelectorAll('table, pre, figure, .charts, dl')) {
+    for (const el of Array.from(document.querySelectorAll('table, pre, figure, .charts, dl'))) {
       const r = el.getBoundingClientRect();
       if (r.width > 0 && r.right > width + 0.5) out.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''} ends at ${Math.round(r.right)} px`);
     }
@@ -192,7 +204,7 @@ async function expectAxesAndLegends(page: Page): Promise<void> {
     Object.entries((window as unknown as { stackproofCharts: Record<string, { axes: Array<{ label?: string }>; series: Array<{ label?: string }>; root: HTMLElement }> }).stackproofCharts).map(([id, u]) => ({
       id,
       axes: u.axes.map((a) => a.label ?? ''),
-      legend: [...u.root.querySelectorAll('.u-legend .u-series')].map((e) => e.textContent ?? ''),
+      legend: Array.from(u.root.querySelectorAll('.u-legend .u-series')).map((e) => e.textContent ?? ''),
       series: u.series.length,
     })),
   );

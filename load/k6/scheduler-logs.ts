@@ -1,6 +1,7 @@
 import http from 'k6/http';
 import { env, scenarioOptions } from './lib/env.ts';
 import { answered, iteration } from './lib/iteration.ts';
+import { isSchedulerLogsBody } from './lib/scheduler-logs-body.ts';
 import { summarize, type SummaryData } from './lib/summary.ts';
 import { authHeaders } from './lib/token.ts';
 
@@ -13,7 +14,8 @@ const headers = authHeaders(env('SCHEDULER_TOKEN'));
 export const options = scenarioOptions('logs');
 
 export const logs = iteration(() => {
-  answered('logs', http.get(url, { headers }), 200, { 'logs body': (r) => typeof r.body === 'string' && r.body.length > 0 });
+  // The whole stdout the fixture wrote, byte for byte: the same check as the open model's and autocannon's.
+  answered('logs', http.get(url, { headers }), 200, { 'logs body': (r) => isSchedulerLogsBody(r.body) });
 });
 
 export function handleSummary(data: SummaryData) {

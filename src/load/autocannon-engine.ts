@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import type { LoadScenarioResult } from '../report/results-model.ts';
-import { encodeHistogram, newLatencyHistogram, percentilesMs, timelinePercentilesMs } from './latency-histogram.ts';
+import { encodeHistogram, newLatencyHistogram, recordLatencyMs, timelinePercentilesMs } from './latency-histogram.ts';
+import { rowPercentilesMs } from './percentile-row.ts';
 import type { PreparedScenario } from './scenarios/types.ts';
 import { PROGRESS_EVERY_MS, startProgress, type LoadProgress } from './load-progress.ts';
 import { capStop } from './open-model-runner.ts';
@@ -27,6 +28,16 @@ export async function runClosedModel(scenario: PreparedScenario, options: Closed
   let errors = 0;
   // The closed model never drops: a connection waits for its answer before the next request.
   const dropped = 0;
+  const acceptBody = scenario.acceptBody;
+  // autocannon judges a body right after it emits that answer's 'response' event, in the same tick:
+  // this is that answer's status, so an answer already counted for its status is not counted twice.
+  let statusFailed = false;
+  const bodyRejected = () => {
+    if (statusFailed) return;
+    errors += 1;
+    const b = perSecond.get(Math.floor((performance.now() - started) / 1000));
+    if (b) b.errors += 1;
+  };
   let instance!: autocannon.Instance;
   let timedOut = false;
   const done = new Promise<autocannon.Result>((resolve, reject) => {
@@ -39,6 +50,7 @@ export async function runClosedModel(scenario: PreparedScenario, options: Closed
         amount: options.maxRequests,
         requests: scenario.fixed!.map((r) => ({ method: r.method, path: r.path, headers: r.headers, body: r.body })),
         timeout: 10,
+        ...(acceptBody ? { verifyBody: (body: unknown) => acceptBody(String(body)) || (bodyRejected(), false) } : {}),
       },
       (err, result) => (err ? reject(err) : resolve(result)),
     );
@@ -51,14 +63,14 @@ export async function runClosedModel(scenario: PreparedScenario, options: Closed
     ? startProgress({ everyMs: options.progressEveryMs ?? PROGRESS_EVERY_MS, durationMs: options.durationMs, startedAt: started, buckets: perSecond, counts: () => ({ requests: histogram.totalCount, errors, dropped }), report: options.onProgress })
     : () => undefined;
   instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
-    const us = Math.max(1, Math.round(responseTime * 1000));
-    histogram.recordValue(us);
+    recordLatencyMs(histogram, responseTime);
     const sec = Math.floor((performance.now() - started) / 1000);
     let b = perSecond.get(sec);
     if (!b) perSecond.set(sec, (b = { requests: 0, errors: 0, h: newLatencyHistogram() }));
     b.requests += 1;
-    b.h.recordValue(us);
-    if (statusCode >= 400) {
+    recordLatencyMs(b.h, responseTime);
+    statusFailed = statusCode >= 400;
+    if (statusFailed) {
       errors += 1;
       b.errors += 1;
     }
@@ -77,7 +89,7 @@ export async function runClosedModel(scenario: PreparedScenario, options: Closed
     errors: errors + result.errors + result.timeouts,
     dropped: 0,
     throughput: Math.round((total / elapsed) * 1000 * 10) / 10,
-    latencyMs: percentilesMs(histogram),
+    latencyMs: rowPercentilesMs(histogram),
     histogram: encodeHistogram(histogram),
     timeline: [...perSecond.entries()].sort((a, b) => a[0] - b[0]).map(([t, b]) => ({ t, requests: b.requests, errors: b.errors, ...timelinePercentilesMs(b.h) })),
     thresholds: [],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { LoadScenarioResult } from '../report/results-model.ts';
-import { encodeHistogram, percentilesMs } from './latency-histogram.ts';
+import { encodeHistogram } from './latency-histogram.ts';
+import { rowPercentilesMs } from './percentile-row.ts';
 import { histogramFromBuckets } from './k6-buckets.ts';
 
 /**
@@ -47,7 +48,7 @@ export function k6SummaryToResult(s: K6Summary): LoadScenarioResult {
     errors: s.failed,
     dropped: s.droppedIterations * s.requestsPerIteration,
     throughput: seconds > 0 ? Math.round((s.requests / seconds) * 10) / 10 : 0,
-    latencyMs: percentilesMs(histogram),
+    latencyMs: rowPercentilesMs(histogram),
     histogram: encodeHistogram(histogram),
     timeline: [],
     thresholds: [],

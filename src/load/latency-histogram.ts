@@ -54,7 +54,10 @@ export function percentilesMs(h: hdr.Histogram): Percentiles {
  */
 export function timelinePercentilesMs(h: hdr.Histogram): { p50: number; p90: number; p99: number; max: number } {
   if (h.totalCount === 0) return { p50: 0, p90: 0, p99: 0, max: 0 };
-  return { p50: ms(h.getValueAtPercentile(50)), p90: ms(h.getValueAtPercentile(90)), p99: ms(h.getValueAtPercentile(99)), max: ms(h.maxValue) };
+  // A percentile reads as its bucket's top, the max as recorded: held at the max, as a row's are (src/load/percentile-row.ts).
+  const max = ms(h.maxValue);
+  const at = (p: number) => Math.min(max, ms(h.getValueAtPercentile(p)));
+  return { p50: at(50), p90: at(90), p99: at(99), max };
 }
 
 export function encodeHistogram(h: hdr.Histogram): string {

@@ -1,4 +1,5 @@
 import { encodeHistogram, mergeHistograms, newLatencyHistogram, percentilesMs, type Percentiles } from './latency-histogram.ts';
+import { boundedPercentiles, rowPercentilesMs } from './percentile-row.ts';
 import { histogramFromBuckets, sumBuckets, type K6Buckets } from './k6-buckets.ts';
 
 /** What one runner reports for one scenario: an HDR histogram (every engine) and, from k6, the bucket counts it was built from. */
@@ -11,6 +12,8 @@ export interface RunnerResult {
   durationMs: number;
   histogram?: string;
   k6Buckets?: K6Buckets;
+  /** The runner's own figures; their min and max are the values it recorded, before any encoding. */
+  latencyMs?: Pick<Percentiles, 'min' | 'max'>;
 }
 
 export interface MergedResult {
@@ -52,10 +55,23 @@ export function mergeRunnerResults(results: RunnerResult[]): MergedResult[] {
     if (group.every((r) => r.k6Buckets)) {
       const summed = sumBuckets(group.map((r) => r.k6Buckets!));
       const h = histogramFromBuckets(summed);
-      return { ...base, latencyMs: percentilesMs(h), histogram: encodeHistogram(h), k6Buckets: summed };
+      // Rebuilt from buckets, the histogram's min and max are the bucket middles a single run reports too.
+      return { ...base, latencyMs: rowPercentilesMs(h), histogram: encodeHistogram(h), k6Buckets: summed };
     }
     const histograms = group.map((r) => r.histogram).filter((h): h is string => Boolean(h));
     const merged = histograms.length ? mergeHistograms(histograms) : newLatencyHistogram();
-    return { ...base, latencyMs: percentilesMs(merged), histogram: encodeHistogram(merged) };
+    const figures = percentilesMs(merged);
+    return { ...base, latencyMs: boundedPercentiles(figures, recordedRange(group) ?? figures), histogram: encodeHistogram(merged) };
   });
+}
+
+/**
+ * The merged min and max from the runners' own rows, when every runner that counted requests gives
+ * them: a decoded histogram knows its extremes only to their bucket (its max is the bucket's top, up
+ * to 0.1% above the value recorded), so a merge of one file would otherwise not give that file's max.
+ */
+function recordedRange(group: RunnerResult[]): { min: number; max: number } | undefined {
+  const counted = group.filter((r) => r.requests > 0 && r.histogram);
+  if (!counted.length || !counted.every((r) => r.latencyMs && r.latencyMs.max > 0)) return undefined;
+  return { min: Math.min(...counted.map((r) => r.latencyMs!.min)), max: Math.max(...counted.map((r) => r.latencyMs!.max)) };
 }

@@ -50,6 +50,12 @@ export interface OpenModelOptions {
    */
   onStart?: (i: number, intendedMs: number, actualMs: number) => void;
   /**
+   * Called as request i's latency is recorded: `fromMs` is where it is measured from (read before
+   * the request's bytes were written), `answeredMs` the reading taken after its answer was parsed.
+   * Lets tests hold each latency against the target's own clock.
+   */
+  onAnswer?: (i: number, fromMs: number, answeredMs: number) => void;
+  /**
    * How arrivals are timed (src/load/arrival-schedule.ts): 'fine' a worker with sub-millisecond
    * precision, 'coarse' millisecond timers on the main thread, 'auto' (the default) fine up to
    * AUTO_FINE_MAX_RATE and coarse above it.
@@ -139,9 +145,10 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
   let turning = false;
 
   /** `from`: the intended start, or up to COARSE_TICK_MS after it (see there); `intended` places it in its second. */
-  const record = (intended: number, from: number, ok: boolean) => {
+  const record = (n: number, intended: number, from: number, ok: boolean) => {
     const now = performance.now();
     const latencyMs = now - from;
+    options.onAnswer?.(n, from, now);
     // Into its second's histogram only: the run's is their sum, taken once at the end.
     const second = Math.floor((intended - start) / 1000);
     let bucket = second === lastSecond ? lastBucket : seconds.get(second);
@@ -181,18 +188,18 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
           // A check that throws (a body that is not the JSON it expects) is a wrong answer, as in `request`.
         }
         if (!ok) countKind(errorKind(err, status));
-        record(intended, from, ok);
+        record(i, intended, from, ok);
       }, now);
       return;
     }
     options.request!().then(
       (ok) => {
         if (!ok) countKind('wrong answer');
-        record(intended, from, ok);
+        record(i, intended, from, ok);
       },
       (err: Error) => {
         countKind(errorKind(err, 0));
-        record(intended, from, false);
+        record(i, intended, from, false);
       },
     );
   };

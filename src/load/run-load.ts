@@ -30,6 +30,7 @@ import { PACKAGE_ROOT } from '../run/package-root.ts';
 import { applyThresholds, thresholdsBreached, type ThresholdSpec } from './thresholds.ts';
 import { PROGRESS_EVERY_MS, progressLine } from './load-progress.ts';
 import { capStop } from './open-model-runner.ts';
+import { withBoundedPercentiles } from './percentile-row.ts';
 
 export type LoadEngine = 'open' | 'autocannon' | 'k6';
 
@@ -158,7 +159,7 @@ async function runK6Scenario(scenario: LoadScenario, prepared: PreparedScenario,
     if (row.error) return row;
     const judged = applyThresholds(row, o.thresholds);
     // 99 is k6's "thresholds crossed"; anything else non-zero (a script error, say) fails the row too.
-    return { ...judged, ...(schedule.capped ? { stoppedEarly: capStop(schedule.iterations * entry.requestsPerIteration, schedule.durationMs, o.durationMs) } : {}), thresholds: [...judged.thresholds, { name: "k6's exit code (its thresholds)", limit: 0, actual: code, ok: code === 0 }] };
+    return { ...judged, ...(schedule.capped ? { stoppedEarly: capStop(o.maxRequests, schedule.durationMs, o.durationMs) } : {}), thresholds: [...judged.thresholds, { name: "k6's exit code (its thresholds)", limit: 0, actual: code, ok: code === 0 }] };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -249,7 +250,8 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
                     : { request: prepared.iterate }),
                 })
               : await runClosedModel(prepared, { connections: o.connections, durationMs: o.durationMs, maxRequests: o.maxRequests, onProgress: (p) => o.log(progressLine(p)), progressEveryMs: o.progressEveryMs });
-          const judged = applyThresholds(raw, engine === 'open' ? o.thresholds : { errorRate: o.thresholds.errorRate });
+          // The open model's runner reads its row from percentilesMs (src/load/open-model-runner.ts): bounded here.
+          const judged = applyThresholds(withBoundedPercentiles(raw), engine === 'open' ? o.thresholds : { errorRate: o.thresholds.errorRate });
           results.push(judged);
           o.log(statusLine(judged));
         }
@@ -265,7 +267,7 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
       heartbeat.unref();
       const f = await runEventFanout(targets.scheduler, made.scheduler, { subscribers: o.subscribers, rate: o.eventRate, durationMs: o.durationMs, runPrefix }).finally(() => clearInterval(heartbeat));
       for (const p of f.problems) o.log(`    registration failed: ${p}`);
-      const judged = applyThresholds(f, { p99Ms: o.thresholds.p99Ms, errorRate: o.thresholds.errorRate });
+      const judged = applyThresholds(withBoundedPercentiles(f), { p99Ms: o.thresholds.p99Ms, errorRate: o.thresholds.errorRate });
       // An event a subscriber never got, or got twice, is a wrong answer whatever the rate: limit 0. A
       // registration the generator could not start on schedule is the --max-dropped-rate kind of drop.
       const scheduled = f.published + f.skipped;
@@ -276,7 +278,7 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
         ...(o.thresholds.droppedRate !== undefined ? [{ name: 'dropped rate (registrations not started on schedule)', limit: o.thresholds.droppedRate, actual: droppedRate, ok: droppedRate <= o.thresholds.droppedRate }] : []),
       );
       results.push(judged);
-      o.log(`    ${f.published} events published, ${f.requests} delivered (${f.throughput}/s; per subscriber ${summarise(f.deliveredPerSubscriber)}), missed ${f.missed}, duplicated ${f.duplicates}, registrations not started ${f.skipped}, delivery p50 ${f.latencyMs.p50} ms, p99 ${f.latencyMs.p99} ms, max ${f.latencyMs.max} ms${breachText(judged)}`);
+      o.log(`    ${f.published} events published, ${f.requests} delivered (${f.throughput}/s; per subscriber ${summarise(f.deliveredPerSubscriber)}), missed ${f.missed}, duplicated ${f.duplicates}, registrations not started ${f.skipped}, delivery p50 ${judged.latencyMs.p50} ms, p99 ${judged.latencyMs.p99} ms, max ${judged.latencyMs.max} ms${breachText(judged)}`);
     }
     const regressions = o.baseline ? await compareWithBaseline(results, o.baseline, o.tolerance) : [];
     for (const r of regressions) o.log(`  REGRESSION ${r.scenario} (${r.engine}): ${r.metric} ${r.baseline} -> ${r.current} (${Math.round(r.change * 100)}% worse)`);

@@ -10,8 +10,8 @@ import { env, MAX_ITERATIONS, RATE } from './env.ts';
  * k6 hands handleSummary one of two shapes: the legacy one (`metrics` keyed by name, `values` with
  * `count`/`passes`/`p(90)`, `state.testRunDurationMs`), or, with K6_NEW_MACHINE_READABLE_SUMMARY=true
  * (k6 v1+), the machine-readable one (`results.metrics` an array of `{ name, type, values }`, rates as
- * `matches`/`total`, trends only avg/min/med/max/p90/p95, `config.duration` in seconds). Both are
- * read into the same flat view here.
+ * `matches`/`total`, trends only avg/min/med/max/p90/p95, `config.duration` in seconds, and in k6
+ * v2.2 the checks apart, under `results.checks`). Both are read into the same flat view here.
  */
 
 type Values = Record<string, number | null | undefined>;
@@ -22,7 +22,12 @@ interface LegacyData {
 interface MachineReadableData {
   config: { duration: number };
   metadata?: { k6_version?: string };
-  results: { metrics: { name: string; type: string; values: Values }[] };
+  results: {
+    /** `type` is a Go value here (see count below), so it is only ever read through String(). */
+    metrics: { name: string; type: unknown; values: Values }[];
+    /** k6 v2.2 keeps the checks apart from the other metrics: checks_succeeded and the like, and each check's passes. */
+    checks?: { metrics?: { name: string; values: Values }[]; results?: { name: string; passes: number; fails: number }[] };
+  };
 }
 export type SummaryData = LegacyData | MachineReadableData;
 
@@ -32,22 +37,28 @@ interface FlatSummary {
   /** Counter count, or for a rate the number of true samples. */
   count: (metric: string) => number;
   trend: (metric: string) => Values;
+  /** Check samples that passed, wherever this shape keeps them. */
+  checksPassed: number;
   thresholds: { metric: string; expression: string; ok: boolean }[];
 }
 
 function flatten(data: SummaryData): FlatSummary {
   if ('results' in data && data.results && Array.isArray(data.results.metrics)) {
-    const byName: Record<string, { type: string; values: Values }> = {};
+    const byName: Record<string, { type: unknown; values: Values }> = {};
     for (const m of data.results.metrics) byName[m.name] = m;
+    const count = (name: string) => {
+      const m = byName[name];
+      if (!m) return 0;
+      // k6 v2.2 hands `type` over as a Go value whose String() is the name, not as a JS string:
+      // compared with === it is never 'rate', and every rate (sp_failed, the errors) read as 0.
+      return Number((String(m.type) === 'rate' ? m.values.matches : m.values.count) ?? 0);
+    };
     return {
       shape: 'machine-readable',
       durationMs: data.config.duration * 1000,
-      count: (name) => {
-        const m = byName[name];
-        if (!m) return 0;
-        return Number((m.type === 'rate' ? m.values.matches : m.values.count) ?? 0);
-      },
+      count,
       trend: (name) => (byName[name] ? byName[name]!.values : {}),
+      checksPassed: machineReadableChecksPassed(data.results.checks) ?? count('checks'),
       thresholds: [],
     };
   }
@@ -66,8 +77,21 @@ function flatten(data: SummaryData): FlatSummary {
       return Number((m.type === 'rate' ? m.values.passes : m.values.count) ?? 0);
     },
     trend: (name) => (legacy.metrics[name] ? legacy.metrics[name]!.values : {}),
+    checksPassed: Number(legacy.metrics.checks?.values.passes ?? 0),
     thresholds,
   };
+}
+
+/**
+ * k6 v2.2's machine-readable summary keeps the checks under `results.checks`: the rate
+ * `checks_succeeded` (its `matches` are the passed samples) and each check's passes. Undefined when
+ * the shape has neither, as where k6 listed `checks` among the other metrics.
+ */
+function machineReadableChecksPassed(checks: MachineReadableData['results']['checks']): number | undefined {
+  const succeeded = checks?.metrics?.find((m) => m.name === 'checks_succeeded');
+  if (succeeded && succeeded.values.matches !== null && succeeded.values.matches !== undefined) return Number(succeeded.values.matches);
+  if (checks?.results) return checks.results.reduce((sum, c) => sum + Number(c.passes ?? 0), 0);
+  return undefined;
 }
 
 /** The percentile of bucket counts, read at the bucket's middle (as stackproof reads them). */
@@ -107,7 +131,7 @@ export function summarize(scenario: string, requestsPerIteration: number, data: 
     droppedIterations: s.count('dropped_iterations'),
     failed: s.count('sp_failed'),
     exceptions: s.count('sp_exceptions'),
-    checks: { passed: s.count('checks') },
+    checks: { passed: s.checksPassed },
     buckets: { minMs: BUCKET_LAYOUT.minMs, growth: BUCKET_LAYOUT.growth, counts },
   };
   const d = s.trend('http_req_duration');

@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import { loadConfig } from '../../config/load-config.ts';
-import { findK6, K6Missing } from '../../load/k6-engine.ts';
+import { findK6, K6Missing, K6_SCRIPT } from '../../load/k6-engine.ts';
 import { LOAD_SCENARIOS } from '../../load/scenarios/catalog.ts';
 import { runLoad, type LoadEngine } from '../../load/run-load.ts';
 import type { ArrivalPrecision } from '../../load/open-model-runner.ts';
@@ -47,6 +47,23 @@ function arrivalPrecision(raw: string): ArrivalPrecision {
   return raw;
 }
 
+/**
+ * The fan-out has no k6 script: it is a streaming fan-out, and k6's http reads whole bodies, so it
+ * cannot time each event as it arrives. Its own runner, stackproof's stream subscribers, is not k6:
+ * named with --engine k6 it is refused before any traffic rather than run on them under k6's name.
+ */
+function refuseWithoutK6Script(asked: string[]): void {
+  const noScript = asked.filter((sc) => !(sc in K6_SCRIPT));
+  if (noScript.length) throw new ConfigError(`--engine k6: ${noScript.join(', ')} has no k6 script (a streaming fan-out, which k6's http cannot time event by event); run it with --engine open, which runs stackproof's own stream subscribers`);
+}
+
+/** Asked for no scenario in particular, a k6 run leaves the fan-out out unless the open engine runs too, and says so. */
+function defaultK6Scenarios(engines: string[], log: (line: string) => void): string[] {
+  if (engines.includes('open')) return [];
+  log("scheduler-event-fanout: not run, it has no k6 script (`--engine open --scenario scheduler-event-fanout` runs it on stackproof's own stream subscribers)");
+  return LOAD_SCENARIOS.map((sc) => sc.name);
+}
+
 export async function runLoadCommand(flags: LoadFlags, argvText: string): Promise<number> {
   const config = loadConfig({ file: flags.config, env: process.env, flags: flagsToConfig(flags) });
   const engines = flags.engine.split(',').map((e) => e.trim());
@@ -58,6 +75,7 @@ export async function runLoadCommand(flags: LoadFlags, argvText: string): Promis
   for (const e of engines) if (!['open', 'autocannon', 'k6'].includes(e)) throw new ConfigError(`--engine: ${e} is not one of open, autocannon, k6`);
   const log = (line: string) => process.stdout.write(`${line}\n`);
   if (engines.includes('k6')) {
+    refuseWithoutK6Script(scenarios);
     const k6 = findK6();
     if (!k6) {
       process.stderr.write(`stackproof: ${new K6Missing().message}\n`);
@@ -65,10 +83,11 @@ export async function runLoadCommand(flags: LoadFlags, argvText: string): Promis
     }
     log(`k6 found at ${k6}; the k6 engine runs the bundles in load/dist (see README, "Distributed load with k6").`);
   }
+  const selected = engines.includes('k6') && scenarios.length === 0 ? defaultK6Scenarios(engines, log) : scenarios;
   const { results, exitCode, secrets } = await runLoad({
     config,
     engines: engines as LoadEngine[],
-    scenarios,
+    scenarios: selected,
     rate: positive('rate', flags.rate, 100_000),
     arrivalPrecision: arrivalPrecision(flags.arrivalPrecision),
     durationMs: durationMs(flags.duration),

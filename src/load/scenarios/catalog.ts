@@ -7,6 +7,7 @@ import { IdentityFixtures } from '../../client/identity-fixtures.ts';
 import { OidcApi } from '../../client/oidc-api.ts';
 import { Redactor } from '../../client/redact.ts';
 import { SecretsApi } from '../../client/secrets-api.ts';
+import { isSchedulerLogsBody, SCHEDULER_LOGS_BODY } from '../../../load/k6/lib/scheduler-logs-body.ts';
 import type { LoadScenario, PreparedScenario } from './types.ts';
 
 /** Thrown when a scenario's target or fixtures are not configured. */
@@ -169,13 +170,12 @@ const schedulerLogs: LoadScenario = {
     if (!t) throw new ScenarioUnavailable('no scheduler target');
     const fixtures = made?.scheduler;
     if (!fixtures) throw new ScenarioUnavailable(made?.schedulerMissing ?? 'no scheduler fixtures for allocations');
-    const stdout = Array.from({ length: 2000 }, (_, i) => `log line ${i} ${'x'.repeat(80)}\n`).join('');
     // A job that wrote its 200 KB and ended: the log no longer grows while it is read.
     const jobId = `${made.runPrefix}-${tag()}`;
     const purge = () => fixtures.purgeJob(jobId).catch(() => undefined);
     let alloc: string;
     try {
-      alloc = (await fixtures.allocation(jobId, [{ name: 'load', stdout }], 'complete')).id;
+      alloc = (await fixtures.allocation(jobId, [{ name: 'load', stdout: SCHEDULER_LOGS_BODY }], 'complete')).id;
     } catch (err) {
       await purge();
       throw err;
@@ -188,10 +188,12 @@ const schedulerLogs: LoadScenario = {
       url: t.url,
       iterate: async () => {
         const r = await ok(p, req);
-        return r.ok && r.text.length === stdout.length;
+        return r.ok && isSchedulerLogsBody(r.text);
       },
       fixed: [req],
-      openFixed: { keepBodies: true, accept: (status, answer) => status === 200 && String(answer).length === stdout.length },
+      // latin1 reads each byte as one character, so any byte that differs from the ASCII body fails.
+      openFixed: { keepBodies: true, accept: (status, answer) => status === 200 && answer !== undefined && isSchedulerLogsBody(answer.toString('latin1')) },
+      acceptBody: isSchedulerLogsBody,
       k6Env: { SCHEDULER_URL: t.url, SCHEDULER_TOKEN: t.token, ALLOC_ID: alloc },
       close: async () => {
         await p.close();

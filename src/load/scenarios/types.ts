@@ -25,6 +25,11 @@ export interface PreparedScenario {
    * `fixed` through its lean client (src/load/fixed-request-client.ts) rather than running `iterate`.
    */
   openFixed?: { accept: (status: number, body: Buffer | undefined) => boolean; keepBodies?: boolean };
+  /**
+   * Set when a right answer's body is known: autocannon counts an answer whose body it rejects as an
+   * error, as the open model's `openFixed.accept` does (the k6 script imports the same definition).
+   */
+  acceptBody?: (body: string) => boolean;
   /** What the k6 script needs (URLs, tokens, names), passed to it as environment variables. */
   k6Env: Record<string, string>;
   close: () => Promise<void>;
