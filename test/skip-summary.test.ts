@@ -139,12 +139,17 @@ describe('--max-skip-share', () => {
     expect(() => loadConfig({ env: { STACKPROOF_MAX_SKIP_SHARE: 'half' } })).toThrow(/maxSkipShare.*STACKPROOF_MAX_SKIP_SHARE/s);
   });
 
-  it('shows the grouping near the top of the HTML report and leaves JUnit as it was', () => {
+  it('says first that the run failed on its share of SKIP, shows the grouping before the rules table, and leaves JUnit as it was', () => {
     const plain = run(MIXED);
     const out = applySkipShare(plain, 0.5);
     const html = renderHtml(out.results);
-    const section = html.slice(html.indexOf('<section id="no-verdict"'), html.indexOf('<section id="summary"'));
-    expect(html.indexOf('id="no-verdict"')).toBeLessThan(html.indexOf('id="summary"'));
+    // What failed comes first and says the run failed on its share of SKIP; the grouping follows the summary, before the rules.
+    const attention = html.slice(html.indexOf('<section id="attention"'), html.indexOf('<section id="summary"'));
+    expect(attention).toContain('data-testid="skip-share-exceeded"');
+    expect(attention).toContain('6 of 10 rules (60%) got no verdict, above --max-skip-share 0.5');
+    expect(html.indexOf('id="no-verdict"')).toBeGreaterThan(html.indexOf('id="summary"'));
+    expect(html.indexOf('id="no-verdict"')).toBeLessThan(html.indexOf('id="rules"'));
+    const section = html.slice(html.indexOf('<section id="no-verdict"'), html.indexOf('</section>', html.indexOf('<section id="no-verdict"')));
     expect(section).toContain('6 of 10 rules (60%) were SKIP');
     expect(section).toContain('above --max-skip-share 0.5');
     expect(section.match(/data-testid="skip-reason"/g)?.length).toBe(3);

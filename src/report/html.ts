@@ -83,11 +83,16 @@ function renderStickySummary(results: RunResults): string {
 function renderAttention(results: RunResults): string {
   const bad = results.rules.filter((r) => r.outcome === 'FAIL' || r.outcome === 'ERROR');
   const breaches = results.load.map((s, i) => [s, i] as const).filter(([s]) => s.error || s.thresholds.some((t) => !t.ok));
-  if (bad.length === 0 && breaches.length === 0) {
+  const nv = results.summary.noVerdict;
+  // A run can fail with no rule failing: too many rules went without a verdict.
+  const skipShare = nv?.exceeded
+    ? `<article class="breach" data-testid="skip-share-exceeded"><h3><span class="badge FAIL">TOO MANY SKIP</span> ${nv.skipped} of ${nv.counted} rules (${percent(nv.share, nv.maxSkipShare)}) got no verdict, above --max-skip-share ${nv.maxSkipShare}</h3><a href="#no-verdict">why, by reason</a></article>`
+    : '';
+  if (bad.length === 0 && breaches.length === 0 && !skipShare) {
     const what = [results.rules.length ? 'no rule failed or errored' : '', results.load.length ? 'no load threshold was breached' : ''].filter(Boolean).join('; ');
     return `<section id="attention"><h2>What failed</h2><p class="nothing" data-testid="nothing-failed">Nothing: ${what}.</p></section>`;
   }
-  return `<section id="attention"><h2>What failed</h2>
+  return `<section id="attention"><h2>What failed</h2>${skipShare}
   ${breaches.map(([s, i]) => renderBreach(s, i)).join('')}
   <div id="failures">${bad.map(renderFailure).join('')}</div></section>`;
 }
