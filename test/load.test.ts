@@ -249,7 +249,7 @@ describe('the k6 engine (stand-in binary: the plumbing; test/k6-real.test.ts run
     }
   }, 60_000);
 
-  it('merges k6 summaries written by several runners, and refuses a file of another shape plainly', async () => {
+  it('merges k6 summaries written by several runners, judges the merged run by the thresholds, and refuses a file of another shape plainly', async () => {
     const d = dir();
     const summary = (count: number, hot: number) => ({
       kind: 'stackproof-k6-summary', version: 1, scenario: 'mesh-roots', summaryShape: 'machine-readable', targetRate: 100, maxIterations: 1000, requestsPerIteration: 1,
@@ -267,6 +267,17 @@ describe('the k6 engine (stand-in binary: the plumbing; test/k6-real.test.ts run
     // 1% of the samples at 200 ms: p99 is still 1 ms (rank 990), max is 200 ms (within the buckets' 1%).
     expect(merged!.latencyMs.p99).toBeCloseTo(1, 1);
     expect(Math.abs(merged!.latencyMs.max - 200) / 200).toBeLessThan(0.012);
+    // The thresholds judge the merged run, not a runner's share: b alone has 10% errors, the run 0.1%.
+    writeFileSync(join(d, 'b-err.json'), JSON.stringify({ ...summary(10, bucketOf(200)), failed: 1 }));
+    const judged = await runCli(['merge', join(d, 'a.json'), join(d, 'b-err.json'), '--max-error-rate', '0.002', '--p99', '5', '--reports-dir', join(d, 'reports')]);
+    expect(judged.code, judged.stdout + judged.stderr).toBe(0);
+    expect(judged.stdout).toContain('mesh-roots (k6, 2 runner(s)): 1000 requests, 1 errors');
+    expect(judged.stdout).toContain('thresholds met');
+    const report = runResultsSchema.parse(JSON.parse(readFileSync(join(d, 'reports', 'results.json'), 'utf8')));
+    expect(report.load[0]!.thresholds.map((t) => [t.name, t.actual, t.ok])).toEqual([['p99 latency (ms)', report.load[0]!.latencyMs.p99, true], ['error rate', 0.001, true]]);
+    const breached = await runCli(['merge', join(d, 'a.json'), join(d, 'b-err.json'), '--max-error-rate', '0.0005', '--reports-dir', join(d, 'reports2')]);
+    expect(breached.code).toBe(4);
+    expect(breached.stdout).toContain('THRESHOLD BREACHED: error rate 0.001 > 0.0005');
     writeFileSync(join(d, 'c.json'), '{"nothing":1}');
     const bad = await runCli(['merge', join(d, 'c.json')]);
     expect(bad.code).toBe(2);

@@ -9,7 +9,7 @@ const url = `${env('MESH_URL')}/v1/agent/connect/authorize`;
 const body = env('AUTHORIZE_BODY');
 const headers = { ...authHeaders(env('MESH_TOKEN')), 'Content-Type': 'application/json' };
 
-export const options = scenarioOptions('authorize');
+export const options = scenarioOptions('authorize', 'mesh-authorize');
 
 export const authorize = iteration(() => {
   answered('authorize', http.post(url, body, { headers }), 200, { authorized: (r) => (r.json() as { Authorized?: boolean }).Authorized === true });

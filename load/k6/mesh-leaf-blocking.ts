@@ -9,7 +9,7 @@ import { authHeaders } from './lib/token.ts';
 const url = `${env('MESH_URL')}/v1/agent/connect/ca/leaf/${env('SERVICE')}?index=${env('INDEX')}&wait=200ms`;
 const headers = authHeaders(env('MESH_TOKEN'));
 
-export const options = scenarioOptions('leafBlocking');
+export const options = scenarioOptions('leafBlocking', 'mesh-leaf-blocking');
 
 export const leafBlocking = iteration(() => {
   answered('leaf blocking', http.get(url, { headers }), 200);

@@ -8,7 +8,7 @@ import { authHeaders } from './lib/token.ts';
 const url = `${env('MESH_URL')}/v1/agent/connect/ca/leaf/${env('SERVICE')}`;
 const headers = authHeaders(env('MESH_TOKEN'));
 
-export const options = scenarioOptions('leaf');
+export const options = scenarioOptions('leaf', 'mesh-leaf');
 
 export const leaf = iteration(() => {
   answered('leaf', http.get(url, { headers }), 200);

@@ -8,7 +8,7 @@ import { authHeaders } from './lib/token.ts';
 const base = env('MESH_URL');
 const headers = authHeaders(env('MESH_TOKEN'));
 
-export const options = scenarioOptions('roots');
+export const options = scenarioOptions('roots', 'mesh-roots');
 
 export const roots = iteration(() => {
   answered('roots', http.get(`${base}/v1/agent/connect/ca/roots`, { headers }), 200);

@@ -13,7 +13,7 @@ const basic = `Basic ${encoding.b64encode(`${clientId}:${env('CLIENT_SECRET')}`)
 const redirect = env('REDIRECT_URI');
 const entityHeaders = { [env('TOKEN_HEADER', 'X-Service-Token')]: env('ENTITY_TOKEN') };
 
-export const options = scenarioOptions('codeFlow');
+export const options = scenarioOptions('codeFlow', 'oidc-code-flow');
 
 export const codeFlow = iteration(() => {
   const verifier = encoding.b64encode(crypto.randomBytes(32), 'rawurl');

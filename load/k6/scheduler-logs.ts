@@ -11,7 +11,7 @@ import { authHeaders } from './lib/token.ts';
 const url = `${env('SCHEDULER_URL')}/v1/client/fs/logs/${env('ALLOC_ID')}?task=load&type=stdout&plain=true`;
 const headers = authHeaders(env('SCHEDULER_TOKEN'));
 
-export const options = scenarioOptions('logs');
+export const options = scenarioOptions('logs', 'scheduler-logs');
 
 export const logs = iteration(() => {
   // The whole stdout the fixture wrote, byte for byte: the same check as the open model's and autocannon's.

@@ -83,6 +83,9 @@ export function buildProgram(): Command {
     .option('--baseline <results.json>', 'compare with an earlier run; regressions fail the run')
     .option('--tolerance <fraction>', 'regression tolerance', '0.25')
     .option('--allow-remote', 'allow load on targets that are not loopback addresses')
+    .option('--from-prometheus <url>', "send nothing: build the reports of a k6-operator test run from what its runners sent to this Prometheus (k6's remote-write output, latencies as native histograms; docs/distributed-load.md), with the thresholds applied to the whole run")
+    .option('--testrun <name>', 'with --from-prometheus: the TestRun name (the testrun_name tag of its series)')
+    .option('--since <d>', 'with --from-prometheus: how far back the run may have started (30m, 6h, 2d)', '24h')
     .option('--reports-dir <dir>', 'where to write the reports (default reports)');
   addTargetOptions(loadCmd).action(async (opts) => {
     const { runLoadCommand } = await import('./commands/load.ts');
@@ -124,10 +127,14 @@ export function buildProgram(): Command {
     .command('merge')
     .description('merge the load results of several runners (results.json, or k6 summaries) by histogram')
     .argument('<files...>', 'results files')
-    .option('--json', 'print JSON')
+    .option('--json', 'print the merged figures as JSON (no reports written)')
+    .option('--p99 <ms>', 'threshold on the merged run: p99 latency in ms')
+    .option('--max-error-rate <fraction>', 'threshold on the merged run: share of failed requests')
+    .option('--max-dropped-rate <fraction>', 'threshold on the merged run: share of scheduled requests not started')
+    .option('--reports-dir <dir>', 'where to write the merged run\'s reports (default reports)')
     .action(async (files: string[], opts) => {
       const { runMergeCommand } = await import('./commands/merge.ts');
-      process.exitCode = await runMergeCommand(files, opts);
+      process.exitCode = await runMergeCommand(files, opts, process.argv.slice(2).join(' '));
     });
 
   program

@@ -14,12 +14,24 @@ export interface RunnerResult {
   k6Buckets?: K6Buckets;
   /** The runner's own figures; their min and max are the values it recorded, before any encoding. */
   latencyMs?: Pick<Percentiles, 'min' | 'max'>;
+  model?: 'open' | 'closed';
+  /** A k6 runner's SP_RATE: the whole run's rate, each runner starting its execution segment's share. */
+  targetRate?: number;
+  iterations?: number;
+  droppedIterations?: number;
 }
 
 export interface MergedResult {
   scenario: string;
   engine: string;
+  model: 'open' | 'closed';
   runners: number;
+  /** The longest runner's: runners run side by side. */
+  durationMs: number;
+  /** Where every runner names the same rate (k6 runners of one test run do). */
+  targetRate?: number;
+  iterations?: number;
+  droppedIterations?: number;
   requests: number;
   errors: number;
   dropped: number;
@@ -43,10 +55,17 @@ export function mergeRunnerResults(results: RunnerResult[]): MergedResult[] {
     const requests = group.reduce((s, r) => s + r.requests, 0);
     // Runners run side by side, so the merged run lasts as long as the longest of them.
     const seconds = Math.max(...group.map((r) => r.durationMs)) / 1000;
+    const rates = new Set(group.map((r) => r.targetRate));
+    const sumOf = (field: 'iterations' | 'droppedIterations') => (group.every((r) => r[field] !== undefined) ? { [field]: group.reduce((s, r) => s + r[field]!, 0) } : {});
     const base = {
       scenario: first.scenario,
       engine: first.engine,
+      model: first.model ?? 'open',
       runners: group.length,
+      durationMs: Math.max(...group.map((r) => r.durationMs)),
+      ...(rates.size === 1 && first.targetRate !== undefined ? { targetRate: first.targetRate } : {}),
+      ...sumOf('iterations'),
+      ...sumOf('droppedIterations'),
       requests,
       errors: group.reduce((s, r) => s + r.errors, 0),
       dropped: group.reduce((s, r) => s + r.dropped, 0),

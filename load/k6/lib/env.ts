@@ -34,9 +34,11 @@ export const MAX_DROPPED_RATE = Number(env('MAX_DROPPED_RATE', '0.01'));
 const P99_MS = __ENV.SP_P99_MS;
 
 /** Open model: iterations start at a constant arrival rate, whatever the answers take. */
-export function arrivalRate(exec: string) {
+export function arrivalRate(exec: string, scenario: string) {
   return {
     executor: 'constant-arrival-rate' as const,
+    // On every metric of the scenario: what `stackproof load --from-prometheus` groups a run's series by.
+    tags: { sp_scenario: scenario, sp_rate: String(RATE) },
     rate: RATE,
     timeUnit: '1s',
     duration: DURATION,
@@ -52,16 +54,23 @@ export function arrivalRate(exec: string) {
  * Options every scenario script shares: one scenario, the trend stats stackproof shows, and
  * thresholds that never abort the run (a run always ends with its summary).
  */
-export function scenarioOptions(exec: string) {
+export function scenarioOptions(exec: string, scenario: string) {
+  return {
+    scenarios: { [exec]: arrivalRate(exec, scenario) },
+    summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(50)', 'p(90)', 'p(99)', 'p(99.9)'],
+    // A k6-operator runner runs a share of the run: judged alone, its share could breach a limit the
+    // whole run meets, or the reverse. SP_THRESHOLDS=none leaves judging to `stackproof merge` or
+    // `stackproof load --from-prometheus`, which apply the limits to the whole run.
+    thresholds: env('THRESHOLDS', 'k6') === 'none' ? {} : k6Thresholds(),
+  };
+}
+
+function k6Thresholds(): Record<string, { threshold: string; abortOnFail: boolean }[]> {
   const thresholds: Record<string, { threshold: string; abortOnFail: boolean }[]> = {
     // sp_failed: failed checks, unexpected statuses and exceptions (iteration.ts); a script with no checks can still fail.
     sp_failed: [{ threshold: `rate<=${MAX_ERROR_RATE}`, abortOnFail: false }],
     dropped_iterations: [{ threshold: `count<=${Math.floor(MAX_DROPPED_RATE * MAX_ITERATIONS)}`, abortOnFail: false }],
   };
   if (P99_MS) thresholds.http_req_duration = [{ threshold: `p(99)<=${Number(P99_MS)}`, abortOnFail: false }];
-  return {
-    scenarios: { [exec]: arrivalRate(exec) },
-    summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(50)', 'p(90)', 'p(99)', 'p(99.9)'],
-    thresholds,
-  };
+  return thresholds;
 }

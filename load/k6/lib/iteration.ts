@@ -1,7 +1,7 @@
 import { check } from 'k6';
 import exec from 'k6/execution';
 import type { RefinedResponse, ResponseType } from 'k6/http';
-import { Counter, Rate } from 'k6/metrics';
+import { Counter, Gauge, Rate } from 'k6/metrics';
 import { BUCKET_LAYOUT, bucketOf } from './bucket-layout.ts';
 import { MAX_ITERATIONS } from './env.ts';
 
@@ -15,6 +15,16 @@ const failed = new Rate('sp_failed');
 const exceptions = new Counter('sp_exceptions');
 /** Iterations that ran (past the iteration cap they are skipped and send nothing). */
 const iterations = new Counter('sp_iterations');
+/**
+ * The true samples of sp_failed, as a counter: a streaming output (Prometheus remote write) sends a
+ * Rate as a ratio, from which the runners' errors cannot be added up.
+ */
+const errors = new Counter('sp_errors');
+/**
+ * Milliseconds from the scenario's start to the end of the latest iteration: a streaming output has
+ * no end-of-test summary, so this is where a run's duration is read from.
+ */
+const elapsed = new Gauge('sp_elapsed_ms');
 
 let loggedException = false;
 
@@ -32,10 +42,12 @@ export function iteration(body: () => void): () => void {
     } catch (err) {
       exceptions.add(1);
       failed.add(true);
+      errors.add(1);
       // One line per VU is enough to see what is wrong without flooding the output.
       if (!loggedException) console.error(`stackproof iteration failed: ${String(err)}`);
       loggedException = true;
     }
+    elapsed.add(Date.now() - exec.scenario.startTime);
   };
 }
 
@@ -52,5 +64,6 @@ export function answered<RT extends ResponseType | undefined>(
   buckets[bucketOf(res.timings.duration)]!.add(1);
   const ok = check(res, { [`${name} ${expectStatus}`]: (r) => r.status === expectStatus, ...checks });
   failed.add(!ok);
+  if (!ok) errors.add(1);
   return ok;
 }

@@ -26,6 +26,9 @@ export interface LoadFlags extends CommonFlags {
   baseline?: string;
   tolerance: string;
   allowRemote?: boolean;
+  fromPrometheus?: string;
+  testrun?: string;
+  since: string;
 }
 
 function positive(name: string, raw: string, max: number): number {
@@ -65,6 +68,10 @@ function defaultK6Scenarios(engines: string[], log: (line: string) => void): str
 }
 
 export async function runLoadCommand(flags: LoadFlags, argvText: string): Promise<number> {
+  if (flags.fromPrometheus) {
+    const { runLoadFromPrometheus } = await import('./load-from-prometheus.ts');
+    return runLoadFromPrometheus({ ...flags, fromPrometheus: flags.fromPrometheus }, argvText);
+  }
   const config = loadConfig({ file: flags.config, env: process.env, flags: flagsToConfig(flags) });
   const engines = flags.engine.split(',').map((e) => e.trim());
   // A typo is a usage error naming the known names, never a run of nothing that passes.

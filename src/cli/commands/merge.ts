@@ -1,9 +1,18 @@
 import { readFile } from 'node:fs/promises';
+import { relative } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../../config/load-config.ts';
 import { k6SummarySchema, k6SummaryToResult } from '../../load/k6-summary.ts';
 import { mergeRunnerResults, type RunnerResult } from '../../load/merge.ts';
-import { loadScenarioResultSchema } from '../../report/results-model.ts';
+import { collectedRunResults } from '../../load/collected-run.ts';
+import { loadScenarioResultSchema, type LoadScenarioResult } from '../../report/results-model.ts';
+import { writeReports } from '../../report/write-reports.ts';
+import { thresholdsFromFlags, type ThresholdFlags } from '../threshold-flags.ts';
+
+export interface MergeFlags extends ThresholdFlags {
+  json?: boolean;
+  reportsDir?: string;
+}
 
 /** A results.json (any stackproof run), or only its load rows: what merge needs of it. */
 const resultsFileSchema = z.object({ load: z.array(loadScenarioResultSchema) });
@@ -24,16 +33,30 @@ async function readRunnerFile(file: string): Promise<RunnerResult[]> {
   throw new ConfigError(`${file}: neither a results.json with load results nor a k6 summary written by load/k6 (${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'unknown shape'})`);
 }
 
-/** `stackproof merge a.json b.json …`: the load results of several runners, merged by histogram. */
-export async function runMergeCommand(files: string[], flags: { json?: boolean }): Promise<number> {
+/**
+ * `stackproof merge a.json b.json …`: the load results of several runners, merged by histogram, with
+ * the thresholds applied to the merged run (each runner judged only its own share), and the run's
+ * reports written as a local run's are.
+ */
+export async function runMergeCommand(files: string[], flags: MergeFlags, argvText: string): Promise<number> {
+  const thresholds = thresholdsFromFlags(flags);
+  const started = new Date();
   const results: RunnerResult[] = [];
   for (const file of files) results.push(...(await readRunnerFile(file)));
   const merged = mergeRunnerResults(results);
-  if (flags.json) process.stdout.write(`${JSON.stringify(merged, null, 2)}\n`);
-  else {
-    for (const m of merged) {
-      process.stdout.write(`${m.scenario} (${m.engine}, ${m.runners} runner(s)): ${m.requests} requests, ${m.errors} errors, ${m.dropped} dropped, ${m.throughput}/s, p50 ${m.latencyMs.p50} ms, p90 ${m.latencyMs.p90} ms, p99 ${m.latencyMs.p99} ms, p99.9 ${m.latencyMs.p999} ms, max ${m.latencyMs.max} ms\n`);
-    }
+  const rows: LoadScenarioResult[] = merged.map(({ runners: _runners, ...m }) => ({ ...m, timeline: [], thresholds: [] }));
+  const { results: run, exitCode } = collectedRunResults(rows, { started, command: `stackproof ${argvText}`.trim(), thresholds });
+  if (flags.json) {
+    process.stdout.write(`${JSON.stringify(merged.map((m, i) => ({ ...m, thresholds: run.load[i]!.thresholds })), null, 2)}\n`);
+    return exitCode;
   }
-  return 0;
+  for (const [i, m] of merged.entries()) {
+    const breached = run.load[i]!.thresholds.filter((t) => !t.ok).map((t) => `${t.name} ${t.actual} > ${t.limit}`);
+    process.stdout.write(
+      `${m.scenario} (${m.engine}, ${m.runners} runner(s)): ${m.requests} requests, ${m.errors} errors, ${m.dropped} dropped, ${m.throughput}/s, p50 ${m.latencyMs.p50} ms, p90 ${m.latencyMs.p90} ms, p99 ${m.latencyMs.p99} ms, p99.9 ${m.latencyMs.p999} ms, max ${m.latencyMs.max} ms${breached.length ? `, THRESHOLD BREACHED: ${breached.join('; ')}` : run.load[i]!.thresholds.length ? ', thresholds met' : ''}\n`,
+    );
+  }
+  const paths = await writeReports(run, flags.reportsDir ?? 'reports', []);
+  process.stdout.write(`\n${run.summary.verdict}\nreports: ${relative(process.cwd(), paths.html) || paths.html} (also results.json and junit.xml)\n`);
+  return exitCode;
 }
