@@ -11,7 +11,7 @@ import { ROOT } from './support/run-cli.ts';
 
 /**
  * Issue 39: the manifests in load/k8s, checked against k6-operator's TestRun CRD (vendored in
- * load/k8s/crd with its version and source) in strict mode, and for what makes a distributed run
+ * test/fixtures/k6-operator-crd with its version and source) in strict mode, and for what makes a distributed run
  * collectable: one file a runner, a volume they can write, a reader for completed pods, a merge glob
  * that matches, the total rate, runners on separate nodes, an initializer that can evaluate the script.
  */
@@ -37,7 +37,7 @@ function strict(schema: Schema): Schema {
 }
 
 function testRunSchema(version: string): Schema {
-  const crd = parse(readFileSync(join(ROOT, 'load', 'k8s', 'crd', `k6.io_testruns.${version}.yaml`), 'utf8')) as {
+  const crd = parse(readFileSync(join(ROOT, 'test', 'fixtures', 'k6-operator-crd', `k6.io_testruns.${version}.yaml`), 'utf8')) as {
     spec: { versions: { name: string; schema: { openAPIV3Schema: Schema } }[] };
   };
   const v1alpha1 = crd.spec.versions.find((v) => v.name === 'v1alpha1');
