@@ -31,6 +31,9 @@ export interface PrometheusTestRun {
 
 export class PrometheusUnavailable extends Error {}
 
+/** The window holds more than one run of the TestRun name: added up, they would read as one. */
+export class SeveralRunsInWindow extends Error {}
+
 const sample = z.tuple([z.number(), z.string()]);
 /** A native histogram sample as Prometheus's HTTP API writes it: bucket counts are per bucket, not cumulative. */
 const nativeHistogram = z.object({
@@ -130,6 +133,13 @@ export async function readTestRunFromPrometheus(o: PrometheusTestRun): Promise<{
     seriesOf(o, 'k6_dropped_iterations_total'),
     seriesOf(o, 'k6_sp_elapsed_ms'),
   ]);
+  // A counter that goes down restarted: a second run of the same name (k6-operator gives its runners
+  // the same tags every time) whose series continue the first run's.
+  const restarted = [...reqs, ...iters].find((s) => (s.values ?? []).some(([, v], i, all) => i > 0 && Number(v) < Number(all[i - 1]![1])));
+  if (restarted) {
+    const at = restarted.values!.find(([, v], i, all) => i > 0 && Number(v) < Number(all[i - 1]![1]))![0];
+    throw new SeveralRunsInWindow(`Prometheus holds more than one run of test run ${o.testrun} since ${o.since.toISOString()}: ${restarted.metric.__name__} of runner ${restarted.metric.instance_id ?? '?'} starts again at ${new Date(at * 1000).toISOString()}; give a --since that reaches back only to the run you want (or name each run apart)`);
+  }
   const requests = sumByScenario(reqs);
   const errors = sumByScenario(errs);
   const iterations = sumByScenario(iters);

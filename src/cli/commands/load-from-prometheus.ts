@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
 import { ConfigError } from '../../config/load-config.ts';
 import { collectedRunResults } from '../../load/collected-run.ts';
-import { PrometheusUnavailable, readTestRunFromPrometheus, TESTRUN_NAME } from '../../load/prometheus-testrun.ts';
+import { PrometheusUnavailable, readTestRunFromPrometheus, SeveralRunsInWindow, TESTRUN_NAME } from '../../load/prometheus-testrun.ts';
 import { writeReports } from '../../report/write-reports.ts';
 import { EXIT } from '../exit-codes.ts';
 import { thresholdsFromFlags, type ThresholdFlags } from '../threshold-flags.ts';
@@ -39,6 +39,7 @@ export async function runLoadFromPrometheus(flags: FromPrometheusFlags, argvText
   try {
     read = await readTestRunFromPrometheus({ url: flags.fromPrometheus, testrun: flags.testrun, since: new Date(started.getTime() - sinceMs(flags.since)), until: started });
   } catch (err) {
+    if (err instanceof SeveralRunsInWindow) throw new ConfigError(err.message);
     if (!(err instanceof PrometheusUnavailable)) throw err;
     process.stderr.write(`stackproof: ${err.message}\n`);
     return EXIT.UNREACHABLE;
