@@ -4,6 +4,7 @@ import type { EngineRequest, HelpDocument, SecretsEngine } from './engine.ts';
 import { helpDocument } from './help.ts';
 import { keysAt } from './kv-v1.ts';
 import { badRequest, dataEnvelope, notFound, type EngineResult } from './respond.ts';
+import { commaIntSlice, vaultDuration, weakInt } from './vault-fields.ts';
 
 interface Version {
   data: Record<string, unknown>;
@@ -13,13 +14,33 @@ interface Version {
   version: number;
 }
 
+/** A key's metadata (vault-plugin-secrets-kv types.proto KeyMetadata): its versions by number and its own settings. */
+interface KeyMetadata {
+  versions: Map<number, Version>;
+  currentVersion: number;
+  /** 0 until versions are first trimmed (KeyMetadata.AddVersion). */
+  oldestVersion: number;
+  createdTime: string;
+  updatedTime: string;
+  maxVersions: number;
+  casRequired: boolean;
+  customMetadata: Record<string, string> | null;
+}
+
+/** Vault keeps this many versions when neither the mount nor the key says (backend.go defaultMaxVersions). */
+const DEFAULT_MAX_VERSIONS = 10;
+
 /**
  * The version 2 key-value engine: versioned secrets under `data/<name>`, with the body
- * `{data:{...}}`; listing under `metadata/`.
+ * `{data:{...}}`; listing under `metadata/`. In the hashicorp dialect it is Vault's engine as its
+ * clients use it (hvac, the vault CLI), ported from hashicorp/vault-plugin-secrets-kv: reading a
+ * version (`?version=`), check-and-set (`options.cas`), versions trimmed past max_versions,
+ * delete/undelete/destroy of versions, metadata read and write. The spec shows only `data/`.
  */
 export class KvV2Engine implements SecretsEngine {
   readonly type = 'kv-v2';
-  private readonly secrets = new Map<string, Version[]>();
+  private readonly keys = new Map<string, KeyMetadata>();
+  private readonly config = { maxVersions: 0, casRequired: false };
 
   constructor(
     private readonly faults: FaultSet,
@@ -34,23 +55,28 @@ export class KvV2Engine implements SecretsEngine {
   handle(req: EngineRequest): EngineResult {
     const [area, ...rest] = req.path.split('/');
     const key = rest.join('/');
+    const vault = this.flavor.vaultChoices;
     if (area === 'data') {
-      if (req.operation === 'read') return this.read(key);
+      if (req.operation === 'read') return this.read(key, vault ? req.query.get('version') : null);
       if (req.operation === 'create-or-update') return this.write(key, req.data);
-      if (req.operation === 'delete') return this.remove(key);
+      if (req.operation === 'delete') return this.removeLatest(key);
       if (req.operation === 'list') return { kind: 'error', status: 405, errors: ['unsupported operation'] };
     }
-    if (req.path === 'config' && this.flavor.vaultChoices) return this.config(req);
-    if (area === 'metadata' && req.operation === 'delete' && this.flavor.vaultChoices && key !== '') {
-      // Vault deletes the key with every version and its metadata (vault-plugin-secrets-kv path_metadata.go
-      // pathMetadataDelete); the spec shows no metadata endpoint, so only the hashicorp dialect has it.
-      this.secrets.delete(key);
-      return { kind: 'no-content' };
+    if (req.path === 'config' && vault) return this.configure(req);
+    if (vault && key !== '' && req.operation === 'create-or-update' && (area === 'delete' || area === 'undelete' || area === 'destroy')) return this.versions(area, key, req.data);
+    if (area === 'metadata' && vault && key !== '' && !key.endsWith('/')) {
+      if (req.operation === 'read') return this.readMetadata(key);
+      if (req.operation === 'create-or-update') return this.writeMetadata(key, req.data);
+      if (req.operation === 'delete') {
+        // Every version and the metadata go (path_metadata.go pathMetadataDelete); a missing key is 204 too.
+        this.keys.delete(key);
+        return { kind: 'no-content' };
+      }
     }
     if (area === 'metadata' && req.operation === 'list') {
       // Vault lists every key that has metadata, also one whose versions are all deleted (only a
       // metadata delete removes it: vault-plugin-secrets-kv path_metadata.go pathMetadataList).
-      const live = [...this.secrets.entries()].filter(([, v]) => this.flavor.vaultChoices || v.some((x) => !x.deletion_time)).map(([k]) => k);
+      const live = [...this.keys.entries()].filter(([, m]) => vault || [...m.versions.values()].some((v) => !v.deletion_time)).map(([k]) => k);
       const keys = keysAt(live, key === '' || key.endsWith('/') ? key : `${key}/`);
       return keys.length ? { kind: 'data', data: { keys } } : notFound();
     }
@@ -67,62 +93,218 @@ export class KvV2Engine implements SecretsEngine {
   }
 
   /**
-   * The mount's settings (vault-plugin-secrets-kv path_config.go): what this engine does, which is
-   * Vault's default — every version kept, no check-and-set, no deletion on a timer. A client polls
-   * it to learn that a new version 2 mount is ready. Other settings are refused, not ignored.
+   * The mount's settings (path_config.go): max_versions and cas_required as Vault keeps them. Vault
+   * also deletes versions on a timer (delete_version_after); the reference has no timer, so it
+   * refuses any other value than 0 rather than accept one it would not honour.
    */
-  private config(req: EngineRequest): EngineResult {
-    if (req.operation === 'read') return { kind: 'data', data: { max_versions: 0, cas_required: false, delete_version_after: '0s' } };
+  private configure(req: EngineRequest): EngineResult {
+    if (req.operation === 'read') return { kind: 'data', data: { max_versions: this.config.maxVersions, cas_required: this.config.casRequired, delete_version_after: '0s' } };
     if (req.operation !== 'create-or-update') return { kind: 'error', status: 405, errors: ['unsupported operation'] };
     const d = req.data;
-    const defaults = (d.max_versions === undefined || Number(d.max_versions) === 0) && (d.cas_required === undefined || d.cas_required === false || d.cas_required === 'false') && (d.delete_version_after === undefined || ['0', '0s', 0].includes(d.delete_version_after as string));
-    if (!defaults) return badRequest('the reference keeps every version, requires no check-and-set and deletes no version on a timer: max_versions, cas_required and delete_version_after can only be 0, false and 0s');
+    const dva = d.delete_version_after === undefined ? 0 : vaultDuration(d.delete_version_after);
+    if (dva !== 0) return badRequest('the reference deletes no version on a timer: delete_version_after can only be 0 (0s) here');
+    const max = d.max_versions === undefined ? this.config.maxVersions : weakInt(d.max_versions);
+    if (max === undefined || max < 0) return badRequest(`Field validation failed: error converting input ${JSON.stringify(d.max_versions)} for field "max_versions"`);
+    this.config.maxVersions = max;
+    if (d.cas_required !== undefined) this.config.casRequired = d.cas_required === true || d.cas_required === 'true';
     return { kind: 'no-content' };
   }
 
-  private latest(key: string): Version | undefined {
-    const versions = this.secrets.get(key);
-    const last = versions?.[versions.length - 1];
-    return last && !last.deletion_time && !last.destroyed ? last : undefined;
+  private metadataOf(key: string, create: boolean): KeyMetadata | undefined {
+    const found = this.keys.get(key);
+    if (found || !create) return found;
+    const now = new Date().toISOString();
+    const meta: KeyMetadata = { versions: new Map(), currentVersion: 0, oldestVersion: 0, createdTime: now, updatedTime: now, maxVersions: 0, casRequired: false, customMetadata: null };
+    this.keys.set(key, meta);
+    return meta;
   }
 
-  private read(key: string): EngineResult {
-    const versions = this.secrets.get(key);
-    const last = versions?.[versions.length - 1];
-    if (last && last.deletion_time && this.flavor.vaultDeviations) {
-      // Vault answers a read of a deleted version with 404 and the version's metadata, in the
-      // ordinary response envelope, without {"errors":[...]} (vault-plugin-secrets-kv path_data.go
-      // pathDataRead: logical.RespondWithStatusCode(resp, req, http.StatusNotFound)).
-      const metadata = { version: last.version, created_time: last.created_time, deletion_time: last.deletion_time, destroyed: last.destroyed, custom_metadata: null };
-      return { kind: 'raw', status: 404, body: dataEnvelope({ data: null, metadata }) };
+  /** A deletion time in the past: a version deleted now (the reference sets no future deletion times). */
+  private static gone(v: Version): boolean {
+    return Boolean(v.deletion_time) || v.destroyed;
+  }
+
+  /**
+   * path_data.go pathDataRead: `version` 0, negative or absent is the current one; a version that
+   * does not exist is 404 {"errors":[]}; a deleted or destroyed one 404 with its metadata (Vault's
+   * own envelope under the upstream behaviour, a listed spec deviation; {"errors":[]} otherwise).
+   */
+  private read(key: string, versionParam: string | null): EngineResult {
+    const meta = this.keys.get(key);
+    if (!meta) return notFound();
+    let number = meta.currentVersion;
+    if (versionParam !== null && versionParam !== '') {
+      const asked = weakInt(versionParam);
+      if (asked === undefined) return badRequest(`Field validation failed: error converting input ${versionParam} for field "version": cannot parse '${versionParam}' as int`);
+      if (asked > 0) number = asked;
     }
-    const v = this.latest(key);
+    const v = meta.versions.get(number);
     if (!v) return notFound();
-    const metadata = { version: v.version, created_time: v.created_time, deletion_time: '', destroyed: false, custom_metadata: null };
+    const metadata = { version: v.version, created_time: v.created_time, deletion_time: v.deletion_time, destroyed: v.destroyed, custom_metadata: meta.customMetadata };
+    if (KvV2Engine.gone(v)) {
+      // Vault answers a deleted or destroyed version with 404 and its metadata in the ordinary
+      // envelope, without {"errors":[...]} (pathDataRead: logical.RespondWithStatusCode(resp, req, 404)).
+      if (this.flavor.vaultDeviations) return { kind: 'raw', status: 404, body: dataEnvelope({ data: null, metadata }) };
+      return notFound();
+    }
     if (this.faults.has('secrets.kv2-unwrapped-read')) return { kind: 'data', data: { ...v.data } };
-    return { kind: 'data', data: { data: v.data, metadata } };
+    return { kind: 'data', data: { data: v.data, metadata: this.flavor.vaultChoices ? metadata : { ...metadata, custom_metadata: null } } };
   }
 
+  /** path_data.go pathDataWrite and validateCheckAndSetOption. */
   private write(key: string, body: Record<string, unknown>): EngineResult {
     if (key === '' || key.endsWith('/')) return badRequest('missing secret name in path');
     const data = body.data;
     if (typeof data !== 'object' || data === null || Array.isArray(data)) return badRequest('no data provided');
-    const versions = this.secrets.get(key) ?? [];
-    const version: Version = {
-      data: structuredClone(data as Record<string, unknown>),
-      created_time: new Date().toISOString(),
-      deletion_time: '',
-      destroyed: false,
-      version: versions.length + 1,
-    };
-    versions.push(version);
-    this.secrets.set(key, versions);
-    return { kind: 'data', data: { version: version.version, created_time: version.created_time, deletion_time: '', destroyed: false } };
+    const vault = this.flavor.vaultChoices;
+    const meta = this.metadataOf(key, true)!;
+    if (vault) {
+      const options = typeof body.options === 'object' && body.options !== null ? (body.options as Record<string, unknown>) : {};
+      if ('cas' in options) {
+        const cas = weakInt(options.cas);
+        if (cas === undefined) return this.unlessNew(key, meta, badRequest('error parsing check-and-set parameter'));
+        // cas 0 writes only a key with no version yet: create-only.
+        if (cas !== meta.currentVersion) return this.unlessNew(key, meta, badRequest('check-and-set parameter did not match the current version'));
+      } else if (this.config.casRequired || meta.casRequired) {
+        return this.unlessNew(key, meta, badRequest('check-and-set parameter required for this call'));
+      }
+    }
+    const version: Version = { data: structuredClone(data as Record<string, unknown>), created_time: new Date().toISOString(), deletion_time: '', destroyed: false, version: meta.currentVersion + 1 };
+    meta.versions.set(version.version, version);
+    meta.currentVersion = version.version;
+    meta.updatedTime = version.created_time;
+    if (vault) this.trim(meta);
+    const answer = { version: version.version, created_time: version.created_time, deletion_time: '', destroyed: false };
+    return { kind: 'data', data: vault ? { ...answer, custom_metadata: meta.customMetadata } : answer };
   }
 
-  private remove(key: string): EngineResult {
-    const v = this.latest(key);
-    if (v && !this.faults.has('secrets.kv2-delete-noop')) v.deletion_time = new Date().toISOString();
+  /** A refused write leaves no trace: metadata made only to check it is removed again. */
+  private unlessNew(key: string, meta: KeyMetadata, result: EngineResult): EngineResult {
+    if (meta.currentVersion === 0 && meta.versions.size === 0 && meta.customMetadata === null && meta.maxVersions === 0 && !meta.casRequired) this.keys.delete(key);
+    return result;
+  }
+
+  /**
+   * KeyMetadata.AddVersion: the larger of the key's and the mount's max_versions, or 10 when both
+   * are 0; once a key holds more, the oldest go and oldest_version moves up.
+   */
+  private trim(meta: KeyMetadata): void {
+    const max = Math.max(meta.maxVersions, this.config.maxVersions) || DEFAULT_MAX_VERSIONS;
+    if (meta.currentVersion - meta.oldestVersion < max) return;
+    const oldest = meta.currentVersion - max + 1;
+    for (const n of [...meta.versions.keys()]) if (n < oldest) meta.versions.delete(n);
+    meta.oldestVersion = oldest;
+  }
+
+  /** path_data.go pathDataDelete: the current version only, if it is live; 204 whatever was there. */
+  private removeLatest(key: string): EngineResult {
+    const meta = this.keys.get(key);
+    const v = meta?.versions.get(meta.currentVersion);
+    if (v && !KvV2Engine.gone(v) && !this.faults.has('secrets.kv2-delete-noop')) v.deletion_time = new Date().toISOString();
     return { kind: 'no-content' };
   }
+
+  /**
+   * path_delete.go pathDeleteWrite and pathUndeleteWrite, path_destroy.go pathDestroyWrite: the
+   * listed versions that exist and can change do; the others are passed over; 204 either way, also
+   * for a key that does not exist. An empty list is refused, in each endpoint's own words.
+   */
+  private versions(action: 'delete' | 'undelete' | 'destroy', key: string, body: Record<string, unknown>): EngineResult {
+    const list = commaIntSlice(body.versions);
+    if (list === undefined) return badRequest(`Field validation failed: error converting input ${JSON.stringify(body.versions)} for field "versions"`);
+    if (list.length === 0) return badRequest(action === 'destroy' ? 'no version number provided' : 'No version number provided');
+    const meta = this.keys.get(key);
+    if (!meta) return { kind: 'no-content' };
+    const now = new Date().toISOString();
+    for (const n of list) {
+      const v = meta.versions.get(n);
+      if (!v || v.destroyed) continue;
+      if (action === 'delete' && !v.deletion_time) v.deletion_time = now;
+      if (action === 'undelete') v.deletion_time = '';
+      if (action === 'destroy') {
+        v.destroyed = true;
+        v.data = {};
+      }
+    }
+    return { kind: 'no-content' };
+  }
+
+  /** path_metadata.go pathMetadataRead: 404 {"errors":[]} for a key with no metadata. */
+  private readMetadata(key: string): EngineResult {
+    const meta = this.keys.get(key);
+    if (!meta) return notFound();
+    const versions = Object.fromEntries([...meta.versions.entries()].sort((a, b) => a[0] - b[0]).map(([n, v]) => [String(n), { created_time: v.created_time, deletion_time: v.deletion_time, destroyed: v.destroyed }]));
+    return {
+      kind: 'data',
+      data: {
+        versions,
+        current_version: meta.currentVersion,
+        oldest_version: meta.oldestVersion,
+        created_time: meta.createdTime,
+        updated_time: meta.updatedTime,
+        max_versions: meta.maxVersions,
+        cas_required: meta.casRequired,
+        delete_version_after: '0s',
+        custom_metadata: meta.customMetadata,
+      },
+    };
+  }
+
+  /**
+   * path_metadata.go pathMetadataWrite: with none of its fields, nothing is made (204); otherwise
+   * the key is made if missing and the fields given are set. custom_metadata is checked as
+   * validateCustomMetadata checks it; delete_version_after as in configure().
+   */
+  private writeMetadata(key: string, body: Record<string, unknown>): EngineResult {
+    const fields = ['max_versions', 'cas_required', 'delete_version_after', 'custom_metadata'].filter((f) => body[f] !== undefined);
+    if (fields.length === 0) return { kind: 'no-content' };
+    const max = body.max_versions === undefined ? undefined : weakInt(body.max_versions);
+    if (body.max_versions !== undefined && max === undefined) return badRequest(`Field validation failed: error converting input ${JSON.stringify(body.max_versions)} for field "max_versions"`);
+    if (body.delete_version_after !== undefined && vaultDuration(body.delete_version_after) !== 0) return badRequest('the reference deletes no version on a timer: delete_version_after can only be 0 (0s) here');
+    let custom: Record<string, string> | undefined;
+    if (body.custom_metadata !== undefined) {
+      const checked = customMetadata(body.custom_metadata);
+      if (typeof checked === 'string') return badRequest(checked);
+      custom = checked;
+    }
+    const meta = this.metadataOf(key, true)!;
+    if (max !== undefined) meta.maxVersions = Math.max(0, max);
+    if (body.cas_required !== undefined) meta.casRequired = body.cas_required === true || body.cas_required === 'true';
+    if (custom !== undefined) meta.customMetadata = custom;
+    meta.updatedTime = new Date().toISOString();
+    if (body.cas_required !== undefined && !meta.casRequired && this.config.casRequired) {
+      return { kind: 'raw', status: 200, body: dataEnvelope(null, { warnings: ['"cas_required" set to false, but is mandated by backend config. This value will be ignored.'] }) };
+    }
+    return { kind: 'no-content' };
+  }
+}
+
+const MAX_CUSTOM_KEYS = 64;
+const MAX_CUSTOM_KEY_LENGTH = 128;
+const MAX_CUSTOM_VALUE_LENGTH = 512;
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}]/u;
+
+/**
+ * path_metadata.go validateCustomMetadata: at most 64 keys, keys 1-128 and values 1-512 characters,
+ * all printable; every problem is reported, as Vault's multierror lists them. Values are strings
+ * after a weak decode (numbers and booleans are written as their text).
+ */
+function customMetadata(raw: unknown): Record<string, string> | string {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return `custom_metadata validation failed: expected a map, got ${JSON.stringify(raw)}`;
+  const out: Record<string, string> = {};
+  const problems: string[] = [];
+  const entries = Object.entries(raw as Record<string, unknown>);
+  if (entries.length > MAX_CUSTOM_KEYS) problems.push(`payload must contain at most ${MAX_CUSTOM_KEYS} keys, provided ${entries.length}`);
+  for (const [k, v] of entries) {
+    const value = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
+    if (value === undefined) return `custom_metadata validation failed: '${k}' expected type 'string', got unconvertible type '${Array.isArray(v) ? 'slice' : typeof v}'`;
+    if (k.length === 0 || k.length > MAX_CUSTOM_KEY_LENGTH) problems.push(`length of key "${k}" is ${k.length} but must be 0 < len(key) <= ${MAX_CUSTOM_KEY_LENGTH}`);
+    if (value.length === 0 || value.length > MAX_CUSTOM_VALUE_LENGTH) problems.push(`length of value for key "${k}" is ${value.length} but must be 0 < len(value) <= ${MAX_CUSTOM_VALUE_LENGTH}`);
+    if (UNPRINTABLE.test(k)) problems.push(`key "${k}" (${k}) contains unprintable characters`);
+    if (UNPRINTABLE.test(value)) problems.push(`value for key "${k}" contains unprintable characters`);
+    out[k] = value;
+  }
+  if (problems.length === 1) return `custom_metadata validation failed: ${problems[0]}`;
+  if (problems.length > 1) return `${problems.length} errors occurred:\n${problems.map((p) => `\t* custom_metadata validation failed: ${p}`).join('\n')}\n\n`;
+  return out;
 }
