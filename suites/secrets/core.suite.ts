@@ -73,6 +73,11 @@ ruleTest('secrets.core.content-type-not-required', async (kit) => {
       const read = await kit.secrets.read(path);
       expect(read.status).toBe(200);
       expect(read.parse(readResultSchema).data, 'the value written without Content-Type reads back').toEqual(value);
+      // The hard side: a Content-Type that names another type is not a requirement the body must meet either.
+      const plainPath = `${path}-plain`;
+      const plain = await kit.secrets.writeRaw(plainPath, JSON.stringify(value), { headers: { 'content-type': 'text/plain' } });
+      expect(plain.status, 'a JSON write sent as text/plain succeeds').toBeLessThan(300);
+      expect((await kit.secrets.read(plainPath)).parse(readResultSchema).data, 'the value written as text/plain reads back').toEqual(value);
     },
     { numRuns: Math.min(kit.ctx.runs, 10) },
   );

@@ -180,7 +180,9 @@ export class SecretsService {
       req.resume();
       return this.serve(req, res, routed, {});
     }
-    if (faults.has('secrets.request-content-type-required') && !/^application\/json/i.test(req.headers['content-type'] ?? '')) {
+    const contentType = req.headers['content-type'];
+    const checked = faults.has('secrets.request-content-type-checked') && contentType !== undefined && !/^application\/(json|x-www-form-urlencoded)/i.test(contentType);
+    if (checked || (faults.has('secrets.request-content-type-required') && !/^application\/json/i.test(contentType ?? ''))) {
       req.resume();
       return this.sendErrors(res, 415, ['Content-Type must be application/json']);
     }
@@ -193,7 +195,7 @@ export class SecretsService {
     try {
       const limit = faults.has('secrets.no-size-limit') ? Number.MAX_SAFE_INTEGER : faults.has('secrets.size-limit-too-small') ? TOO_SMALL_LIMIT_BYTES : MAX_REQUEST_BYTES;
       const body = await readBody(req, limit);
-      return /^application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '') ? Object.fromEntries(new URLSearchParams(body.toString('utf8'))) : parseWriteBody(body, faults, this.flavor);
+      return isForm(req.headers['content-type'], body) ? formData(body) : parseWriteBody(body, faults, this.flavor);
     } catch (err) {
       if (!(err instanceof BodyError)) throw err;
       if (err.status === 413) closeAfterResponse(req, res);
@@ -358,4 +360,29 @@ function decodePath(raw: string): string | undefined {
     out.push(decoded);
   }
   return out.join('/');
+}
+
+/**
+ * Whether a write's body is a form (hashicorp/vault http/handler.go isForm, since Vault 1.4.0,
+ * hashicorp/vault#8325): only when the media type is exactly application/x-www-form-urlencoded
+ * (parameters and case aside) and the body does not start, after whitespace within its first 512
+ * bytes, with '{' or '['. `curl --data @secret.json` sends the form type with a JSON body, as Vault's
+ * own docs do it; spec 000 does not require a Content-Type, so such a body is JSON too.
+ */
+export function isForm(contentType: string | undefined, body: Buffer): boolean {
+  const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/x-www-form-urlencoded') return false;
+  for (const byte of body.subarray(0, 512)) {
+    if (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d) continue;
+    return byte !== 0x7b && byte !== 0x5b;
+  }
+  return true;
+}
+
+/** A form's fields (http/handler.go parseFormRequest): a key given more than once has its values joined with ','. */
+function formData(body: Buffer): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const form = new URLSearchParams(body.toString('utf8'));
+  for (const key of new Set(form.keys())) out[key] = form.getAll(key).join(',');
+  return out;
 }

@@ -35,7 +35,7 @@ export const secretsCoreRules: Rule[] = [
   }),
   rule({
     id: 'secrets.core.content-type-not-required',
-    title: 'A JSON write without a Content-Type header is accepted like one with it',
+    title: 'A JSON write without a Content-Type header, or with one naming another type (text/plain), is accepted like one with it',
     level: 'MUST',
     sources: [{ file, section: 'What the service does', quote: 'does not require it on requests' }],
   }),
