@@ -41,7 +41,22 @@ export type Role = Record<BoundField, string[] | undefined> & {
   token_num_uses: number;
   token_period: number;
   token_type: string;
+  /**
+   * The older field names Vault's plugin still takes and mirrors (hashicorp dialect): policies, ttl,
+   * max_ttl, period, num_uses, as tokenutil.UpgradeValue leaves them. Read back while non-zero.
+   */
+  legacy?: Partial<Record<LegacyField, number | string[]>>;
 };
+
+/** vault-plugin-auth-azure path_role.go: each older name and the token_* field it upgrades to. */
+export const LEGACY_FIELDS = [
+  ['policies', 'token_policies'],
+  ['num_uses', 'token_num_uses'],
+  ['ttl', 'token_ttl'],
+  ['max_ttl', 'token_max_ttl'],
+  ['period', 'token_period'],
+] as const;
+export type LegacyField = (typeof LEGACY_FIELDS)[number][0];
 
 export const bound = (role: Role, field: BoundField): string[] => role[field] ?? [];
 

@@ -1,6 +1,6 @@
 import { parseCidr, upstreamCidrText, upstreamTakesAsSocketPath } from './cidr.ts';
 import { CloudAuthLogin } from './cloud-auth-login.ts';
-import { BOUND_FIELDS, LoginRefused, type CloudAuthContext, type CloudConfig, type Role } from './cloud-auth-model.ts';
+import { BOUND_FIELDS, LEGACY_FIELDS, LoginRefused, type CloudAuthContext, type CloudConfig, type Role } from './cloud-auth-model.ts';
 import { RETIRED_UPSTREAM_ENVIRONMENT, SPEC_ENVIRONMENTS, UPSTREAM_ENVIRONMENTS, upstreamRoleError, wrappedPlainError } from './cloud-auth-upstream.ts';
 import { mayManage } from './cloud-auth-access.ts';
 import { DurationError, parseDuration } from './durations.ts';
@@ -154,7 +154,10 @@ export class CloudAuthEngine implements SecretsEngine {
 
   /** A role as it reads back. */
   private roleView(r: Role): Record<string, unknown> {
-    const view: Record<string, unknown> = { ...r };
+    const { legacy, ...fields } = r;
+    const view: Record<string, unknown> = { ...fields };
+    // path_role.go pathRoleRead: an older name is read back only while it holds something.
+    for (const [older, value] of Object.entries(legacy ?? {})) if (Array.isArray(value) ? value.length > 0 : Number(value) > 0) view[older] = value;
     for (const b of BOUND_FIELDS) view[b] = r[b] ?? (this.upstreamDeviations ? null : []);
     if (this.upstreamDialect) {
       // go-sockaddr prints a host block without its suffix; tokenutil reads an unset token_type as 'default'.
@@ -183,8 +186,8 @@ export class CloudAuthEngine implements SecretsEngine {
     const f = this.ctx.faults;
     if (req.operation === 'read') return this.roles.read(name, (r) => this.roleView(r));
     if (req.operation === 'delete') return f.has('secrets.cloudauth-role-delete-noop') ? { kind: 'no-content' } : this.roles.remove(name);
-    const d = req.data;
     const old = this.roles.items.get(name);
+    const d = this.upstreamDialect ? upgradedFields(req.data) : req.data;
     const role = {} as Role;
     for (const field of BOUND_FIELDS) role[field] = stringList(d[field], field) ?? old?.[field];
     role.token_policies = stringList(d.token_policies, 'token_policies') ?? old?.token_policies ?? [];
@@ -210,7 +213,41 @@ export class CloudAuthEngine implements SecretsEngine {
       const problem = upstreamRoleError({ ...role, bounds: BOUND_FIELDS.map((b) => role[b]) });
       if (problem) return badRequest(problem);
     }
+    if (this.upstreamDialect) role.legacy = legacyAfterUpgrade(req.data, role, old?.legacy);
     this.roles.items.set(name, role);
     return { kind: 'no-content' };
   }
+}
+
+/**
+ * hashicorp/vault sdk/helper/tokenutil UpgradeValue, as vault-plugin-auth-azure path_role.go
+ * pathRoleCreateUpdate calls it for each older name: given alone, the older name sets the token_*
+ * field (policies through policyutil.ParsePolicies: trimmed, lower-cased, sorted, duplicates and
+ * empties dropped, only "root" when "root" is there); given with it, token_* wins.
+ */
+function upgradedFields(data: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...data };
+  for (const [older, newer] of LEGACY_FIELDS) {
+    if (data[older] === undefined || data[newer] !== undefined) continue;
+    out[newer] = older === 'policies' ? parsePolicies(data[older]) : data[older];
+  }
+  return out;
+}
+
+/** What each older name holds after the write: token_*'s value when either name was given, cleared when only token_* was, as before when neither. */
+function legacyAfterUpgrade(data: Record<string, unknown>, role: Role, before: Role['legacy']): Role['legacy'] {
+  const legacy: NonNullable<Role['legacy']> = { ...before };
+  for (const [older, newer] of LEGACY_FIELDS) {
+    if (data[older] === undefined && data[newer] === undefined) continue;
+    if (data[older] === undefined) delete legacy[older];
+    else legacy[older] = Array.isArray(role[newer]) ? [...(role[newer] as string[])] : (role[newer] as number);
+  }
+  return legacy;
+}
+
+/** hashicorp/vault sdk/helper/policyutil ParsePolicies. */
+function parsePolicies(raw: unknown): string[] {
+  const items = Array.isArray(raw) ? raw.map(String) : String(raw).split(',');
+  const set = new Set(items.map((p) => p.trim().toLowerCase()).filter((p) => p !== ''));
+  return set.has('root') ? ['root'] : [...set].sort();
 }
