@@ -71,15 +71,27 @@ const NO_AUTH: NoAuth[] = ['client_id only', 'empty secret in the form', 'empty 
 
 concurrently('side by side: each rule makes its own provider, client, scopes and entity', () => {
   ruleTest('secrets.oidc.access-token-expires', async (kit) => {
-    const ttl = 2;
-    const setup = await setupOidc(kit, { accessTokenTtl: ttl });
-    const started = performance.now();
-    const { token } = await codeFlow(setup);
-    expect(token.expires_in, `expires_in says the token lives ${ttl} s`).toBeLessThanOrEqual(ttl);
-    const first = await setup.api.userinfo(setup.provider, token.access_token);
-    const tookMs = performance.now() - started;
-    // A host too slow to use the token within its lifetime says nothing about the product.
-    if (first.status !== 200 && tookMs >= ttl * 1000) throw new TargetError('timeout', `the code flow and the first userinfo call took ${Math.round(tookMs)} ms, longer than the ${ttl} s access_token_ttl the rule set: the token's refusal then is no verdict`);
+    // Short lifetimes keep the rule quick; a host too slow to use the token within one (a loaded
+    // machine) gets a longer one, and only when the longest is too short too is there no verdict.
+    const lifetimes = [2, 5, 10];
+    const attemptWith = async (ttl: number) => {
+      const setup = await setupOidc(kit, { accessTokenTtl: ttl });
+      const started = performance.now();
+      const { token } = await codeFlow(setup);
+      expect(token.expires_in, `expires_in says the token lives ${ttl} s`).toBeLessThanOrEqual(ttl);
+      const first = await setup.api.userinfo(setup.provider, token.access_token);
+      return { ttl, setup, token, first, tookMs: performance.now() - started };
+    };
+    let attempt = await attemptWith(lifetimes[0]!);
+    for (const longer of lifetimes.slice(1)) {
+      if (attempt.first.status === 200 || attempt.tookMs < attempt.ttl * 1000) break;
+      kit.note(`the code flow and the first userinfo call took ${Math.round(attempt.tookMs)} ms, longer than a ${attempt.ttl} s access_token_ttl: tried again with ${longer} s`);
+      attempt = await attemptWith(longer);
+    }
+    if (attempt.first.status !== 200 && attempt.tookMs >= attempt.ttl * 1000) {
+      throw new TargetError('timeout', `the code flow and the first userinfo call took ${Math.round(attempt.tookMs)} ms, longer than the ${attempt.ttl} s access_token_ttl the rule set last (${lifetimes.join(', ')} s tried): the token's refusal then is no verdict`);
+    }
+    const { ttl, setup, token, first } = attempt;
     expect(first.status, `userinfo takes the access token at once (${first.text.slice(0, 160)})`).toBe(200);
     const pastMs = ttl * 1000 + SECRETS_MARGINS.pastExpiry.ms;
     await new Promise((r) => setTimeout(r, pastMs));
