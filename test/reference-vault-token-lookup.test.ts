@@ -56,3 +56,31 @@ describe('reference, spec dialect: no auth/token/ (spec 000 shows no such route)
     }
   });
 });
+
+describe('reference, hashicorp dialect: auth/token/lookup (handleLookup)', () => {
+  let ref: RunningReference;
+  beforeAll(async () => {
+    ref = await startReference({ dialect: 'hashicorp', control: false });
+  });
+  afterAll(async () => ref?.stop());
+  const call = (method: string, path: string, body?: unknown) =>
+    fetch(`${ref.secrets.url}/v1/auth/token/${path}`, { method, headers: { 'X-Vault-Token': ref.secrets.token, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+
+  it('looks up the token given as {"token"} (hvac auth.token.lookup, vault token lookup <token>), the caller without one', async () => {
+    const given = await call('POST', 'lookup', { token: ref.secrets.token });
+    expect(given.status).toBe(200);
+    expect(((await given.json()) as { data: { id: string; policies: string[] } }).data).toMatchObject({ id: ref.secrets.token, policies: ['root'] });
+    const self = await call('GET', 'lookup');
+    expect(((await self.json()) as { data: { id: string } }).data.id).toBe(ref.secrets.token);
+  });
+
+  it('answers a token it does not know with 403 "bad token", and a path the method does not have with the wrapped unsupported path', async () => {
+    const bad = await call('POST', 'lookup', { token: 'hvs.nothing-like-it' });
+    expect(bad.status).toBe(403);
+    expect(await bad.json()).toEqual({ errors: ['bad token'] });
+    // GET lookup/<token> is gone from Vault (the path pattern is anchored): unsupported.
+    const byPath = await call('GET', `lookup/${ref.secrets.token}`);
+    expect(byPath.status).toBe(404);
+    expect(await byPath.json()).toEqual({ errors: ['1 error occurred:\n\t* unsupported path\n\n'] });
+  });
+});

@@ -1,27 +1,40 @@
 import { type EngineRequest, type HelpDocument, type SecretsEngine } from './engine.ts';
 import { helpDocument } from './help.ts';
-import { dataEnvelope, notFound, type EngineResult } from './respond.ts';
-import type { TokenEntry } from './token-store.ts';
+import { dataEnvelope, type EngineResult } from './respond.ts';
+import type { TokenEntry, TokenStore } from './token-store.ts';
 
 /**
- * Vault's token auth method at auth/token/, of which the reference serves what a client asks first:
- * `lookup-self`, the caller's own token (hashicorp/vault vault/token_store.go, pathLookupSelf →
- * handleLookup). Vault's default policy grants it to every token, so clients (hvac's
- * is_authenticated, the Vault CLI's `vault token lookup`, stackproof's own check before a run) use it
- * to ask "is this token good?". Only the hashicorp dialect has it: spec 000 shows no such route.
+ * Vault's token auth method at auth/token/, of which the reference serves the lookups clients make
+ * (hashicorp/vault vault/token_store.go): `lookup-self`, the caller's own token (pathLookupSelf →
+ * handleLookup), and `lookup`, a token given as {"token": ...} or, without one, the caller's. Vault's
+ * default policy grants lookup-self to every token, so clients (hvac's is_authenticated, the Vault
+ * CLI's `vault token lookup`, stackproof's own check before a run) use it to ask "is this token
+ * good?". Only the hashicorp dialect has them: spec 000 shows no such route.
  */
 export class TokenAuthEngine implements SecretsEngine {
   readonly type = 'token';
 
+  constructor(private readonly tokens: TokenStore) {}
+
   handle(req: EngineRequest): EngineResult {
-    if (req.path !== 'lookup-self') return notFound();
-    // GET reads it; a POST (an update with no fields) is answered alike, as pathLookupSelf registers both.
-    if (req.operation !== 'read' && req.operation !== 'create-or-update') return { kind: 'error', status: 405, errors: ['unsupported operation'] };
-    return { kind: 'raw', status: 200, body: dataEnvelope(lookup(req.token!)) };
+    if (req.path !== 'lookup-self' && req.path !== 'lookup') {
+      // A path the method does not have: the framework's ErrUnsupportedPath, wrapped by the request handler.
+      return { kind: 'error', status: 404, errors: ['1 error occurred:\n\t* unsupported path\n\n'] };
+    }
+    // Both are registered for read and update (ts.paths()).
+    if (req.operation !== 'read' && req.operation !== 'create-or-update') return { kind: 'error', status: 405, errors: ['1 error occurred:\n\t* unsupported operation\n\n'] };
+    if (req.path === 'lookup-self') return { kind: 'raw', status: 200, body: dataEnvelope(lookup(req.token!)) };
+    // handleLookup: the token field, else the caller's own; an unknown one is "bad token", 403.
+    const asked = typeof req.data.token === 'string' && req.data.token !== '' ? req.data.token : req.token?.id;
+    if (!asked) return { kind: 'error', status: 400, errors: ['missing token ID'] };
+    const entry = asked === req.token?.id ? req.token : this.tokens.peek(asked);
+    if (!entry) return { kind: 'error', status: 403, errors: ['bad token'] };
+    return { kind: 'raw', status: 200, body: dataEnvelope(lookup(entry)) };
   }
 
   help(path: string): HelpDocument | undefined {
     if (path === 'lookup-self') return helpDocument('Token lookup-self', 'Look up the calling token.', { summary: 'the calling token', verbs: ['get', 'post'] });
+    if (path === 'lookup') return helpDocument('Token lookup', 'Look up a token given as {"token": ...}, or the calling token.', { summary: 'a token', verbs: ['get', 'post'] });
     return undefined;
   }
 }

@@ -66,6 +66,12 @@ export class TokenStore {
     for (const [id, entry] of this.tokens) if (predicate(entry)) this.tokens.delete(id);
   }
 
+  /** Looks a token up without spending a use (a lookup of it, not a request made with it); undefined when gone. */
+  peek(id: string): TokenEntry | undefined {
+    const entry = this.tokens.get(id);
+    return entry && (entry.expiresAt === undefined || Date.now() < entry.expiresAt) ? entry : undefined;
+  }
+
   /** Looks a token up and spends one use of it; an exhausted or expired token is gone. */
   use(id: string | undefined): TokenEntry | undefined {
     if (!id) return undefined;
