@@ -4,6 +4,7 @@ import type { Namespace, NamespaceTree } from './namespaces.ts';
 import { FieldError, optionalString, stringMap } from './named-collection.ts';
 import { badRequest, dataEnvelope, type EngineResult } from './respond.ts';
 import type { TokenStore } from './token-store.ts';
+import { vaultDuration } from './vault-fields.ts';
 
 /** Builds the engine of a mount once its entry (and accessor) exists. */
 export type EngineBuilder = (info: MountInfo) => SecretsEngine;
@@ -39,9 +40,22 @@ export interface SysMountsContext {
  * namespace's mount table; unmounting drops it with all it held.
  */
 export class SysMounts {
+  /** Lease TTLs set by tuning, in seconds (0: the system's); a mount never tuned has none. */
+  private readonly tuned = new WeakMap<MountInfo, { defaultLeaseTtl: number; maxLeaseTtl: number }>();
+
   constructor(private readonly ctx: SysMountsContext) {}
 
   handle(req: EngineRequest, ns: Namespace, kind: MountKind, rawPath: string): EngineResult {
+    // logical_system.go registers mounts/(?P<path>.+?)/tune$ (and auth/…/tune) before the mount itself.
+    const tune = /^(.+?)\/tune\/?$/.exec(rawPath);
+    if (tune) {
+      try {
+        return this.tune(req, ns, kind, sanitize(tune[1]!));
+      } catch (err) {
+        if (err instanceof FieldError) return badRequest(err.message);
+        throw err;
+      }
+    }
     const path = sanitize(rawPath);
     try {
       if (path === '') return req.operation === 'read' ? injected(this.table(ns.mounts, kind)) : { kind: 'error', status: 405, errors: ['unsupported operation'] };
@@ -63,13 +77,72 @@ export class SysMounts {
 
   private table(mounts: MountTable, kind: MountKind): Record<string, unknown> {
     const strip = kind === 'auth' ? 'auth/'.length : 0;
-    return Object.fromEntries(mounts.entries(kind).map((e) => [e.prefix.slice(strip), mountView(e)]));
+    return Object.fromEntries(mounts.entries(kind).map((e) => [e.prefix.slice(strip), mountView(e, this.tuned.get(e))]));
+  }
+
+  /**
+   * logical_system.go handleTuneReadCommon and handleTuneWriteCommon: the effective lease TTLs
+   * (the system's 768h where the mount sets none), description and options; a write sets the TTLs
+   * ("" keeps one, "system" resets it), the description and options. Changing a KV mount's version
+   * is refused: Vault upgrades the data in place, which the reference does not do.
+   */
+  private tune(req: EngineRequest, ns: Namespace, kind: MountKind, path: string): EngineResult {
+    const entry = ns.mounts.get(kind === 'auth' ? `auth/${path}` : path);
+    const found = entry && entry.kind === kind ? entry : undefined;
+    const shown = kind === 'auth' ? `auth/${path}` : path;
+    if (req.operation === 'read') {
+      if (!found) return badRequest(`cannot fetch sysview for path ${JSON.stringify(shown)}`);
+      const ttls = this.tuned.get(found);
+      const data: Record<string, unknown> = {
+        description: found.description,
+        default_lease_ttl: ttls?.defaultLeaseTtl || SYSTEM_DEFAULT_LEASE_TTL,
+        max_lease_ttl: ttls?.maxLeaseTtl || SYSTEM_MAX_LEASE_TTL,
+        force_no_cache: false,
+      };
+      if (kind === 'auth') data.token_type = 'default-service';
+      if (found.options && Object.keys(found.options).length) data.options = found.options;
+      return injected(data);
+    }
+    if (req.operation !== 'create-or-update') return { kind: 'error', status: 405, errors: ['unsupported operation'] };
+    if (UNTUNABLE.some((p) => shown.startsWith(p))) return badRequest(`cannot tune ${JSON.stringify(shown)}`);
+    if (!found) return badRequest(`tune of path ${JSON.stringify(shown)} failed: no mount entry found`);
+    const d = req.data;
+    const before = this.tuned.get(found) ?? { defaultLeaseTtl: 0, maxLeaseTtl: 0 };
+    const ttl = (field: string, current: number): number => {
+      const raw = d[field];
+      if (raw === undefined || raw === '') return current;
+      if (raw === 'system') return 0;
+      const seconds = vaultDuration(raw);
+      if (Number.isNaN(seconds)) throw new FieldError(`unable to parse ${field}: time: invalid duration ${JSON.stringify(String(raw))}`);
+      return seconds;
+    };
+    const next = { defaultLeaseTtl: ttl('default_lease_ttl', before.defaultLeaseTtl), maxLeaseTtl: ttl('max_lease_ttl', before.maxLeaseTtl) };
+    const effectiveMax = next.maxLeaseTtl || SYSTEM_MAX_LEASE_TTL;
+    if (next.defaultLeaseTtl > effectiveMax) return badRequest(`backend max lease TTL of ${effectiveMax} would be less than backend default lease TTL of ${next.defaultLeaseTtl}`);
+    const options = stringMap(d.options, 'options');
+    if (options?.version !== undefined && options.version !== (found.options?.version ?? '')) {
+      const asked = Number(options.version);
+      if (!Number.isInteger(asked) || (asked !== 1 && asked !== 2)) return badRequest(`invalid version provided: ${options.version}`);
+      if (asked < Number(found.options?.version ?? 1)) return badRequest(`cannot downgrade mount from version ${found.options?.version}`);
+      return badRequest('the reference does not upgrade a mount from version 1 to version 2 in place (Vault does, and the mount is briefly unavailable): mount a version 2 engine instead');
+    }
+    if (options) {
+      // Upserted; an empty value removes the key (logical_system.go handleTuneWriteCommon).
+      const merged = { ...found.options };
+      for (const [k, v] of Object.entries(options)) if (v === '' && k !== 'version') delete merged[k];
+      else merged[k] = v;
+      found.options = Object.keys(merged).length ? merged : null;
+    }
+    const description = optionalString(d.description, 'description');
+    if (description !== undefined) found.description = description;
+    this.tuned.set(found, next);
+    return { kind: 'no-content' };
   }
 
   private readOne(mounts: MountTable, kind: MountKind, path: string): EngineResult {
     const entry = mounts.get(kind === 'auth' ? `auth/${path}` : path);
     if (!entry || entry.kind !== kind) return badRequest(kind === 'auth' ? `No auth engine at ${path}` : `No secret engine mount at ${path}`);
-    return injected(mountView(entry));
+    return injected(mountView(entry, this.tuned.get(entry)));
   }
 
   private mountSecrets(ns: Namespace, path: string, d: Record<string, unknown>): EngineResult {
@@ -137,9 +210,16 @@ export class SysMounts {
   }
 }
 
-/** What sys/mounts and sys/auth show of a mount (logical_system.go mountInfo). */
-function mountView(e: MountInfo): Record<string, unknown> {
-  const config: Record<string, unknown> = { default_lease_ttl: 0, max_lease_ttl: 0, force_no_cache: false };
+/** A dev server's lease TTLs, which a mount that sets none takes (vault/core.go defaultLeaseTTL, maxLeaseTTL: 768h). */
+const SYSTEM_DEFAULT_LEASE_TTL = 768 * 3600;
+const SYSTEM_MAX_LEASE_TTL = 768 * 3600;
+
+/** Mounts no tune may change (vault/logical_system.go untunableMounts). */
+const UNTUNABLE = ['cubbyhole/', 'sys/', 'audit/', 'identity/'];
+
+/** What sys/mounts and sys/auth show of a mount (logical_system.go mountInfo): its own TTLs, 0 where it sets none. */
+function mountView(e: MountInfo, ttls?: { defaultLeaseTtl: number; maxLeaseTtl: number }): Record<string, unknown> {
+  const config: Record<string, unknown> = { default_lease_ttl: ttls?.defaultLeaseTtl ?? 0, max_lease_ttl: ttls?.maxLeaseTtl ?? 0, force_no_cache: false };
   if (e.kind === 'auth') config.token_type = 'default-service';
   return {
     type: e.type,
