@@ -108,6 +108,9 @@ export class IntentionEndpoints {
     router.add('GET', '/v1/connect/intentions/exact', r((c) => this.getExact(c)));
     router.add('PUT', '/v1/connect/intentions/exact', r((c) => this.putExact(c)));
     router.add('DELETE', '/v1/connect/intentions/exact', r((c) => this.deleteExact(c)));
+    // Exact routes of their own in Consul (agent/http_oss.go): never read as an intention ID.
+    router.add('GET', '/v1/connect/intentions/check', r((c) => this.check(c)));
+    router.add('GET', '/v1/connect/intentions/match', r((c) => this.match(c)));
     router.add('GET', '/v1/connect/intentions/:id', r((c) => this.legacyGet(c)));
     router.add('PUT', '/v1/connect/intentions/:id', r((c) => this.legacyUpdate(c)));
     router.add('DELETE', '/v1/connect/intentions/:id', r((c) => this.legacyDelete(c)));
@@ -187,6 +190,69 @@ export class IntentionEndpoints {
     if (!found) throw notFound('Intention not found');
     if (!this.canRead(authz, found)) throw forbidden(PERMISSION_DENIED);
     sendAdminJson(this.ctx, route.res, intentionView(found, this.ctx.enterprise), found.modifyIndex);
+  }
+
+  /**
+   * agent/intentions_endpoint.go IntentionCheck, agent/consul/intention_endpoint.go Check: would a
+   * connection from source to destination be allowed? service:read on the destination is all it
+   * needs; no intention matching is the ACL default, which is deny here (as the agent's with
+   * default_policy "deny"). A missing parameter is a plain error, 500, as Consul answers it.
+   */
+  private check(route: RouteContext): void {
+    const authz = authorizerOf(this.ctx, route);
+    const ns = namespaceOf(this.ctx, route);
+    const q = route.url.searchParams;
+    const sourceType = q.get('source-type') ?? 'consul';
+    const sides: Side[] = [];
+    for (const name of ['source', 'destination'] as const) {
+      const values = q.getAll(name);
+      if (values.length !== 1) throw rpcError(`required query parameter '${name}' not set`);
+      try {
+        sides.push(this.parseSide(values[0]!, ns, false));
+      } catch (err) {
+        throw rpcError(`${name} ${JSON.stringify(values[0])} is invalid: ${(err as Error).message}`);
+      }
+    }
+    const [source, destination] = sides as [Side, Side];
+    if (sourceType !== 'consul') throw rpcError(`unsupported SourceType: ${JSON.stringify(sourceType)}`);
+    if (!authz.allowed('service', destination.name, 'read', destination.ns)) throw forbidden(PERMISSION_DENIED);
+    const found = this.ctx.config.intentions.match(source.ns, source.name, destination.ns, destination.name);
+    // An L7 intention decides by request, which a check has none of: not allowed, as authorize says.
+    const allowed = found !== undefined && !(found.permissions?.length) && found.action === 'allow';
+    sendAdminJson(this.ctx, route.res, { Allowed: allowed });
+  }
+
+  /**
+   * IntentionMatch: for each `name`, the intentions whose destination (by=destination) or source
+   * (by=source) is that name, or a wildcard of its namespace or of all, highest precedence first, keyed by the
+   * name as given; intention:read on every name. Missing or wrong parameters are plain errors, 500.
+   */
+  private match(route: RouteContext): void {
+    const authz = authorizerOf(this.ctx, route);
+    const ns = namespaceOf(this.ctx, route);
+    const q = route.url.searchParams;
+    const by = q.getAll('by');
+    if (by.length !== 1) throw rpcError("required query parameter 'by' not set");
+    if (by[0] !== 'source' && by[0] !== 'destination') throw rpcError("'by' parameter must be one of 'source' or 'destination'");
+    const names = q.getAll('name');
+    if (names.length === 0) throw rpcError("required query parameter 'name' not set");
+    const sides = names.map((raw) => {
+      try {
+        return { raw, side: this.parseSide(raw, ns, false) };
+      } catch (err) {
+        throw rpcError(`name ${JSON.stringify(raw)} is invalid: ${(err as Error).message}`);
+      }
+    });
+    for (const { side } of sides) if (!authz.allowed('intention', side.name, 'read', side.ns)) throw forbidden(PERMISSION_DENIED);
+    const all = this.ctx.config.intentions.list();
+    const fits = (pattern: string, value: string) => pattern === '*' || pattern === value;
+    const out: Record<string, unknown> = {};
+    for (const { raw, side } of sides) {
+      const hits = all.filter((i) => (by[0] === 'destination' ? fits(i.destinationNs, side.ns) && fits(i.destination, side.name) : fits(i.sourceNs, side.ns) && fits(i.source, side.name)));
+      // The state store leaves a name with no intention nil: null in JSON.
+      out[raw] = hits.length ? hits.map((i) => intentionView(i, this.ctx.enterprise)) : null;
+    }
+    sendAdminJson(this.ctx, route.res, out);
   }
 
   private async putExact(route: RouteContext): Promise<void> {
