@@ -64,6 +64,13 @@ describe('a k6-operator run read from Prometheus', () => {
     await expect(read()).rejects.toThrow(/more than one run of test run sp-run .* starts again at 2027-01-15T08:00:02\.000Z/);
   });
 
+  it('makes a row without figures, saying what to set, when the runners sent no native histogram (trend stats only)', async () => {
+    answers = { k6_http_reqs_total: [counter('k6_http_reqs_total', 1, [5, 9])], k6_sp_iterations_total: [counter('k6_sp_iterations_total', 1, [5, 9])] };
+    const { rows } = await read();
+    expect(rows[0]!.requests).toBe(9);
+    expect(rows[0]!.error).toMatch(/no native histogram .* K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true .* --enable-feature=native-histograms/);
+  });
+
   it('makes a row without figures of series from a script it does not know, rather than guessing its requests per iteration', async () => {
     answers = { k6_http_reqs_total: [counter('k6_http_reqs_total', 1, [5], { sp_scenario: 'somebody-elses' })] };
     const { rows } = await read();

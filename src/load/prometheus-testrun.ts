@@ -156,6 +156,12 @@ export async function readTestRunFromPrometheus(o: PrometheusTestRun): Promise<{
       rows.push({ ...base, durationMs: 0, requests: 0, errors: 0, dropped: 0, throughput: 0, latencyMs: { p50: 0, p90: 0, p99: 0, p999: 0, max: 0, min: 0, mean: 0 }, histogram: encodeHistogram(newLatencyHistogram()), error: `series of test run ${o.testrun} whose sp_scenario is not a stackproof k6 script (${scenario || 'none'}): were they sent by load/dist?` });
       continue;
     }
+    const n = requests.get(scenario) ?? 0;
+    if (n > 0 && !histograms.has(scenario)) {
+      // Without native histograms k6 sends a trend as a few summary gauges, from which no run-wide percentile can be read.
+      rows.push({ ...base, durationMs: 0, requests: n, errors: errors.get(scenario) ?? 0, dropped: 0, throughput: 0, latencyMs: { p50: 0, p90: 0, p99: 0, p999: 0, max: 0, min: 0, mean: 0 }, histogram: encodeHistogram(newLatencyHistogram()), error: `test run ${o.testrun} sent ${n} requests of ${scenario} but no native histogram of their latency (k6_http_req_duration_seconds): set K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true on the runners and start Prometheus with --enable-feature=native-histograms` });
+      continue;
+    }
     const h = newLatencyHistogram();
     for (const b of histograms.get(scenario)?.values() ?? []) {
       // The zero bucket spans [-threshold, threshold]: its latencies are below the threshold.
@@ -164,7 +170,6 @@ export async function readTestRunFromPrometheus(o: PrometheusTestRun): Promise<{
     }
     // Runners run side by side: the run lasts as long as the longest of them.
     const durationMs = Math.max(0, ...elapsed.filter((s) => scenarioOf(s) === scenario).map(lastValue));
-    const n = requests.get(scenario) ?? 0;
     const droppedIters = droppedIterations.get(scenario) ?? 0;
     rows.push({
       ...base,
