@@ -160,7 +160,7 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
     await Promise.all(servers.map((s) => s.close()));
     await scheduler.stop();
     liveSchedulers.delete(scheduler);
-    await rm(allocRoot, { recursive: true, force: true });
+    await rm(allocRoot, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     throw err;
   }
   const [s, proxy, m, sc, cl, ctl] = servers as [RunningServer, RunningServer, RunningServer, RunningServer, RunningServer, RunningServer | undefined];
@@ -182,7 +182,8 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
       await scheduler.stop();
       liveSchedulers.delete(scheduler);
       await Promise.all(servers.map((srv) => srv.close()));
-      await rm(allocRoot, { recursive: true, force: true });
+      // A task's last output can land while the tree is removed (ENOTEMPTY, seen in CI): rm retries those.
+      await rm(allocRoot, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     },
   };
 }

@@ -112,7 +112,7 @@ export class AllocationFs {
 
   /** Garbage collection: the allocation's directory is removed; the allocation stays known to the "server". */
   async collect(id: string): Promise<void> {
-    await rm(this.dirOf(id), { recursive: true, force: true });
+    await rm(this.dirOf(id), { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     const alloc = this.allocations.get(id);
     if (alloc) alloc.stopped = true;
   }
