@@ -143,7 +143,7 @@ export class MeshService {
       this.router.add('GET', '/v1/connect/ca/configuration', (ctx) => caConfiguration.get(ctx));
       this.router.add('PUT', '/v1/connect/ca/configuration', (ctx) => caConfiguration.put(ctx));
       // Consul's intention, config-entry, ACL and (Enterprise) namespace endpoints.
-      registerConsulAdmin(this.router, { acl: this.acl, namespaces: this.namespaces, intentions: this.intentions, consul: this.consul, nextIndex: options.nextIndex });
+      registerConsulAdmin(this.router, { acl: this.acl, namespaces: this.namespaces, intentions: this.intentions, consul: this.consul, nextIndex: options.nextIndex, datacenter: options.datacenter });
     }
   }
 
