@@ -10,6 +10,7 @@ export const secretsFaults: Fault[] = [
   f('response-no-content-type', ['secrets.core.content-type-set'], 'Successful responses with a body carry no Content-Type header'),
   f('request-content-type-required', ['secrets.core.content-type-not-required'], 'Writes without Content-Type: application/json are refused with 415'),
   f('request-content-type-checked', ['secrets.core.content-type-not-required'], 'A write with no Content-Type is read as JSON, but one whose Content-Type names another type than JSON or a form is refused with 415'),
+  f('json-under-form-type-read-as-form', ['secrets.upstream.json-body-under-form-type'], 'A body sent with the form media type is parsed as a form even when it is JSON (a framework\'s form parser taking the header at its word)'),
   f('put-405', ['secrets.core.post-put-synonyms'], 'PUT is refused with 405; only POST writes'),
   f('write-201', ['secrets.core.success-status'], 'A write of the version 1 engine answers 201 Created'),
   f('help-absolute-paths', ['secrets.core.help-openapi'], 'The ?help=1 OpenAPI document has absolute paths (/v1/...) instead of paths relative to the queried path'),

@@ -195,7 +195,8 @@ export class SecretsService {
     try {
       const limit = faults.has('secrets.no-size-limit') ? Number.MAX_SAFE_INTEGER : faults.has('secrets.size-limit-too-small') ? TOO_SMALL_LIMIT_BYTES : MAX_REQUEST_BYTES;
       const body = await readBody(req, limit);
-      return isForm(req.headers['content-type'], body) ? formData(body) : parseWriteBody(body, faults, this.flavor);
+      const form = faults.has('secrets.json-under-form-type-read-as-form') ? /^application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '') : isForm(req.headers['content-type'], body);
+      return form ? formData(body) : parseWriteBody(body, faults, this.flavor);
     } catch (err) {
       if (!(err instanceof BodyError)) throw err;
       if (err.status === 413) closeAfterResponse(req, res);

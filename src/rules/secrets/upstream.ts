@@ -31,4 +31,16 @@ export const secretsUpstreamRules: Rule[] = [
     sources: [{ file, section: 'Endpoints', quote: 'otherwise the service answers 404 (unsupported path)' }],
     upstream: { product: 'Vault', source: 'hashicorp/vault sdk/framework/path.go GenericNameRegex, sdk/logical/response_util.go', note: `ErrUnsupportedPath, message "unsupported path" (${notes})` },
   },
+  {
+    id: 'secrets.upstream.json-body-under-form-type',
+    system: 'secrets',
+    title: 'A JSON body sent with Content-Type application/x-www-form-urlencoded (what curl --data sends) is read as JSON, also after leading whitespace',
+    level: 'UPSTREAM',
+    sources: [{ file, section: 'What the service does', quote: 'Request and response bodies are normally JSON. The service sets Content-Type on responses and does not require it on requests.' }],
+    upstream: {
+      product: 'Vault',
+      source: 'hashicorp/vault http/handler.go isForm (since 1.4.0, hashicorp/vault#8325; before it Vault read every body as JSON)',
+      note: 'a body is a form only under the form media type and when it does not open, after whitespace in its first 512 bytes, with { or [; Vault\'s own docs write secrets with curl --data @file.json',
+    },
+  },
 ];

@@ -36,7 +36,7 @@ export const secretsCoreStatements: StatementMap = {
       rules: ['secrets.errors.malformed-json-400', 'secrets.errors.trailing-json-400'],
     },
     { id: 'secrets.core.content-type-set', section: DOES, quote: 'The service sets Content-Type on responses', rules: ['secrets.core.content-type-set'] },
-    { id: 'secrets.core.content-type-not-required', section: DOES, quote: 'does not require it on requests', rules: ['secrets.core.content-type-not-required'] },
+    { id: 'secrets.core.content-type-not-required', section: DOES, quote: 'does not require it on requests', rules: ['secrets.core.content-type-not-required', 'secrets.upstream.json-body-under-form-type'] },
     {
       id: 'secrets.core.token-required',
       section: DOES,
