@@ -5,7 +5,7 @@ import { BUCKET_LAYOUT, bucketOf } from '../load/k6/lib/bucket-layout.ts';
 import { k6SummaryToResult, type K6Summary } from '../src/load/k6-summary.ts';
 import { encodeHistogram, newLatencyHistogram, percentilesMs, recordLatencyMs, type Percentiles } from '../src/load/latency-histogram.ts';
 import { mergeRunnerResults, type RunnerResult } from '../src/load/merge.ts';
-import { rowPercentilesMs, withBoundedPercentiles } from '../src/load/percentile-row.ts';
+import { rowPercentilesMs } from '../src/load/percentile-row.ts';
 
 /**
  * Issue 38, item 5: no engine's row shows a percentile above its max or below its min. An HDR
@@ -71,24 +71,13 @@ function histogramRunner(ms: number[], engine: string): RunnerResult {
 const runnerShares = latencies.chain((all) => fc.array(fc.nat({ max: 3 }), { minLength: all.length, maxLength: all.length }).map((who) => [0, 1, 2, 3].map((r) => all.filter((_, i) => who[i] === r)).filter((share) => share.length > 0)));
 
 describe('every engine reports percentiles between its min and max (property)', () => {
-  it('the open model: its runner reads percentilesMs, and run-load bounds the row (withBoundedPercentiles)', () => {
-    fc.assert(
-      fc.property(latencies, (ms) => {
-        const h = recorded(ms);
-        const row = withBoundedPercentiles({ latencyMs: percentilesMs(h), requests: h.totalCount, histogram: encodeHistogram(h) });
-        expectWithinMinMax(row.latencyMs, 'open model');
-        expect(bucketCountSum(row.histogram)).toBe(ms.length);
-      }),
-      { numRuns: 300 },
-    );
-  });
-
-  it('autocannon: rowPercentilesMs of its histogram', () => {
+  // The open model's runner, the event fan-out and autocannon build their rows with rowPercentilesMs.
+  it('open model, fan-out and autocannon: rowPercentilesMs of their histogram', () => {
     fc.assert(
       fc.property(latencies, (ms) => {
         const h = recorded(ms);
         const p = rowPercentilesMs(h);
-        expectWithinMinMax(p, 'autocannon');
+        expectWithinMinMax(p, 'open model, fan-out, autocannon');
         // The max is the largest latency recorded, to the microsecond, and so is every bound.
         expect(p.max).toBe(Math.max(...ms.map((v) => Math.max(1, Math.round(v * 1000)))) / 1000);
         expect(bucketCountSum(encodeHistogram(h))).toBe(ms.length);

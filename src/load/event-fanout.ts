@@ -4,7 +4,8 @@ import type { SchedulerTarget } from '../config/schema.ts';
 import type { SchedulerFixtures } from '../provision/scheduler-fixtures.ts';
 import type { LoadScenarioResult } from '../report/results-model.ts';
 import { epochNow, SubscriberSet, type SubscriberSetConfig, type SubscriberSetResult } from './fanout-subscribers.ts';
-import { encodeHistogram, mergeHistograms, percentilesMs } from './latency-histogram.ts';
+import { encodeHistogram, mergeHistograms, timelinePercentilesMs } from './latency-histogram.ts';
+import { rowPercentilesMs } from './percentile-row.ts';
 
 export interface FanoutOptions {
   subscribers: number;
@@ -142,13 +143,13 @@ async function fanOut(target: SchedulerTarget, fixtures: FanoutFixtures, options
     errors: errors.length + failures.length,
     dropped: missed + skipped,
     throughput: Math.round((delivered / (options.durationMs / 1000)) * 10) / 10,
-    latencyMs: percentilesMs(histogram),
+    latencyMs: rowPercentilesMs(histogram),
     histogram: encodeHistogram(histogram),
     timeline: [...seconds.entries()]
       .sort((a, b) => a[0] - b[0])
       .map(([t, b]) => {
-        const p = percentilesMs(mergeHistograms(b.histograms));
-        return { t, requests: b.requests, errors: 0, p50: p.p50, p90: p.p90, p99: p.p99, max: p.max };
+        // Held at each second's max, as every engine's timeline is.
+        return { t, requests: b.requests, errors: 0, ...timelinePercentilesMs(mergeHistograms(b.histograms)) };
       }),
     thresholds: [],
     // A subscriber that could not read the stream leaves the row without figures worth judging.

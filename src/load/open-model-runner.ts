@@ -1,5 +1,6 @@
 import { PROGRESS_EVERY_MS, startProgress, type LoadProgress } from './load-progress.ts';
-import { newLatencyHistogram, encodeHistogram, percentilesMs, recordLatencyMs, timelinePercentilesMs } from './latency-histogram.ts';
+import { newLatencyHistogram, encodeHistogram, recordLatencyMs, timelinePercentilesMs } from './latency-histogram.ts';
+import { rowPercentilesMs } from './percentile-row.ts';
 import { openArrivalSchedule } from './arrival-schedule.ts';
 import { FixedRequestClient } from './fixed-request-client.ts';
 import type { LoadScenarioResult } from '../report/results-model.ts';
@@ -254,7 +255,7 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
     errors,
     dropped,
     throughput: Math.round((completed / elapsed) * 1000 * 10) / 10,
-    latencyMs: percentilesMs(histogram),
+    latencyMs: rowPercentilesMs(histogram),
     histogram: encodeHistogram(histogram),
     timeline,
     thresholds: [],

@@ -21,8 +21,3 @@ export function boundedPercentiles(p: Percentiles, range: { min: number; max: nu
 export function rowPercentilesMs(h: hdr.Histogram): Percentiles {
   return boundedPercentiles(percentilesMs(h));
 }
-
-/** The same bound on a row some other module built from percentilesMs (the open model's, the fan-out's). */
-export function withBoundedPercentiles<T extends { latencyMs: Percentiles }>(row: T): T {
-  return { ...row, latencyMs: boundedPercentiles(row.latencyMs) };
-}

@@ -145,8 +145,13 @@ export async function readTestRunFromPrometheus(o: PrometheusTestRun): Promise<{
   const iterations = sumByScenario(iters);
   const droppedIterations = sumByScenario(dropped);
   const histograms = histogramsByScenario(durations);
-  const runners = new Map<string, number>();
-  for (const s of iters) runners.set(scenarioOf(s), new Set(iters.filter((x) => scenarioOf(x) === scenarioOf(s)).map((x) => x.metric.instance_id ?? '')).size);
+  // Runners per scenario: k6-operator tells them apart by their instance_id tag.
+  const runnerIds = new Map<string, Set<string>>();
+  for (const s of iters) {
+    const ids = runnerIds.get(scenarioOf(s)) ?? new Set<string>();
+    runnerIds.set(scenarioOf(s), ids.add(s.metric.instance_id ?? ''));
+  }
+  const runners = new Map([...runnerIds].map(([scenario, ids]) => [scenario, ids.size]));
   const rows: LoadScenarioResult[] = [];
   for (const scenario of [...new Set([...requests.keys(), ...iterations.keys()])].sort()) {
     const rate = Number(iters.find((s) => scenarioOf(s) === scenario)?.metric.sp_rate ?? NaN);

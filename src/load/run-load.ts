@@ -30,7 +30,6 @@ import { PACKAGE_ROOT } from '../run/package-root.ts';
 import { applyThresholds, thresholdsBreached, type ThresholdSpec } from './thresholds.ts';
 import { PROGRESS_EVERY_MS, progressLine } from './load-progress.ts';
 import { capStop } from './open-model-runner.ts';
-import { withBoundedPercentiles } from './percentile-row.ts';
 
 export type LoadEngine = 'open' | 'autocannon' | 'k6';
 
@@ -250,8 +249,7 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
                     : { request: prepared.iterate }),
                 })
               : await runClosedModel(prepared, { connections: o.connections, durationMs: o.durationMs, maxRequests: o.maxRequests, onProgress: (p) => o.log(progressLine(p)), progressEveryMs: o.progressEveryMs });
-          // The open model's runner reads its row from percentilesMs (src/load/open-model-runner.ts): bounded here.
-          const judged = applyThresholds(withBoundedPercentiles(raw), engine === 'open' ? o.thresholds : { errorRate: o.thresholds.errorRate });
+          const judged = applyThresholds(raw, engine === 'open' ? o.thresholds : { errorRate: o.thresholds.errorRate });
           results.push(judged);
           o.log(statusLine(judged));
         }
@@ -267,7 +265,7 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
       heartbeat.unref();
       const f = await runEventFanout(targets.scheduler, made.scheduler, { subscribers: o.subscribers, rate: o.eventRate, durationMs: o.durationMs, runPrefix }).finally(() => clearInterval(heartbeat));
       for (const p of f.problems) o.log(`    registration failed: ${p}`);
-      const judged = applyThresholds(withBoundedPercentiles(f), { p99Ms: o.thresholds.p99Ms, errorRate: o.thresholds.errorRate });
+      const judged = applyThresholds(f, { p99Ms: o.thresholds.p99Ms, errorRate: o.thresholds.errorRate });
       // An event a subscriber never got, or got twice, is a wrong answer whatever the rate: limit 0. A
       // registration the generator could not start on schedule is the --max-dropped-rate kind of drop.
       const scheduled = f.published + f.skipped;
