@@ -1,6 +1,7 @@
 import type { EngineResult } from './respond.ts';
 
-export type Operation = 'read' | 'list' | 'create-or-update' | 'delete' | 'help';
+/** `patch` is Vault's JSON merge patch (PATCH with application/merge-patch+json), only where an engine offers it. */
+export type Operation = 'read' | 'list' | 'create-or-update' | 'delete' | 'help' | 'patch';
 
 /** One request as an engine sees it: the path relative to its mount, already authorised. */
 export interface EngineRequest {
@@ -33,6 +34,8 @@ export interface SecretsEngine {
   handle(request: EngineRequest): EngineResult | Promise<EngineResult>;
   /** Help for a path below the mount; undefined when the path is not one the engine serves. */
   help(path: string): HelpDocument | undefined;
+  /** Paths below the mount that take PATCH (hashicorp dialect); every other path answers it 405. */
+  patches?(path: string): boolean;
   /** Paths below the mount that need no client token (an auth method's login). */
   isUnauthenticated?(path: string): boolean;
 }

@@ -52,6 +52,11 @@ export class KvV2Engine implements SecretsEngine {
     return this.faults.has('secrets.kv2-data-unauthenticated') && path.startsWith('data/');
   }
 
+  /** path_data.go registers a PatchOperation on data/<name> (Vault 1.9+). */
+  patches(path: string): boolean {
+    return this.flavor.vaultChoices && path.startsWith('data/') && path.length > 'data/'.length && !path.endsWith('/');
+  }
+
   handle(req: EngineRequest): EngineResult {
     const [area, ...rest] = req.path.split('/');
     const key = rest.join('/');
@@ -60,7 +65,8 @@ export class KvV2Engine implements SecretsEngine {
       if (req.operation === 'read') return this.read(key, vault ? req.query.get('version') : null);
       if (req.operation === 'create-or-update') return this.write(key, req.data);
       if (req.operation === 'delete') return this.removeLatest(key);
-      if (req.operation === 'list') return { kind: 'error', status: 405, errors: ['unsupported operation'] };
+      if (req.operation === 'patch' && this.patches(req.path)) return this.patch(key, req.data);
+      if (req.operation === 'list' || req.operation === 'patch') return { kind: 'error', status: 405, errors: ['unsupported operation'] };
     }
     if (req.path === 'config' && vault) return this.configure(req);
     if (vault && key !== '' && req.operation === 'create-or-update' && (area === 'delete' || area === 'undelete' || area === 'destroy')) return this.versions(area, key, req.data);
@@ -158,17 +164,8 @@ export class KvV2Engine implements SecretsEngine {
     if (typeof data !== 'object' || data === null || Array.isArray(data)) return badRequest('no data provided');
     const vault = this.flavor.vaultChoices;
     const meta = this.metadataOf(key, true)!;
-    if (vault) {
-      const options = typeof body.options === 'object' && body.options !== null ? (body.options as Record<string, unknown>) : {};
-      if ('cas' in options) {
-        const cas = weakInt(options.cas);
-        if (cas === undefined) return this.unlessNew(key, meta, badRequest('error parsing check-and-set parameter'));
-        // cas 0 writes only a key with no version yet: create-only.
-        if (cas !== meta.currentVersion) return this.unlessNew(key, meta, badRequest('check-and-set parameter did not match the current version'));
-      } else if (this.config.casRequired || meta.casRequired) {
-        return this.unlessNew(key, meta, badRequest('check-and-set parameter required for this call'));
-      }
-    }
+    const refused = vault ? this.casRefusal(meta, body) : undefined;
+    if (refused) return this.unlessNew(key, meta, refused);
     const version: Version = { data: structuredClone(data as Record<string, unknown>), created_time: new Date().toISOString(), deletion_time: '', destroyed: false, version: meta.currentVersion + 1 };
     meta.versions.set(version.version, version);
     meta.currentVersion = version.version;
@@ -176,6 +173,43 @@ export class KvV2Engine implements SecretsEngine {
     if (vault) this.trim(meta);
     const answer = { version: version.version, created_time: version.created_time, deletion_time: '', destroyed: false };
     return { kind: 'data', data: vault ? { ...answer, custom_metadata: meta.customMetadata } : answer };
+  }
+
+  /**
+   * path_data.go pathDataPatch (Vault 1.9+, what Vault's Go client's KVv2.Patch and `vault kv patch`
+   * send first): `data` is a JSON merge patch (RFC 7396: a null removes a key, an object merges) of
+   * the current version, written as the next one with the same check-and-set rules as a write. A key
+   * with no metadata, or whose current version is deleted or destroyed, is 404.
+   */
+  private patch(key: string, body: Record<string, unknown>): EngineResult {
+    if (!('data' in body) || body.data === null) return badRequest('no data provided');
+    const meta = this.keys.get(key);
+    if (!meta) return notFound();
+    const refused = this.casRefusal(meta, body);
+    if (refused) return refused;
+    const current = meta.versions.get(meta.currentVersion);
+    if (!current) return notFound();
+    if (KvV2Engine.gone(current)) {
+      const metadata = { version: current.version, created_time: current.created_time, deletion_time: current.deletion_time, destroyed: current.destroyed, custom_metadata: meta.customMetadata };
+      return this.flavor.vaultDeviations ? { kind: 'raw', status: 404, body: dataEnvelope(metadata) } : notFound();
+    }
+    const merged = mergePatch(current.data, body.data);
+    if (typeof merged !== 'object' || merged === null || Array.isArray(merged)) return badRequest('no data provided');
+    // Checked above against the same current version: the patched version is written as a write is.
+    return this.write(key, { data: merged, ...('options' in body ? { options: body.options } : {}) });
+  }
+
+  /** validateCheckAndSetOption: cas 0 writes only a key with no version yet; cas required by the mount or the key. */
+  private casRefusal(meta: KeyMetadata, body: Record<string, unknown>): EngineResult | undefined {
+    const options = typeof body.options === 'object' && body.options !== null ? (body.options as Record<string, unknown>) : {};
+    if ('cas' in options) {
+      const cas = weakInt(options.cas);
+      if (cas === undefined) return badRequest('error parsing check-and-set parameter');
+      if (cas !== meta.currentVersion) return badRequest('check-and-set parameter did not match the current version');
+    } else if (this.config.casRequired || meta.casRequired) {
+      return badRequest('check-and-set parameter required for this call');
+    }
+    return undefined;
   }
 
   /** A refused write leaves no trace: metadata made only to check it is removed again. */
@@ -306,5 +340,17 @@ function customMetadata(raw: unknown): Record<string, string> | string {
   }
   if (problems.length === 1) return `custom_metadata validation failed: ${problems[0]}`;
   if (problems.length > 1) return `${problems.length} errors occurred:\n${problems.map((p) => `\t* custom_metadata validation failed: ${p}`).join('\n')}\n\n`;
+  return out;
+}
+
+/** RFC 7396 JSON merge patch: an object merges key by key, null removes a key, anything else replaces. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return structuredClone(patch);
+  const out: Record<string, unknown> = typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  for (const [k, v] of Object.entries(patch as Record<string, unknown>)) {
+    if (v === null) delete out[k];
+    // Defined, not assigned: a key named "__proto__" is data like any other, as it is to Vault.
+    else Object.defineProperty(out, k, { value: mergePatch(Object.hasOwn(out, k) ? out[k] : undefined, v), enumerable: true, writable: true, configurable: true });
+  }
   return out;
 }

@@ -141,8 +141,11 @@ export class SecretsService {
     }
     const operation = this.operationFor(method, url.searchParams);
     if (method === 'PATCH' && operation !== 'help') {
-      req.resume();
-      return this.patch(req, res);
+      const refused = this.patchRefusal(req);
+      if (refused) {
+        req.resume();
+        return this.sendErrors(res, refused.status, refused.errors);
+      }
     }
     if (typeof operation === 'object') {
       req.resume();
@@ -176,6 +179,11 @@ export class SecretsService {
       return this.sendErrors(res, 404, faults.has('secrets.unsupported-path-message') ? [] : [`unsupported path: invalid name "${params.name}"`]);
     }
     const routed: RoutedRequest = { method, operation, query: url.searchParams, nsHeader, path, rest, namespace: namespace.path, mount, rel: params.path, token };
+    if (operation === 'patch' && !mount.engine.patches?.(params.path)) {
+      req.resume();
+      return this.sendErrors(res, faults.has('secrets.unsupported-method-400') ? 400 : 405, ['unsupported operation']);
+    }
+    if (operation === 'patch') return this.readWriteBody(req, res).then((data) => (data === undefined ? undefined : this.serve(req, res, routed, data)));
     if (operation !== 'create-or-update') {
       req.resume();
       return this.serve(req, res, routed, {});
@@ -259,16 +267,16 @@ export class SecretsService {
   /**
    * PATCH is no verb of the spec: 405. Vault does support it (JSON merge patch), refusing first a
    * missing or unparsable Content-Type with 400 and any other media type with 415 (hashicorp/vault
-   * http/logical.go buildLogicalRequestNoAuth); no engine here patches, so a merge patch is 405.
+   * http/logical.go buildLogicalRequestNoAuth); a merge patch goes on to the path, which answers it
+   * 405 unless its engine takes PATCH there (KV version 2's data/<name>). Undefined: go on.
    */
-  private patch(req: IncomingMessage, res: ServerResponse): void {
-    const unsupported = this.options.faults.has('secrets.unsupported-method-400') ? 400 : 405;
-    if (this.flavor.vaultChoices) {
-      const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-      if (!/^[\w!#$&^.+-]+\/[\w!#$&^.+-]+$/.test(type)) return this.sendErrors(res, 400, ['mime: no media type']);
-      if (type !== MERGE_PATCH) return this.sendErrors(res, 415, [`PATCH requires Content-Type of ${MERGE_PATCH}, provided ${type}`]);
-    }
-    return this.sendErrors(res, unsupported, ['unsupported operation']);
+  private patchRefusal(req: IncomingMessage): { status: number; errors: string[] } | undefined {
+    const unsupported = { status: this.options.faults.has('secrets.unsupported-method-400') ? 400 : 405, errors: ['unsupported operation'] };
+    if (!this.flavor.vaultChoices) return unsupported;
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (!/^[\w!#$&^.+-]+\/[\w!#$&^.+-]+$/.test(type)) return { status: 400, errors: ['mime: no media type'] };
+    if (type !== MERGE_PATCH) return { status: 415, errors: [`PATCH requires Content-Type of ${MERGE_PATCH}, provided ${type}`] };
+    return undefined;
   }
 
   private operationFor(method: string, query: URLSearchParams): Operation | { status: number; errors: string[] } {
@@ -293,6 +301,8 @@ export class SecretsService {
         return faults.has('secrets.put-405') ? unsupported : 'create-or-update';
       case 'DELETE':
         return 'delete';
+      case 'PATCH':
+        return this.flavor.vaultChoices ? 'patch' : unsupported;
       default:
         return unsupported;
     }
