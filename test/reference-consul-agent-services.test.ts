@@ -165,6 +165,8 @@ describe.each(TARGETS.filter((t) => t.start))('agent services, TTL checks, catal
     const cases: [unknown, string][] = [
       [{}, 'Missing service name'],
       [{ Name: 'x', Address: '0.0.0.0' }, 'Invalid service address'],
+      [{ Name: 'x', Address: '::' }, 'Invalid service address'],
+      [{ Name: 'x', Address: '[::]' }, 'Invalid service address'],
       [{ Kind: 'connect-proxy', Name: 'x-proxy' }, '2 errors occurred:\n\t* Proxy.DestinationServiceName must be non-empty for Connect proxy services\n\t* Port must be set for a Connect proxy\n\n'],
       [{ Kind: 'connect-proxy', Name: 'x-proxy', Port: 1 }, '1 error occurred:\n\t* Proxy.DestinationServiceName must be non-empty for Connect proxy services\n\n'],
       [{ Name: 'x', Check: { TTL: '30s', Status: 'bogus' } }, "Status for checks must 'passing', 'warning', 'critical'"],
@@ -179,6 +181,8 @@ describe.each(TARGETS.filter((t) => t.start))('agent services, TTL checks, catal
     const notObject = await call('PUT', '/v1/agent/service/register', '[]');
     expect(notObject.status).toBe(400);
     expect(await notObject.text()).toMatch(/^Request decode failed: json: cannot unmarshal array into Go value of type struct \{ EnableTagOverrideSnake bool/);
+    // Only those three spellings are "any" (ipaddr.IsAny): the long IPv6 form is taken.
+    expect((await call('PUT', '/v1/agent/service/register', { Name: 'x3', Address: '0:0:0:0:0:0:0:0' })).status).toBe(200);
     // Lower-case field names decode as Go's encoding/json matches them.
     expect((await call('PUT', '/v1/agent/service/register', { name: 'x2', port: 7, address: '127.0.0.2' })).status).toBe(200);
     // A check the reference would have to run is refused plainly (Consul runs it); a TTL check is kept.

@@ -176,8 +176,9 @@ function checkOf(raw: Record<string, unknown>): TtlCheckDefinition {
   };
 }
 
+/** ipaddr.IsAny as the handler calls it: these three spellings only (1.8.7 takes "0:0:0:0:0:0:0:0" and "::0"). */
 function isAnyAddress(address: string): boolean {
-  return address === '0.0.0.0' || address === '::' || address === '[::]' || /^0+(:0+)*$/.test(address.replace(/^::/, '0:'));
+  return address === '0.0.0.0' || address === '::' || address === '[::]';
 }
 
 /** Reads and checks a registration body; a refusal is a ConsulError with Consul's status and words. */
@@ -214,7 +215,7 @@ export function parseServiceDefinition(text: string): ServiceDefinition {
   const name = (v.Name as string | undefined) ?? '';
   if (name === '') throw bad('Missing service name');
   const address = (v.Address as string | undefined) ?? '';
-  if (address !== '' && isAnyAddress(address)) throw bad('Invalid service address');
+  if (isAnyAddress(address)) throw bad('Invalid service address');
   const weights = { Passing: 1, Warning: 1, ...(v.Weights ?? {}) };
   if (v.Weights && weights.Passing < 1) throw bad(`Invalid Weights: Passing must be greater than 0`);
   const meta = (v.Meta as Record<string, string> | undefined) ?? {};
