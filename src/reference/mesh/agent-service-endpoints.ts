@@ -3,7 +3,7 @@ import { adminRoute, authorizerOf, bodyText, enterpriseMeta, namespaceOf, pathPa
 import type { Authorizer } from './acl.ts';
 import { ConsulError } from './consul-errors.ts';
 import { decodeStrict, str } from './consul-json.ts';
-import type { CheckStatus, LocalCheck, LocalService, LocalServices } from './local-services.ts';
+import { isCheckStatus, type CheckStatus, type LocalCheck, type LocalService, type LocalServices } from './local-services.ts';
 import { parseServiceDefinition } from './service-definition.ts';
 
 /**
@@ -16,8 +16,6 @@ import { parseServiceDefinition } from './service-definition.ts';
  * check belongs to (node:write for a node check). What real Consul 1.8.7 answered is kept in
  * test/reference-consul-agent-services.test.ts.
  */
-
-const STATUSES: CheckStatus[] = ['passing', 'warning', 'critical'];
 
 /** The address fields Consul 1.8 adds to a service registered with an address (agent.addServiceInternal). */
 export function taggedAddresses(s: LocalService): Record<string, { Address: string; Port: number }> | undefined {
@@ -56,7 +54,8 @@ export function checkView(ctx: AdminContext, node: string, c: LocalCheck, withIn
     ServiceID: c.serviceId,
     ServiceName: c.serviceName,
     ServiceTags: c.serviceTags,
-    Type: c.ttlMs > 0 ? 'ttl' : '',
+    // Every check the reference keeps is a TTL check.
+    Type: 'ttl',
     Definition: {},
     ...enterpriseMeta(ctx, c.namespace),
     CreateIndex: withIndexes ? c.createIndex : 0,
@@ -129,12 +128,15 @@ export class AgentServiceEndpoints {
     return check;
   }
 
+  /** updateTTLCheck on a check the token may write: its status and output, and its TTL starts again. */
+  private setTtlStatus(route: RouteContext, status: CheckStatus, output: string): void {
+    this.local.updateTtl(this.writableCheck(route), status, output);
+    this.empty(route);
+  }
+
   private ttlVerb(route: RouteContext, status: CheckStatus): void {
     route.req.resume();
-    const check = this.writableCheck(route);
-    if (check.ttlMs <= 0) throw new ConsulError(500, `CheckID ${JSON.stringify(check.id)} does not have associated TTL`);
-    this.local.updateTtl(check, status, route.url.searchParams.get('note') ?? '');
-    this.empty(route);
+    this.setTtlStatus(route, status, route.url.searchParams.get('note') ?? '');
   }
 
   private async checkUpdate(route: RouteContext): Promise<void> {
@@ -142,11 +144,8 @@ export class AgentServiceEndpoints {
     const decoded = decodeStrict(text, { name: 'checkUpdate', fields: { Status: str, Output: str } });
     if (!decoded.ok) throw new ConsulError(400, `Request decode failed: ${decoded.message}`);
     const status = (decoded.value.Status as string | undefined) ?? '';
-    if (!STATUSES.includes(status as CheckStatus)) throw new ConsulError(400, `Invalid check status: '${status}'`);
-    const check = this.writableCheck(route);
-    if (check.ttlMs <= 0) throw new ConsulError(500, `CheckID ${JSON.stringify(check.id)} does not have associated TTL`);
-    this.local.updateTtl(check, status as CheckStatus, (decoded.value.Output as string | undefined) ?? '');
-    this.empty(route);
+    if (!isCheckStatus(status)) throw new ConsulError(400, `Invalid check status: '${status}'`);
+    this.setTtlStatus(route, status, (decoded.value.Output as string | undefined) ?? '');
   }
 
   /** api.AgentService as GET /v1/agent/services shows it (Kind, TaggedAddresses, Proxy and Connect only when set). */

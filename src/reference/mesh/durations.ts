@@ -31,3 +31,39 @@ export function parseGoDuration(text: string): number | undefined {
   }
   return sign * total;
 }
+
+const MAX_UINT64 = 2n ** 64n - 1n;
+/** Consul caps a blocking query's wait at 10 minutes and waits 5 when none is given (agent/http.go parseWait). */
+export const MAX_WAIT_MS = 10 * 60 * 1000;
+export const DEFAULT_WAIT_MS = 5 * 60 * 1000;
+
+export type BlockingParams = { ok: true; index?: number; waitMs: number } | { ok: false; message: 'Invalid index' | 'Invalid wait time' };
+
+/**
+ * A blocking query's `index` and `wait`; no index means a non-blocking query. The hashicorp dialect
+ * reads them as Consul does (agent/http.go parseWait): empty values are ignored, the index is an
+ * unsigned 64-bit integer, the wait a Go duration. `acceptBadIndex` (a fault) reads a bad index as none.
+ */
+export function readBlockingParams(url: URL, options: { hashicorp: boolean; acceptBadIndex?: boolean }): BlockingParams {
+  const read = (name: string) => {
+    const v = url.searchParams.get(name);
+    return options.hashicorp && v === '' ? null : v;
+  };
+  const rawIndex = read('index');
+  const rawWait = read('wait');
+  let index: number | undefined;
+  if (rawIndex !== null) {
+    const numeric = /^\d+$/.test(rawIndex) && (!options.hashicorp || BigInt(rawIndex) <= MAX_UINT64);
+    if (!numeric && !options.acceptBadIndex) return { ok: false, message: 'Invalid index' };
+    index = numeric ? Number(rawIndex) : undefined;
+  }
+  let waitMs = DEFAULT_WAIT_MS;
+  if (rawWait !== null) {
+    const parsed = options.hashicorp ? parseGoDuration(rawWait) : parseWait(rawWait);
+    if (parsed === undefined) return { ok: false, message: 'Invalid wait time' };
+    // A zero or negative wait ends the query at once (upstream it would mean the default wait,
+    // which looks like a hang to a client that asked for none).
+    waitMs = Math.max(0, parsed);
+  }
+  return { ok: true, index, waitMs: Math.min(waitMs, MAX_WAIT_MS) };
+}

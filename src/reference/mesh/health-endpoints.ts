@@ -2,7 +2,7 @@ import type { Router, RouteContext, RouteHandler } from '../http/router.ts';
 import { adminRoute, authorizerOf, enterpriseMeta, namespaceOf, pathParam, sendAdminJson, type AdminContext } from './admin-http.ts';
 import type { Authorizer } from './acl.ts';
 import { ConsulError } from './consul-errors.ts';
-import { parseGoDuration } from './durations.ts';
+import { readBlockingParams } from './durations.ts';
 import { checkView, connectView, proxyView, taggedAddresses } from './agent-service-endpoints.ts';
 import type { LocalService, LocalServices } from './local-services.ts';
 
@@ -20,9 +20,6 @@ import type { LocalService, LocalServices } from './local-services.ts';
  * with any check not passing. Blocking queries (`?index`, `?wait`) wait for a change of the catalog.
  */
 
-const MAX_WAIT_MS = 10 * 60 * 1000;
-const DEFAULT_WAIT_MS = 5 * 60 * 1000;
-
 export class HealthEndpoints {
   constructor(
     private readonly ctx: AdminContext,
@@ -36,28 +33,11 @@ export class HealthEndpoints {
     router.add('GET', '/v1/health/connect/:name', r((c) => this.health(c, true)));
   }
 
-  /** agent/http.go parseWait: empty values are ignored; a bad index or wait is a 400. */
-  private blocking(route: RouteContext): { index?: number; waitMs: number } {
-    const q = route.url.searchParams;
-    const rawIndex = q.get('index') || null;
-    const rawWait = q.get('wait') || null;
-    let index: number | undefined;
-    if (rawIndex !== null) {
-      if (!/^\d+$/.test(rawIndex) || BigInt(rawIndex) > 2n ** 64n - 1n) throw new ConsulError(400, 'Invalid index');
-      index = Number(rawIndex);
-    }
-    let waitMs = DEFAULT_WAIT_MS;
-    if (rawWait !== null) {
-      const parsed = parseGoDuration(rawWait);
-      if (parsed === undefined) throw new ConsulError(400, 'Invalid wait time');
-      waitMs = Math.max(0, parsed);
-    }
-    return { index, waitMs: Math.min(waitMs, MAX_WAIT_MS) };
-  }
-
   /** Waits while the catalog's index is not past the one the client has seen, up to the wait or the client leaving. */
   private async waitPast(route: RouteContext): Promise<boolean> {
-    const { index, waitMs } = this.blocking(route);
+    const b = readBlockingParams(route.url, { hashicorp: true });
+    if (!b.ok) throw new ConsulError(400, b.message);
+    const { index, waitMs } = b;
     if (index === undefined || index < this.local.index || index === 0) return true;
     return new Promise((resolve) => {
       const done = (open: boolean) => () => {

@@ -15,6 +15,11 @@ import type { ServiceDefinition } from './service-definition.ts';
 
 export type CheckStatus = 'passing' | 'warning' | 'critical';
 
+/** structs.ValidStatus: the three statuses a check may be given. */
+export function isCheckStatus(s: string): s is CheckStatus {
+  return s === 'passing' || s === 'warning' || s === 'critical';
+}
+
 export interface LocalService {
   def: ServiceDefinition;
   namespace: string;
@@ -164,7 +169,6 @@ export class LocalServices {
 
   private armTtl(check: LocalCheck): void {
     if (check.timer) clearTimeout(check.timer);
-    if (check.ttlMs <= 0) return;
     check.timer = setTimeout(() => {
       check.timer = undefined;
       if (check.status === 'critical' && check.output === 'TTL expired') return;

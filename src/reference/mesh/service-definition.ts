@@ -1,6 +1,7 @@
 import { ConsulError, multierrorText } from './consul-errors.ts';
 import { anyValue, bool, decodeStrict, int, str, stringList, stringMap, type StructSpec } from './consul-json.ts';
 import { parseGoDurationNs } from './go-duration.ts';
+import { isCheckStatus } from './local-services.ts';
 
 /**
  * The body of PUT /v1/agent/service/register read and checked as Consul reads it
@@ -154,12 +155,23 @@ function validateMeta(meta: Record<string, string>): void {
   }
 }
 
-/** CheckType.Validate, then the reference's own limit (TTL checks only). */
-function checkOf(raw: Record<string, unknown>): TtlCheckDefinition {
-  const ttl = durationNs(raw.TTL);
-  const interval = durationNs(raw.Interval);
+/** A check's fields with its durations read (FixupCheckType), as decoding leaves it. */
+interface DecodedCheck {
+  raw: Record<string, unknown>;
+  ttl: bigint;
+  interval: bigint;
+}
+
+/** FixupCheckType runs while the body is decoded: a bad duration is a decode error, before any other check. */
+function decodeCheck(raw: Record<string, unknown>): DecodedCheck {
+  const decoded = { raw, ttl: durationNs(raw.TTL), interval: durationNs(raw.Interval) };
   durationNs(raw.Timeout);
   durationNs(raw.DeregisterCriticalServiceAfter);
+  return decoded;
+}
+
+/** CheckType.Validate, then the reference's own limit (TTL checks only). */
+function checkOf({ raw, ttl, interval }: DecodedCheck): TtlCheckDefinition {
   const script = Array.isArray(raw.ScriptArgs) && raw.ScriptArgs.length > 0;
   const intervalCheck = script || !!raw.HTTP || !!raw.TCP || !!raw.GRPC || !!raw.DockerContainerID;
   const alias = !!raw.AliasNode || !!raw.AliasService;
@@ -205,12 +217,10 @@ export function parseServiceDefinition(text: string): ServiceDefinition {
     throw bad(`Request decode failed: ${decoded.message.replace(/Go struct field \.(\w+)\.[\w.]+ of type/, 'Go struct field .$1 of type')}`);
   }
   const v = decoded.value as Record<string, any>;
-  // Duration fields are fixed up while decoding (FixupCheckType), before any other check.
-  const rawChecks: Record<string, unknown>[] = [];
+  // CheckTypes: the single Check when it is not empty, then Checks.
   const single = v.Check as Record<string, unknown> | undefined;
-  if (single && Object.keys(single).length > 0) rawChecks.push(single);
-  for (const c of (v.Checks as Record<string, unknown>[] | undefined) ?? []) rawChecks.push(c);
-  for (const c of rawChecks) for (const f of ['TTL', 'Interval', 'Timeout', 'DeregisterCriticalServiceAfter']) durationNs(c[f]);
+  const rawChecks = [...(single && Object.keys(single).length > 0 ? [single] : []), ...((v.Checks as Record<string, unknown>[] | undefined) ?? [])];
+  const decodedChecks = rawChecks.map(decodeCheck);
 
   const name = (v.Name as string | undefined) ?? '';
   if (name === '') throw bad('Missing service name');
@@ -237,9 +247,9 @@ export function parseServiceDefinition(text: string): ServiceDefinition {
     throw bad('Invalid SidecarService: the reference does not register sidecar services; register the proxy as a service of kind connect-proxy');
   }
 
-  const checks = rawChecks.map(checkOf);
+  const checks = decodedChecks.map(checkOf);
   for (const c of checks) {
-    if (c.status !== undefined && !['passing', 'warning', 'critical'].includes(c.status)) throw bad("Status for checks must 'passing', 'warning', 'critical'");
+    if (c.status !== undefined && !isCheckStatus(c.status)) throw bad("Status for checks must 'passing', 'warning', 'critical'");
   }
   return {
     kind,

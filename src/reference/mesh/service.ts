@@ -13,7 +13,7 @@ import { CaConfigurationRoutes } from './ca-configuration-routes.ts';
 import type { CertificateAuthority } from './certificate-authority.ts';
 import { registerConsulAdmin } from './consul-admin.ts';
 import { ConsulHeaders, type CacheMeta } from './consul-headers.ts';
-import { parseGoDuration, parseWait } from './durations.ts';
+import { readBlockingParams } from './durations.ts';
 import { actionIgnoringPermissions, describeIntention, describeIntentionWithoutAction, IntentionStore, type Intention } from './intentions.ts';
 import { MeshNamespaces } from './namespaces.ts';
 import { colonHexSerial } from './serial-number.ts';
@@ -59,9 +59,6 @@ interface RootsAnswer {
 
 type WaitEnd = 'event' | 'timeout' | 'closed';
 
-const MAX_WAIT_MS = 10 * 60 * 1000;
-const DEFAULT_WAIT_MS = 5 * 60 * 1000;
-const MAX_UINT64 = 2n ** 64n - 1n;
 /**
  * In the hashicorp dialect a blocking leaf query woken by a root rotation re-issues after a random
  * delay up to this, like Consul's caChangeJitterWindow (agent/leafcert/generate.go, 30 s there),
@@ -229,39 +226,14 @@ export class MeshService {
     return url;
   }
 
-  /**
-   * Parses index and wait; undefined index means a non-blocking query. Writes a 400 and returns
-   * null on bad values. The hashicorp dialect reads them as Consul does (agent/http.go parseWait):
-   * empty values are ignored, the index is an unsigned 64-bit integer, the wait a Go duration.
-   */
+  /** The request's index and wait (readBlockingParams); writes a 400 and returns null on bad values. */
   private blocking(url: URL, res: ServerResponse): { index?: number; waitMs: number } | null {
-    const read = (name: string) => {
-      const v = url.searchParams.get(name);
-      return this.hashicorp && v === '' ? null : v;
-    };
-    const rawIndex = read('index');
-    const rawWait = read('wait');
-    let index: number | undefined;
-    if (rawIndex !== null) {
-      const numeric = /^\d+$/.test(rawIndex) && (!this.hashicorp || BigInt(rawIndex) <= MAX_UINT64);
-      if (!numeric && !this.options.faults.has('mesh.bad-index-accepted')) {
-        this.plain(res, 400, 'Invalid index');
-        return null;
-      }
-      index = numeric ? Number(rawIndex) : undefined;
+    const b = readBlockingParams(url, { hashicorp: this.hashicorp, acceptBadIndex: this.options.faults.has('mesh.bad-index-accepted') });
+    if (!b.ok) {
+      this.plain(res, 400, b.message);
+      return null;
     }
-    let waitMs = DEFAULT_WAIT_MS;
-    if (rawWait !== null) {
-      const parsed = this.hashicorp ? parseGoDuration(rawWait) : parseWait(rawWait);
-      if (parsed === undefined) {
-        this.plain(res, 400, 'Invalid wait time');
-        return null;
-      }
-      // A zero or negative wait ends the query at once (upstream it would mean the default wait,
-      // which looks like a hang to a client that asked for none).
-      waitMs = Math.max(0, parsed);
-    }
-    return { index, waitMs: Math.min(waitMs, MAX_WAIT_MS) };
+    return b;
   }
 
   /** Waits for an event, the deadline, or the client going away; says which came first. */
