@@ -101,7 +101,7 @@ describe('the shipped expectation files', () => {
         const rule = ruleById(e.rule);
         expect(rule, `${f.product}: ${e.rule} is not in the catalog`).toBeDefined();
         expect(rule!.system, `${f.product}: ${e.rule}`).toBe(f.system);
-        expect(e.source.repo, `${f.product}: ${e.rule}`).toMatch(/^hashicorp\//);
+        expect(e.source.repo, `${f.product}: ${e.rule}`).toMatch(f.product === 'openbao' ? /^openbao\// : /^hashicorp\//);
         expect(e.source.file, `${f.product}: ${e.rule}`).toMatch(/\.go$/);
       }
     }
