@@ -149,3 +149,18 @@ describe("a product's listed deviations apply to that product only (issue 53 par
     expect(applyExpectations([secretsResult('FAIL', 'X happened')], [vault], {}, {}).results[0]!.outcome).toBe('EXPECTED');
   });
 });
+
+describe("Consul's agent-cache deviations end where their fixes were backported (issue 53 part 4)", () => {
+  // Read in the CHANGELOG.md of Consul v1.14.0 (GH-11693 under 1.9.14 and 1.10.7; GH-15005 under
+  // 1.11.11, 1.12.6 and 1.13.3) and in the module sources at v1.10.6/v1.11.11 and v1.13.2/v1.13.3.
+  const consul = readExpectationFiles(['consul'])[0]!;
+  const range = (rule: string) => consul.expectations.find((e) => e.rule === rule)!.range!;
+  it.each([
+    ['mesh.leaf.new-after-rotation', ['1.8.7', '1.9.13', '1.10.6'], ['1.9.14', '1.10.7', '1.11.0', '1.16.0']],
+    ['mesh.leaf.renewed-when-expired', ['1.8.7', '1.9.13', '1.10.6'], ['1.9.14', '1.10.7', '1.11.0', '1.16.0']],
+    ['mesh.leaf.blocking-wakes-on-rotation', ['1.8.7', '1.11.10', '1.12.5', '1.13.2'], ['1.11.11', '1.12.6', '1.13.3', '1.14.0']],
+  ])('%s holds for %j and not for %j', (rule, inside, outside) => {
+    for (const v of inside) expect(satisfies(v, range(rule)), `${v} in ${range(rule)}`).toBe(true);
+    for (const v of outside) expect(satisfies(v, range(rule)), `${v} in ${range(rule)}`).toBe(false);
+  });
+});
