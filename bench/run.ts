@@ -3,7 +3,7 @@
 // BENCH_ONLY=generators,hot-paths,consul,fanout,conform,soak,startup runs some sections only; BENCH_SECONDS sets each measurement's length.
 import { availableParallelism, cpus } from 'node:os';
 import type { Targets } from '../src/config/schema.ts';
-import { provisionLoadFixtures, provisionLoadMesh } from '../src/load/run-load.ts';
+import { provisionLoadFixtures, provisionLoadMesh, provisionLoadSecrets } from '../src/load/run-load.ts';
 import { meshFixturesFor } from '../src/provision/mesh-provisioner.ts';
 import { newRunPrefix } from '../src/provision/run-prefix.ts';
 import { benchConformTime } from './conform-time.ts';
@@ -39,7 +39,9 @@ const runPrefix = newRunPrefix();
 const { made: scheduled, provision } = await provisionLoadFixtures(targets, false, runPrefix, () => undefined);
 // The authorize path's intention, through the control listener.
 const mesh = await provisionLoadMesh(targets, false, runPrefix, () => undefined);
-const made = { ...scheduled, mesh: meshFixturesFor(mesh, runPrefix) };
+// The code flow's entities, through the control listener.
+const identity = await provisionLoadSecrets(targets, false, runPrefix, () => undefined);
+const made = { ...scheduled, mesh: meshFixturesFor(mesh, runPrefix), entities: identity.provisioned.entities, entitiesMissing: identity.provisioned.missing };
 const ctx: BenchContext = {
   seconds: Number(process.env.BENCH_SECONDS ?? 4),
   connections: 16,
@@ -56,6 +58,7 @@ try {
 } finally {
   await provision?.teardown();
   await mesh.teardown();
+  await identity.teardown();
   bare.proc.kill('SIGTERM');
   reference.proc.kill('SIGTERM');
 }

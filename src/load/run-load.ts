@@ -1,4 +1,4 @@
-import type { StackproofConfig, Targets } from '../config/schema.ts';
+import type { SecretsTarget, StackproofConfig, Targets } from '../config/schema.ts';
 import { EXIT } from '../cli/exit-codes.ts';
 import { startReference, type RunningReference } from '../reference/reference.ts';
 import type { LoadScenarioResult, RunResults } from '../report/results-model.ts';
@@ -11,6 +11,8 @@ import { runClosedModel } from './autocannon-engine.ts';
 import { compareWithBaseline, type Regression } from './baseline.ts';
 import { runEventFanout } from './event-fanout.ts';
 import { newRunPrefix } from '../provision/run-prefix.ts';
+import { provisionSecretsIdentity, type ProvisionedIdentity } from '../provision/secrets-identity-provisioner.ts';
+import type { Provision } from '../provision/sweep-report.ts';
 import { NomadSchedulerFixtures } from '../provision/nomad-scheduler-fixtures.ts';
 import { meshFixturesFor, provisionMesh, type MeshProvision } from '../provision/mesh-provisioner.ts';
 import { provisionScheduler, schedulerControlHttpFor, schedulerHttpFor, type SchedulerProvision } from '../provision/scheduler-provisioner.ts';
@@ -174,6 +176,7 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
   let reference: RunningReference | undefined;
   let scheduler: SchedulerProvision | undefined;
   let mesh: MeshProvision | undefined;
+  let identity: Provision<SecretsTarget, ProvisionedIdentity> | undefined;
   const runPrefix = newRunPrefix();
   try {
     let targets: Targets;
@@ -202,11 +205,16 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
     let made: LoadFixtures = { runPrefix };
     const needsScheduler = Boolean(targets.scheduler) && (wanted('scheduler-logs') || wanted('scheduler-event-fanout'));
     const needsMesh = Boolean(targets.mesh) && wanted('mesh-authorize');
-    if (needsScheduler || needsMesh) o.log(`run prefix: ${runPrefix} (what the load run makes is named under it and removed at the end; \`stackproof cleanup --prefix ${runPrefix}\` if a run is killed)`);
+    const needsEntities = Boolean(targets.secrets) && wanted('oidc-code-flow');
+    if (needsScheduler || needsMesh || needsEntities) o.log(`run prefix: ${runPrefix} (what the load run makes is named under it and removed at the end; \`stackproof cleanup --prefix ${runPrefix}\` if a run is killed)`);
     if (needsScheduler) ({ made, provision: scheduler } = await provisionLoadFixtures(targets, external, runPrefix, o.log));
     if (needsMesh) {
       mesh = await provisionLoadMesh(targets, external, runPrefix, o.log);
       made = { ...made, mesh: meshFixturesFor(mesh, runPrefix), meshMissing: mesh.provisioned.missing.meshFixtures };
+    }
+    if (needsEntities) {
+      identity = await provisionLoadSecrets(targets, external, runPrefix, o.log);
+      made = { ...made, entities: identity.provisioned.entities, entitiesMissing: identity.provisioned.missing };
     }
     for (const scenario of LOAD_SCENARIOS.filter((s) => wanted(s.name) && targets[s.system])) {
       let prepared;
@@ -299,6 +307,11 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
     };
     return { results: res, exitCode, secrets, regressions };
   } finally {
+    if (identity) {
+      const report = await identity.teardown();
+      o.log(`cleanup (secrets): removed ${report.removed.length} thing(s) made under ${runPrefix}${report.problems.length ? `; ${report.problems.length} could not be removed:` : ''}`);
+      for (const p of report.problems.slice(0, 20)) o.log(`  ${p}`);
+    }
     if (mesh) {
       const report = await mesh.teardown();
       o.log(`cleanup (mesh): removed ${report.removed.length} thing(s) made under ${runPrefix}${report.problems.length ? `; ${report.problems.length} could not be removed:` : ''}`);
@@ -339,6 +352,18 @@ export async function provisionLoadMesh(targets: Targets, external: boolean, run
   for (const line of provision.lines.filter((l) => l.startsWith('mesh product'))) log(line);
   const { provisioner } = provision.provisioned;
   log(provisioner === 'none' ? `mesh fixtures: none (${provision.provisioned.missing.meshFixtures})` : `mesh fixtures: the authorize scenario's intention through ${provisioner === 'upstream' ? "Consul's API" : 'the control listener'}, under the run prefix`);
+  return provision;
+}
+
+/**
+ * The identity entities the OIDC code flow logs in as, as conform has them: through Vault's admin
+ * API on a hashicorp-dialect target (a userpass auth method under the run prefix), the embedded
+ * reference's control listener otherwise. The teardown removes them and what the scenario made.
+ */
+export async function provisionLoadSecrets(targets: Targets, external: boolean, runPrefix: string, log: (line: string) => void): Promise<Provision<SecretsTarget, ProvisionedIdentity>> {
+  const t = external ? targets.secrets! : { ...targets.secrets!, provisioner: targets.secrets!.provisioner ?? 'control' };
+  const provision = await provisionSecretsIdentity(t, runPrefix);
+  for (const line of provision.lines) log(line);
   return provision;
 }
 

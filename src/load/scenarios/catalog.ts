@@ -3,7 +3,6 @@ import { Pool } from 'undici';
 import { dialectFor, tokenHeaders } from '../../config/dialects.ts';
 import type { Targets } from '../../config/schema.ts';
 import { HttpClient } from '../../client/http-client.ts';
-import { IdentityFixtures } from '../../client/identity-fixtures.ts';
 import { OidcApi } from '../../client/oidc-api.ts';
 import { Redactor } from '../../client/redact.ts';
 import { SecretsApi } from '../../client/secrets-api.ts';
@@ -36,16 +35,16 @@ const oidcCodeFlow: LoadScenario = {
   name: 'oidc-code-flow',
   system: 'secrets',
   description: 'authorize (GET), token exchange with PKCE and client_secret_basic, userinfo',
-  async prepare(targets) {
+  async prepare(targets, made) {
     const t = targets.secrets;
     if (!t) throw new ScenarioUnavailable('no secrets target');
-    if (!t.fixtures || !t.capabilities.identityFixtures) throw new ScenarioUnavailable('the secrets target declares no identity fixtures');
+    if (!made?.entities) throw new ScenarioUnavailable(made?.entitiesMissing ?? 'no identity entities for the code flow');
     const d = dialectFor(t.dialect);
     const http = client(t.url, { [d.secrets.tokenHeader]: t.token });
     const api = new OidcApi(new SecretsApi(http, d));
-    const control = t.fixtures.controlUrl ? client(t.fixtures.controlUrl, { authorization: `Bearer ${t.fixtures.controlToken}` }) : undefined;
-    const entity = await new IdentityFixtures(t.fixtures, control).entity({ name: tag() });
-    const name = tag();
+    // Named under the run prefix: the run's end (or `stackproof cleanup --prefix`) removes them.
+    const name = `${made.runPrefix}-${tag()}`;
+    const entity = await made.entities.entity({ name });
     const redirect = `https://${name}.example.com/cb`;
     const mustWrite = async (kind: 'client' | 'provider' | 'assignment', n: string, body: Record<string, unknown>) => {
       const res = await api.write(kind, n, body);

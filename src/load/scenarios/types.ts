@@ -1,3 +1,4 @@
+import type { IdentityFixtures } from '../../client/identity-fixtures.ts';
 import type { Targets } from '../../config/schema.ts';
 import type { MeshFixtures } from '../../provision/mesh-fixtures.ts';
 import type { NomadSchedulerFixtures } from '../../provision/nomad-scheduler-fixtures.ts';
@@ -53,4 +54,7 @@ export interface LoadFixtures {
   /** The mesh fixtures (Consul's API, or the reference's control listener) for intentions; absent with the reason. */
   mesh?: MeshFixtures;
   meshMissing?: string;
+  /** Identity entities with tokens (Vault's admin API, the control listener, or the profile's list) for the OIDC code flow; absent with the reason. */
+  entities?: IdentityFixtures;
+  entitiesMissing?: string;
 }
