@@ -48,23 +48,88 @@ describe('fan-out subscribers against a misbehaving stream', () => {
     return { set, result: await set.stop([1, 2]) };
   }
 
-  it('a stream that answers 403 is an error naming the status', async () => {
+  it('a stream that answers 403 is an error naming the status and the server\'s words', async () => {
     const url = await serve((res) => res.writeHead(403, { 'content-type': 'text/plain' }).end('Permission denied'));
     const { set, result } = await run(url);
     expect(set.connected).toBe(0);
-    expect(result.errors).toEqual(['subscriber 0: the stream answered 403', 'subscriber 1: the stream answered 403']);
+    expect(result.errors).toEqual(['subscriber 0: refused with a status other than 200 (HTTP 403: Permission denied)', 'subscriber 1: refused with a status other than 200 (HTTP 403: Permission denied)']);
+    expect(result.endings.map((e) => e.cause)).toEqual(['status', 'status']);
     expect(result.missed).toBe(4);
   });
 
-  it('a stream that ends is an error, and what came before it counts', async () => {
+  it('a stream the server ends is an error saying so, with where the subscriber was; what came before it counts', async () => {
     const url = await serve((res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(frame(10, 1));
     });
     const { result } = await run(url);
-    expect(result.errors).toEqual(['subscriber 0: the stream ended', 'subscriber 1: the stream ended']);
+    expect(result.errors).toEqual(['subscriber 0: closed by the server with no error frame (the end of its body)', 'subscriber 1: closed by the server with no error frame (the end of its body)']);
+    expect(result.endings.map((e) => [e.subscriber, e.cause, e.lastIndex, e.delivered])).toEqual([
+      [0, 'server-closed', 10, 1],
+      [1, 'server-closed', 10, 1],
+    ]);
     expect(result.deliveredPerSubscriber).toEqual([1, 1]);
     expect(result.missed).toBe(2);
+  });
+
+  it('an error frame is the cause given, with its message', async () => {
+    const url = await serve((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(frame(10, 1));
+      res.end('{"Error":{"Message":"event dropped from buffer","Code":500}}\n');
+    });
+    const { result } = await run(url);
+    expect(result.endings.map((e) => [e.cause, e.detail])).toEqual([
+      ['error-frame', 'Error: event dropped from buffer (code 500)'],
+      ['error-frame', 'Error: event dropped from buffer (code 500)'],
+    ]);
+  });
+
+  it('a connection cut in the middle of the body is a reset, not a clean end', async () => {
+    const url = await serve((res) => {
+      // Chunked: a clean end needs the last chunk, which never comes.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(frame(10, 1));
+      setTimeout(() => res.socket?.destroy(), 30);
+    });
+    const { result } = await run(url);
+    expect(result.endings.map((e) => e.cause)).toEqual(['reset', 'reset']);
+    expect(result.endings[0]!.detail).toMatch(/closed in the middle of the body|ECONNRESET/);
+  });
+
+  it('a stream still short of events when the run stops it at the drain deadline says so, and is no error', async () => {
+    const url = await serve((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(frame(10, 1));
+      held.push(res);
+    });
+    const set = new SubscriberSet(config(url));
+    await set.start();
+    await new Promise((r) => setTimeout(r, 200));
+    const result = await set.stop([1, 2], 5_000);
+    expect(result.errors).toEqual([]);
+    expect(result.endings.map((e) => [e.cause, e.detail])).toEqual([
+      ['deadline', 'stopped 5 s after the last registration answered, 1 event(s) still missing'],
+      ['deadline', 'stopped 5 s after the last registration answered, 1 event(s) still missing'],
+    ]);
+  });
+
+  it('an ended stream says how far behind the newest registration it was', async () => {
+    const url = await serve((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(frame(10, 1));
+    });
+    const newest = new SharedArrayBuffer(16);
+    // The publisher had 3 registrations accepted, the newest at index 250.
+    new Float64Array(newest).set([3, 250]);
+    const set = new SubscriberSet({ ...config(url), newest });
+    await set.start();
+    await new Promise((r) => setTimeout(r, 200));
+    const result = await set.stop([1, 2, 3]);
+    expect(result.endings.map((e) => [e.behindIndexes, e.behindRegistrations])).toEqual([
+      [240, 2],
+      [240, 2],
+    ]);
   });
 
   it('a stream that sends a frame that is not JSON is an error', async () => {
@@ -75,7 +140,7 @@ describe('fan-out subscribers against a misbehaving stream', () => {
     });
     const { result } = await run(url);
     expect(result.errors).toHaveLength(2);
-    for (const e of result.errors) expect(e).toMatch(/^subscriber \d: a frame is not JSON/);
+    for (const e of result.errors) expect(e).toMatch(/^subscriber \d: a frame that is not JSON \(a frame is not JSON/);
   });
 
   it('a stream that never answers times out on its headers instead of hanging', async () => {
@@ -83,7 +148,7 @@ describe('fan-out subscribers against a misbehaving stream', () => {
     const started = performance.now();
     const { result } = await run(url, 0);
     expect(performance.now() - started).toBeLessThan(5_000);
-    expect(result.errors).toEqual(['subscriber 0: no response headers within 300 ms', 'subscriber 1: no response headers within 300 ms']);
+    expect(result.errors).toEqual(['subscriber 0: no response headers in time (no response headers within 300 ms)', 'subscriber 1: no response headers in time (no response headers within 300 ms)']);
   });
 
   it('stopping a healthy stream is no error, and every frame counts once', async () => {

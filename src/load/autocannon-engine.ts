@@ -13,6 +13,8 @@ export interface ClosedModelOptions {
   maxRequests: number;
   onProgress?: (progress: LoadProgress) => void;
   progressEveryMs?: number;
+  /** Stops the run early (Ctrl-C). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -59,6 +61,12 @@ export async function runClosedModel(scenario: PreparedScenario, options: Closed
     timedOut = true;
     instance.stop();
   }, options.durationMs);
+  let interrupted = false;
+  const onAbort = () => {
+    interrupted = true;
+    instance.stop();
+  };
+  options.signal?.addEventListener('abort', onAbort, { once: true });
   const stopProgress = options.onProgress
     ? startProgress({ everyMs: options.progressEveryMs ?? PROGRESS_EVERY_MS, durationMs: options.durationMs, startedAt: started, buckets: perSecond, counts: () => ({ requests: histogram.totalCount, errors, dropped }), report: options.onProgress })
     : () => undefined;
@@ -75,7 +83,7 @@ export async function runClosedModel(scenario: PreparedScenario, options: Closed
       b.errors += 1;
     }
   });
-  const result = await done;
+  const result = await done.finally(() => options.signal?.removeEventListener('abort', onAbort));
   clearTimeout(durationTimer);
   stopProgress();
   const elapsed = performance.now() - started;
@@ -93,6 +101,6 @@ export async function runClosedModel(scenario: PreparedScenario, options: Closed
     histogram: encodeHistogram(histogram),
     timeline: [...perSecond.entries()].sort((a, b) => a[0] - b[0]).map(([t, b]) => ({ t, requests: b.requests, errors: b.errors, ...timelinePercentilesMs(b.h) })),
     thresholds: [],
-    ...(!timedOut ? { stoppedEarly: capStop(options.maxRequests, elapsed, options.durationMs) } : {}),
+    ...(interrupted ? { stoppedEarly: `interrupted after ${(elapsed / 1000).toFixed(1)} s of the ${(options.durationMs / 1000).toFixed(1)} s asked` } : !timedOut ? { stoppedEarly: capStop(options.maxRequests, elapsed, options.durationMs) } : {}),
   };
 }

@@ -3,9 +3,10 @@ import { dialectFor, tokenHeaders } from '../config/dialects.ts';
 import type { SchedulerTarget } from '../config/schema.ts';
 import type { SchedulerFixtures } from '../provision/scheduler-fixtures.ts';
 import type { LoadScenarioResult } from '../report/results-model.ts';
-import { epochNow, SubscriberSet, type SubscriberSetConfig, type SubscriberSetResult } from './fanout-subscribers.ts';
+import { epochNow, STREAM_END_WORDS, SubscriberSet, type StreamEnding, type SubscriberSetConfig, type SubscriberSetResult } from './fanout-subscribers.ts';
 import { encodeHistogram, mergeHistograms, timelinePercentilesMs } from './latency-histogram.ts';
 import { rowPercentilesMs } from './percentile-row.ts';
+import { groupEndings } from './stream-endings.ts';
 
 export interface FanoutOptions {
   subscribers: number;
@@ -16,6 +17,12 @@ export interface FanoutOptions {
   runPrefix: string;
   /** Worker threads to spread the subscribers over (0, the default: all on this thread, beside the publisher). */
   workers?: number;
+  /** The target's event buffer in events, where it says (Nomad's event_buffer_size): a stream that ends early is judged against it. */
+  eventBufferSize?: number;
+  /** Stops the publishing early (Ctrl-C): what was published is still delivered and counted. */
+  signal?: AbortSignal;
+  /** Called with the OS thread ids of the subscriber workers once they run, to name them in the CPU figures. */
+  onWorkerThreads?: (tids: Map<number, string>) => void;
 }
 
 /** The fixtures the fan-out acts through: it registers event jobs and purges them at the end. */
@@ -41,6 +48,11 @@ export interface FanoutResult extends LoadScenarioResult {
   cpuMicros: number;
   /** Bytes of stream body the subscribers read, summed over them. */
   bytesReceived: number;
+  /** The streams that ended early (or were stopped short at the drain deadline), each with why and where. */
+  endings: StreamEnding[];
+  streams: NonNullable<LoadScenarioResult['streams']>;
+  /** When the last stream that ended early ended (epoch ms), for the CPU figures of the moments that lost them. */
+  lastEndingAt?: number;
 }
 
 /** The job meta key that carries an action's sequence number into its Job event's payload. */
@@ -80,14 +92,18 @@ async function fanOut(target: SchedulerTarget, fixtures: FanoutFixtures, options
   const sentAtBuffer = new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT * (total + 1));
   const sentAt = new Float64Array(sentAtBuffer);
   const progress = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT * sets));
+  // How many registrations were accepted, and the highest index: a stream that ends early says how far behind it was.
+  const newestBuffer = new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT * 2);
+  const newest = new Float64Array(newestBuffer);
   const started = epochNow();
   const configs: SubscriberSetConfig[] = [];
   for (let w = 0, first = 0; w < sets; w++) {
     const count = Math.floor(options.subscribers / sets) + (w < options.subscribers % sets ? 1 : 0);
-    configs.push({ url: `${target.url}/v1/event/stream?${topics}&index=${marker + 1}`, headers, count, first, jobs, metaKey: SEQUENCE_META, total, startedAt: started, sentAt: sentAtBuffer, progress: progress.buffer as SharedArrayBuffer, progressSlot: w });
+    configs.push({ url: `${target.url}/v1/event/stream?${topics}&index=${marker + 1}`, headers, count, first, jobs, metaKey: SEQUENCE_META, total, startedAt: started, sentAt: sentAtBuffer, progress: progress.buffer as SharedArrayBuffer, progressSlot: w, newest: newestBuffer });
     first += count;
   }
   const group = workers > 0 ? await WorkerSubscribers.start(configs) : await InlineSubscribers.start(configs[0]!);
+  if (group instanceof WorkerSubscribers) options.onWorkerThreads?.(group.threadNames);
 
   // Open model: registration n is due at n/rate seconds, whether or not the earlier ones answered.
   const accepted = new Set<number>();
@@ -97,6 +113,7 @@ async function fanOut(target: SchedulerTarget, fixtures: FanoutFixtures, options
   const cpuAtStart = process.cpuUsage();
   let skipped = 0;
   for (let seq = 1; seq <= total; seq++) {
+    if (options.signal?.aborted) break;
     const due = publishStart + ((seq - 1) * 1000) / options.rate;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
@@ -107,7 +124,11 @@ async function fanOut(target: SchedulerTarget, fixtures: FanoutFixtures, options
     sentAt[seq] = epochNow();
     const p = fixtures
       .registerJob(jobs[seq % jobs.length]!, 'default', { [SEQUENCE_META]: String(seq) })
-      .then(() => void accepted.add(seq))
+      .then(({ index }) => {
+        accepted.add(seq);
+        newest[0] = accepted.size;
+        if (index > newest[1]!) newest[1] = index;
+      })
       .catch((err: Error) => void failures.push(err.message))
       .finally(() => inFlight.delete(p));
     inFlight.add(p);
@@ -116,11 +137,13 @@ async function fanOut(target: SchedulerTarget, fixtures: FanoutFixtures, options
   const drainDeadline = performance.now() + DRAIN_MS;
   // Every set publishes the fewest distinct registrations any of its subscribers got.
   const complete = () => (group.reportProgress(), Array.from(progress).every((n) => n >= accepted.size));
-  while (!complete() && performance.now() < drainDeadline) await new Promise((r) => setTimeout(r, 50));
+  while (!complete() && performance.now() < drainDeadline && !options.signal?.aborted) await new Promise((r) => setTimeout(r, 50));
   const cpu = process.cpuUsage(cpuAtStart);
-  const results = await group.stop([...accepted]);
+  const results = await group.stop([...accepted], DRAIN_MS);
   const elapsed = epochNow() - started;
-  const errors = results.flatMap((r) => r.errors);
+  const endings = results.flatMap((r) => r.endings).sort((a, b) => a.subscriber - b.subscriber);
+  const groups = groupEndings(endings, options.eventBufferSize);
+  const endedEarly = endings.filter((e) => e.cause !== 'deadline').length;
   const missed = results.reduce((n, r) => n + r.missed, 0);
   const duplicates = results.reduce((n, r) => n + r.duplicates, 0);
   const deliveredPerSubscriber = results.flatMap((r) => r.deliveredPerSubscriber);
@@ -140,7 +163,7 @@ async function fanOut(target: SchedulerTarget, fixtures: FanoutFixtures, options
     targetRate: options.rate,
     durationMs: Math.round(elapsed),
     requests: delivered,
-    errors: errors.length + failures.length,
+    errors: endedEarly + failures.length,
     dropped: missed + skipped,
     throughput: Math.round((delivered / (options.durationMs / 1000)) * 10) / 10,
     latencyMs: rowPercentilesMs(histogram),
@@ -152,8 +175,8 @@ async function fanOut(target: SchedulerTarget, fixtures: FanoutFixtures, options
         return { t, requests: b.requests, errors: 0, ...timelinePercentilesMs(mergeHistograms(b.histograms)) };
       }),
     thresholds: [],
-    // A subscriber that could not read the stream leaves the row without figures worth judging.
-    ...(errors.length ? { error: errors.slice(0, 3).join('; ') } : {}),
+    // A subscriber that could not read the stream to the end leaves the row without figures worth judging.
+    ...(endedEarly ? { error: `${endedEarly} of ${options.subscribers} streams ended early: ${groups.filter((g) => g.cause !== 'deadline').map((g) => `${g.count} ${STREAM_END_WORDS[g.cause]} (${g.detail})`).join('; ')}` } : {}),
     problems: failures.slice(0, 5),
     subscribers: options.subscribers,
     published: accepted.size,
@@ -164,12 +187,25 @@ async function fanOut(target: SchedulerTarget, fixtures: FanoutFixtures, options
     skipped,
     cpuMicros: cpu.user + cpu.system,
     bytesReceived: results.reduce((n, r) => n + r.bytes, 0),
+    endings,
+    ...(endedEarly ? { lastEndingAt: started + Math.max(...endings.filter((e) => e.cause !== 'deadline').map((e) => e.atMs)) } : {}),
+    streams: {
+      subscribers: options.subscribers,
+      published: accepted.size,
+      missed,
+      duplicates,
+      notStarted: skipped,
+      delivered: deliveredPerSubscriber.length ? { min: Math.min(...deliveredPerSubscriber), max: Math.max(...deliveredPerSubscriber) } : { min: 0, max: 0 },
+      ...(options.eventBufferSize !== undefined ? { eventBufferSize: options.eventBufferSize } : {}),
+      endedEarly,
+      endings: groups,
+    },
   };
 }
 
 interface Subscribers {
   reportProgress(): void;
-  stop(accepted: number[]): Promise<SubscriberSetResult[]>;
+  stop(accepted: number[], drainDeadlineMs: number): Promise<SubscriberSetResult[]>;
 }
 
 /** The subscribers on this thread's event loop, beside the publisher. */
@@ -186,33 +222,41 @@ class InlineSubscribers implements Subscribers {
     this.set.reportProgress();
   }
 
-  async stop(accepted: number[]): Promise<SubscriberSetResult[]> {
-    return [await this.set.stop(accepted)];
+  async stop(accepted: number[], drainDeadlineMs: number): Promise<SubscriberSetResult[]> {
+    return [await this.set.stop(accepted, drainDeadlineMs)];
   }
 }
 
 /** The subscribers spread over worker threads, one SubscriberSet each; the publisher keeps this thread. */
 class WorkerSubscribers implements Subscribers {
-  private constructor(private readonly workers: Worker[]) {}
+  private constructor(
+    private readonly workers: Worker[],
+    /** Each worker's OS thread, named for the CPU figures. */
+    readonly threadNames: Map<number, string>,
+  ) {}
 
   static async start(configs: SubscriberSetConfig[]): Promise<WorkerSubscribers> {
     const workers = configs.map((config) => new Worker(WORKER_ENTRY, { workerData: config }));
+    const names = new Map<number, string>();
     try {
-      await Promise.all(workers.map((w) => reply(w, 'started')));
+      await Promise.all(workers.map(async (w, i) => {
+        const { tid } = (await reply(w, 'started', true)) as { tid?: number };
+        if (tid !== undefined) names.set(tid, `fan-out worker ${i + 1}`);
+      }));
     } catch (err) {
       await Promise.all(workers.map((w) => w.terminate()));
       throw err;
     }
-    return new WorkerSubscribers(workers);
+    return new WorkerSubscribers(workers, names);
   }
 
   reportProgress(): void {
     // Each worker publishes its own progress on a timer.
   }
 
-  async stop(accepted: number[]): Promise<SubscriberSetResult[]> {
+  async stop(accepted: number[], drainDeadlineMs: number): Promise<SubscriberSetResult[]> {
     const results = this.workers.map((w) => reply(w, 'result'));
-    for (const w of this.workers) w.postMessage({ stop: true, accepted });
+    for (const w of this.workers) w.postMessage({ stop: true, accepted, drainDeadlineMs });
     try {
       return (await Promise.all(results)) as SubscriberSetResult[];
     } finally {
@@ -223,13 +267,13 @@ class WorkerSubscribers implements Subscribers {
 
 const WORKER_ENTRY = new URL('./fanout-worker.mjs', import.meta.url);
 
-/** The worker's next message carrying `field`; a worker that fails or exits first rejects. */
-function reply(w: Worker, field: 'started' | 'result'): Promise<unknown> {
+/** The worker's next message carrying `field` (or, with `whole`, that message); a worker that fails or exits first rejects. */
+function reply(w: Worker, field: 'started' | 'result', whole = false): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const onMessage = (msg: Record<string, unknown>) => {
       if (!(field in msg)) return;
       cleanup();
-      resolve(msg[field]);
+      resolve(whole ? msg : msg[field]);
     };
     const onError = (err: Error) => (cleanup(), reject(err));
     const onExit = (code: number) => (cleanup(), reject(new Error(`a fan-out worker exited (code ${code}) before its ${field} message`)));

@@ -10,11 +10,13 @@ export class MalformedFrameError extends Error {}
 export interface FanoutFrame {
   index: number;
   jobs: JobSequence[];
+  /** The frame's `Error`, when the server sent one (an error frame ends a stream): its message. */
+  error?: string;
 }
 
 const HEARTBEAT: FanoutFrame = Object.freeze({ index: 0, jobs: Object.freeze([]) as unknown as JobSequence[] }) as FanoutFrame;
 
-type JsonFrame = { Index?: unknown; Events?: { Topic?: string; Key?: string; Payload?: { Job?: { Meta?: Record<string, string> | null } } }[] };
+type JsonFrame = { Index?: unknown; Error?: unknown; Events?: { Topic?: string; Key?: string; Payload?: { Job?: { Meta?: Record<string, string> | null } } }[] };
 
 /**
  * Reads what the fan-out needs from one frame's bytes without parsing the whole frame where that is
@@ -106,8 +108,16 @@ export class FanoutFrameParser {
         jobs.push({ key: e.Key, seq: Number(raw) });
       }
     }
-    return { index: typeof frame.Index === 'number' ? frame.Index : 0, jobs };
+    return { index: typeof frame.Index === 'number' ? frame.Index : 0, jobs, ...(frame.Error !== undefined && frame.Error !== null ? { error: errorText(frame.Error) } : {}) };
   }
+}
+
+/** An error frame's message: Nomad's RPC errors are {Message, Code}; anything else is shown as JSON. */
+function errorText(error: unknown): string {
+  if (typeof error === 'string') return error.slice(0, 300);
+  const o = error as { Message?: unknown; Code?: unknown };
+  if (typeof o === 'object' && typeof o.Message === 'string') return `${o.Message.slice(0, 300)}${typeof o.Code === 'number' ? ` (code ${o.Code})` : ''}`;
+  return JSON.stringify(error).slice(0, 300);
 }
 
 function startsWith(buf: Buffer, at: number, prefix: Buffer): boolean {

@@ -31,6 +31,54 @@ export interface SubscriberSetConfig {
   progressSlot: number;
   /** How long a stream may take to answer with its status and headers (default HEADERS_TIMEOUT_MS). */
   headersTimeoutMs?: number;
+  /**
+   * A shared Float64Array of 2 entries the publisher keeps: how many registrations were accepted,
+   * and the highest index the target gave one. A stream that ends early says how far behind them it
+   * was (absent: it does not say).
+   */
+  newest?: SharedArrayBuffer;
+}
+
+/**
+ * Why a subscriber's stream ended before the run stopped it:
+ * - `server-closed`: the server ended the response (the end of its body) and sent no error frame;
+ * - `error-frame`: the server sent a frame with an Error, then ended;
+ * - `status`: the stream answered a status other than 200;
+ * - `reset`: the connection was reset or closed in the middle of the body (a socket error);
+ * - `headers-timeout`: no status and headers within the subscriber's bound;
+ * - `refused`: the connection could not be made;
+ * - `malformed`: a frame was not JSON (the subscriber ended the stream);
+ * - `deadline`: still open, and still missing events, when the run stopped it at its drain deadline.
+ */
+export type StreamEndCause = 'server-closed' | 'error-frame' | 'status' | 'reset' | 'headers-timeout' | 'refused' | 'malformed' | 'deadline';
+
+/** Each cause in words, for a line that also carries the detail. */
+export const STREAM_END_WORDS: Record<StreamEndCause, string> = {
+  'server-closed': 'closed by the server with no error frame',
+  'error-frame': 'ended by the server with an error frame',
+  status: 'refused with a status other than 200',
+  reset: 'reset, or closed in the middle of the body',
+  'headers-timeout': 'no response headers in time',
+  refused: 'connection refused',
+  malformed: 'a frame that is not JSON',
+  deadline: "stopped short at the subscriber's own drain deadline",
+};
+
+/** One subscriber whose stream ended early, and where it was in the stream when it did. */
+export interface StreamEnding {
+  subscriber: number;
+  cause: StreamEndCause;
+  /** The server's own words where it gave any (the status and body, the error frame), else what the subscriber saw (STREAM_END_WORDS says the cause). */
+  detail: string;
+  /** Milliseconds since the run started. */
+  atMs: number;
+  /** Distinct registrations it had received. */
+  delivered: number;
+  /** The Index of the last frame it read (0: none). */
+  lastIndex: number;
+  /** How far the newest accepted registration was ahead of what it had read, in the target's indexes and in registrations. */
+  behindIndexes?: number;
+  behindRegistrations?: number;
 }
 
 export interface SubscriberSetResult {
@@ -41,6 +89,8 @@ export interface SubscriberSetResult {
   duplicates: number;
   deliveredPerSubscriber: number[];
   errors: string[];
+  /** The subscribers whose streams ended early (or that the drain deadline stopped short), each with why. */
+  endings: StreamEnding[];
   /** Bytes of stream body the set's subscribers read. */
   bytes: number;
 }
@@ -72,7 +122,10 @@ export class SubscriberSet {
   private readonly parser: FanoutFrameParser;
   /** Receipts whose send time was not visible yet: recorded once it is. */
   private early: { seq: number; at: number }[] = [];
-  private running: Promise<string | undefined>[] = [];
+  private running: Promise<StreamEnding | undefined>[] = [];
+  /** Per subscriber: the highest frame Index read. */
+  private readonly lastIndex: number[];
+  private readonly newest: Float64Array | undefined;
   private bytes = 0;
   /** Publishes the progress for the drain now and then, not per receipt (a scan of every subscriber). */
   private readonly progressTimer = setInterval(() => this.reportProgress(), 25);
@@ -83,6 +136,8 @@ export class SubscriberSet {
     setMaxListeners(0, this.abort.signal);
     this.seen = Array.from({ length: config.count }, () => new Uint16Array(config.total + 1));
     this.distinct = new Array<number>(config.count).fill(0);
+    this.lastIndex = new Array<number>(config.count).fill(0);
+    this.newest = config.newest ? new Float64Array(config.newest) : undefined;
     this.sentAt = new Float64Array(config.sentAt);
     this.progress = new Int32Array(config.progress);
     this.ours = new Set(config.jobs);
@@ -95,18 +150,27 @@ export class SubscriberSet {
     this.running = Array.from({ length: this.config.count }, (_, i) => {
       let ready!: () => void;
       opened.push(new Promise<void>((r) => (ready = r)));
-      return this.subscriber(i, ready).then(
-        () => undefined,
-        (err: Error) => (ready(), `subscriber ${this.config.first + i}: ${err.message}`),
-      );
+      return this.subscriber(i, ready).then((ending) => (ready(), ending));
     });
     await Promise.all(opened);
   }
 
-  async stop(accepted: number[]): Promise<SubscriberSetResult> {
+  async stop(accepted: number[], drainDeadlineMs?: number): Promise<SubscriberSetResult> {
+    // Read before the streams are stopped: a subscriber still open and still short is stopped by the run's deadline.
+    const stoppedAt = this.sinceStart();
+    const short = new Set(this.distinct.flatMap((d, i) => (d < accepted.length ? [i] : [])));
     this.abort.abort();
     clearInterval(this.progressTimer);
-    const errors = (await Promise.all(this.running)).filter((e): e is string => e !== undefined);
+    const ended = await Promise.all(this.running);
+    const endings: StreamEnding[] = [];
+    ended.forEach((ending, i) => {
+      if (ending) endings.push(ending);
+      else if (short.has(i) && drainDeadlineMs !== undefined) {
+        const missing = accepted.length - this.distinct[i]!;
+        endings.push(this.ending(i, 'deadline', `stopped ${drainDeadlineMs / 1000} s after the last registration answered, ${missing} event(s) still missing`, stoppedAt));
+      }
+    });
+    const errors = endings.filter((e) => e.cause !== 'deadline').map((e) => `subscriber ${e.subscriber}: ${STREAM_END_WORDS[e.cause]} (${e.detail})`);
     await this.agent.destroy();
     this.recordEarly();
     let missed = 0;
@@ -130,54 +194,119 @@ export class SubscriberSet {
       duplicates,
       deliveredPerSubscriber,
       errors,
+      endings,
       bytes: this.bytes,
+    };
+  }
+
+  private sinceStart(): number {
+    return Math.round(epochNow() - this.config.startedAt);
+  }
+
+  private ending(i: number, cause: StreamEndCause, detail: string, atMs = this.sinceStart()): StreamEnding {
+    const lastIndex = this.lastIndex[i]!;
+    const accepted = this.newest?.[0] ?? 0;
+    const newestIndex = this.newest?.[1] ?? 0;
+    return {
+      subscriber: this.config.first + i,
+      cause,
+      detail,
+      atMs,
+      delivered: this.distinct[i]!,
+      lastIndex,
+      ...(newestIndex > 0 ? { behindIndexes: Math.max(0, newestIndex - lastIndex) } : {}),
+      // A subscriber misses nothing while its stream is open: what it has not got yet is how far behind it is.
+      ...(accepted > 0 ? { behindRegistrations: Math.max(0, accepted - this.distinct[i]!) } : {}),
     };
   }
 
   /**
    * One subscriber, on undici's dispatch API: its chunks reach the frame reader in a callback, with
    * no Readable and no promise per chunk between them (at hundreds of thousands of chunks a second
-   * that machinery was a good part of the subscriber side's CPU).
+   * that machinery was a good part of the subscriber side's CPU). Resolves undefined when the run
+   * stopped it, else with why and where its stream ended.
    */
-  private subscriber(i: number, ready: () => void): Promise<void> {
+  private subscriber(i: number, ready: () => void): Promise<StreamEnding | undefined> {
     const url = new URL(this.config.url);
     const reader = new NdjsonFrameReader();
     const parser = this.parser;
     const headersTimeout = this.config.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
     let now = 0;
+    let errorFrame: string | undefined;
     const onFrame = (buf: Buffer, start: number, end: number) => {
-      for (const job of parser.parse(buf, start, end).jobs) if (this.ours.has(job.key)) this.receive(i, job.seq, now);
+      const frame = parser.parse(buf, start, end);
+      if (frame.index > this.lastIndex[i]!) this.lastIndex[i] = frame.index;
+      if (frame.error !== undefined) errorFrame ??= frame.error;
+      for (const job of frame.jobs) if (this.ours.has(job.key)) this.receive(i, job.seq, now);
     };
-    return new Promise<void>((resolve, reject) => {
-      let failed: Error | undefined;
-      const fail = (controller: Dispatcher.DispatchController, err: Error) => {
-        failed ??= err;
-        controller.abort(err);
+    return new Promise<StreamEnding | undefined>((resolve) => {
+      let failed: StreamEnding | undefined;
+      /** A status other than 200: its body (the server's reason) is read, up to a bound, before the stream is judged. */
+      let refusedWith: number | undefined;
+      let refusal = '';
+      const fail = (controller: Dispatcher.DispatchController, cause: StreamEndCause, detail: string) => {
+        failed ??= this.ending(i, cause, detail);
+        controller.abort(new Error(detail));
+      };
+      const end = (ending: StreamEnding | undefined) => {
+        ready();
+        resolve(ending);
       };
       const handler: Dispatcher.DispatchHandler = {
         onRequestStart: (controller) => {
           if (this.abort.signal.aborted) controller.abort(new Error('stopped'));
           else this.abort.signal.addEventListener('abort', () => controller.abort(new Error('stopped')), { once: true });
         },
-        onResponseStart: (controller, statusCode) => {
-          if (statusCode !== 200) return fail(controller, new Error(`the stream answered ${statusCode}`));
+        onResponseStart: (_controller, statusCode) => {
+          if (statusCode !== 200) {
+            refusedWith = statusCode;
+            return;
+          }
           this.connected += 1;
           ready();
         },
         onResponseData: (controller, chunk) => {
+          if (refusedWith !== undefined) {
+            if (refusal.length < 300) refusal += chunk.toString('utf8', 0, Math.min(chunk.length, 300));
+            return;
+          }
           now = epochNow();
           this.bytes += chunk.length;
           try {
             reader.push(chunk, onFrame);
           } catch (err) {
-            fail(controller, err as Error);
+            fail(controller, 'malformed', (err as Error).message);
           }
         },
-        onResponseEnd: () => (failed ? reject(failed) : this.abort.signal.aborted ? resolve() : reject(new Error('the stream ended'))),
-        onResponseError: (_controller, err) => (failed ? reject(failed) : this.abort.signal.aborted ? resolve() : reject(clearer(err, headersTimeout))),
+        onResponseEnd: () => {
+          if (failed) return end(failed);
+          if (refusedWith !== undefined) return end(this.ending(i, 'status', `HTTP ${refusedWith}${refusal.trim() ? `: ${refusal.trim().slice(0, 200)}` : ''}`));
+          if (this.abort.signal.aborted) return end(undefined);
+          if (errorFrame !== undefined) return end(this.ending(i, 'error-frame', `Error: ${errorFrame}`));
+          const cut = reader.pendingBytes > 0 ? `, in the middle of a frame (${reader.pendingBytes} bytes without their newline)` : '';
+          end(this.ending(i, 'server-closed', `the end of its body${cut}`));
+        },
+        onResponseError: (_controller, err) => {
+          if (failed) return end(failed);
+          if (this.abort.signal.aborted) return end(undefined);
+          if (refusedWith !== undefined) return end(this.ending(i, 'status', `HTTP ${refusedWith}`));
+          end(this.socketEnding(i, err, headersTimeout, errorFrame));
+        },
       };
       this.agent.dispatch({ origin: url.origin, path: url.pathname + url.search, method: 'GET', headers: this.config.headers, headersTimeout, bodyTimeout: 0 }, handler);
     });
+  }
+
+  /** A transport error's ending: what undici's code says happened to the connection. */
+  private socketEnding(i: number, err: Error, headersTimeoutMs: number, errorFrame: string | undefined): StreamEnding {
+    const code = (err as { code?: string }).code ?? (err.cause as { code?: string } | undefined)?.code;
+    if (code === 'UND_ERR_HEADERS_TIMEOUT') return this.ending(i, 'headers-timeout', `no response headers within ${headersTimeoutMs} ms`);
+    if (code === 'ECONNREFUSED') return this.ending(i, 'refused', 'ECONNREFUSED');
+    if (errorFrame !== undefined) return this.ending(i, 'error-frame', `Error: ${errorFrame}; then the connection broke (${code ?? err.message})`);
+    if (code === 'ECONNRESET') return this.ending(i, 'reset', 'ECONNRESET');
+    // undici's "other side closed": the socket closed while the body was still owed (no end of a chunked body).
+    if (code === 'UND_ERR_SOCKET') return this.ending(i, 'reset', `closed in the middle of the body (${err.message})`);
+    return this.ending(i, 'reset', `${err.message}${code ? ` (${code})` : ''}`);
   }
 
   private receive(i: number, seq: number, at: number): void {
@@ -213,9 +342,4 @@ export class SubscriberSet {
     for (const d of this.distinct) if (d < min) min = d;
     Atomics.store(this.progress, this.config.progressSlot, min);
   }
-}
-
-/** undici's own message for a stream that never answered ("Headers Timeout Error") does not say how long it waited. */
-function clearer(err: Error, headersTimeoutMs: number): Error {
-  return (err as Error & { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT' ? new Error(`no response headers within ${headersTimeoutMs} ms`) : err;
 }

@@ -48,12 +48,16 @@ export function lineSplitter(line: (text: string) => void): { write: (chunk: Buf
  * Runs one bundled k6 script with the scenario's SP_* environment; resolves k6's exit code. Quiet (no
  * progress bar, the summary stays) and without k6's usage report, which would go to the internet.
  */
-export function runK6(binary: string, script: string, env: Record<string, string>, log: (line: string) => void): Promise<number> {
+export function runK6(binary: string, script: string, env: Record<string, string>, log: (line: string) => void, signal?: AbortSignal): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(binary, ['run', '--quiet', '--no-usage-report', script], {
       env: { ...process.env, ...Object.fromEntries(Object.entries(env).map(([k, v]) => [`SP_${k}`, v])) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    // k6 stops on SIGINT as on Ctrl-C in its own terminal: it ends its iterations and writes its summary.
+    const onAbort = () => child.kill('SIGINT');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    child.on('exit', () => signal?.removeEventListener('abort', onAbort));
     const out = lineSplitter(log);
     const err = lineSplitter(log);
     child.stdout.on('data', out.write);

@@ -62,6 +62,8 @@ export interface OpenModelOptions {
    * AUTO_FINE_MAX_RATE and coarse above it.
    */
   precision?: ArrivalPrecision;
+  /** Stops starting arrivals (Ctrl-C): those in flight are still awaited and counted. */
+  signal?: AbortSignal;
 }
 
 export type ArrivalPrecision = 'auto' | 'fine' | 'coarse';
@@ -210,8 +212,13 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
   // The check here, not the schedule, is what guarantees no request starts early.
   let allStarted!: () => void;
   const started = new Promise<void>((resolve) => (allStarted = resolve));
+  let interruptedAt: number | undefined;
   const startDue = () => {
     turning = false;
+    if (options.signal?.aborted) {
+      interruptedAt ??= performance.now() - start;
+      return allStarted();
+    }
     const now = performance.now();
     while (i < total && start + i * interval <= now) {
       launch(i, start + i * interval);
@@ -225,6 +232,8 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
       setImmediate(startDue);
     }
   };
+  const onAbort = () => startDue();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     if (total > 0) {
       schedule.run(start, interval, total, () => {
@@ -233,6 +242,7 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
       await started;
     }
   } finally {
+    options.signal?.removeEventListener('abort', onAbort);
     schedule.close();
   }
   if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
@@ -260,7 +270,11 @@ export async function runOpenModel(options: OpenModelOptions): Promise<LoadScena
     timeline,
     thresholds: [],
     ...(errors > 0 ? { errorKinds } : {}),
-    ...(total < byTime ? { stoppedEarly: capStop(options.maxRequests, total * interval, options.durationMs) } : {}),
+    ...(interruptedAt !== undefined
+      ? { stoppedEarly: `interrupted after ${(interruptedAt / 1000).toFixed(1)} s of the ${(options.durationMs / 1000).toFixed(1)} s asked` }
+      : total < byTime
+        ? { stoppedEarly: capStop(options.maxRequests, total * interval, options.durationMs) }
+        : {}),
   };
 }
 

@@ -6,7 +6,7 @@ import { runHeader } from '../report/run-header.ts';
 import { referenceTargets } from '../run/reference-targets.ts';
 import { preflight } from '../run/preflight.ts';
 import { identifyTargets, identityProblems, TargetIdentityError } from '../run/target-identity.ts';
-import { UnreachableTargetError } from '../run/conform.ts';
+import { InterruptWatch, UnreachableTargetError } from '../run/conform.ts';
 import { runClosedModel } from './autocannon-engine.ts';
 import { compareWithBaseline, type Regression } from './baseline.ts';
 import { runEventFanout } from './event-fanout.ts';
@@ -32,6 +32,11 @@ import { PACKAGE_ROOT } from '../run/package-root.ts';
 import { applyThresholds, thresholdsBreached, type ThresholdSpec } from './thresholds.ts';
 import { PROGRESS_EVERY_MS, progressLine } from './load-progress.ts';
 import { capStop } from './open-model-runner.ts';
+import { CpuWatch, type CpuUsage } from './cpu-watch.ts';
+import { findListeningProcess, type ListeningProcess } from './listening-process.ts';
+import { judgeSaturation } from './saturation.ts';
+import { lossLines } from '../report/load-losses.ts';
+import { schedulerEventBufferSize } from './event-buffer-size.ts';
 
 export type LoadEngine = 'open' | 'autocannon' | 'k6';
 
@@ -66,6 +71,21 @@ function statusLine(r: LoadScenarioResult): string {
   if (r.error) return `    ERROR ${r.error}`;
   const kinds = r.errorKinds ? ` (${Object.entries(r.errorKinds).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n} ${k}`).join(', ')})` : '';
   return `    ${r.requests} done, ${r.errors} errors${kinds}, ${r.dropped} dropped, ${r.throughput}/s, p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms${breachText(r)}${r.stoppedEarly ? `\n    ${r.stoppedEarly}` : ''}`;
+}
+
+/** Whether a row lost arrivals, answers or streams: then who ran out of CPU is said. */
+function lostSomething(r: LoadScenarioResult): boolean {
+  return r.dropped > 0 || r.errors > 0 || Boolean(r.streams && (r.streams.endedEarly > 0 || r.streams.missed > 0));
+}
+
+/** The row with the CPU used while it ran, and, where it lost something, who ran out. */
+function withSaturation<R extends LoadScenarioResult>(row: R, cpu: CpuUsage): R {
+  return { ...row, cpu, ...(lostSomething(row) ? { saturation: judgeSaturation(cpu) } : {}) };
+}
+
+/** Under a row that lost something: why each stream ended, the CPU figures, and who ran out. */
+function resourceLines(r: LoadScenarioResult): string[] {
+  return lossLines(r).map((l) => `    ${l}`);
 }
 
 /** Each breached threshold with its limit and the value measured, so the terminal names the culprit. */
@@ -120,7 +140,7 @@ async function readK6Summary(file: string, scenario: string, rate: number, code:
  * stackproof's thresholds apply to the row like to any other engine's; k6's own thresholds (the same
  * limits, in the script) show in k6's exit code, which is kept as one more check.
  */
-async function runK6Scenario(scenario: LoadScenario, prepared: PreparedScenario, target: { dialect: 'spec' | 'hashicorp' }, o: LoadOptions): Promise<LoadScenarioResult> {
+async function runK6Scenario(scenario: LoadScenario, prepared: PreparedScenario, target: { dialect: 'spec' | 'hashicorp' }, o: LoadOptions, signal?: AbortSignal): Promise<LoadScenarioResult> {
   const binary = findK6();
   const entry = K6_SCRIPT[prepared.name];
   if (!binary) return k6ErrorRow(prepared.name, o.rate, new K6Missing().message);
@@ -155,10 +175,12 @@ async function runK6Scenario(scenario: LoadScenario, prepared: PreparedScenario,
   const heartbeat = setInterval(() => o.log(`    … ${Math.round((performance.now() - k6Started) / 1000)} s: k6 running its ${(schedule.durationMs / 1000).toFixed(1)} s at ${o.rate}/s (its counts come at its end)`), o.progressEveryMs ?? PROGRESS_EVERY_MS);
   heartbeat.unref();
   try {
-    const code = await runK6(binary, join(PACKAGE_ROOT, 'load', 'dist', entry.script), env, (l) => o.log(`    k6: ${l}`)).finally(() => clearInterval(heartbeat));
+    const code = await runK6(binary, join(PACKAGE_ROOT, 'load', 'dist', entry.script), env, (l) => o.log(`    k6: ${l}`), signal).finally(() => clearInterval(heartbeat));
     const row = await readK6Summary(resultsFile, prepared.name, o.rate, code);
     if (row.error) return row;
     const judged = applyThresholds(row, o.thresholds);
+    // Stopped by Ctrl-C, k6 exits 105 (an external abort): the row says it was interrupted instead.
+    if (signal?.aborted) return { ...judged, stoppedEarly: `interrupted after ${((performance.now() - k6Started) / 1000).toFixed(1)} s of the ${(o.durationMs / 1000).toFixed(1)} s asked` };
     // 99 is k6's "thresholds crossed"; anything else non-zero (a script error, say) fails the row too.
     return { ...judged, ...(schedule.capped ? { stoppedEarly: capStop(o.maxRequests, schedule.durationMs, o.durationMs) } : {}), thresholds: [...judged.thresholds, { name: "k6's exit code (its thresholds)", limit: 0, actual: code, ok: code === 0 }] };
   } finally {
@@ -178,6 +200,11 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
   let mesh: MeshProvision | undefined;
   let identity: Provision<SecretsTarget, ProvisionedIdentity> | undefined;
   const runPrefix = newRunPrefix();
+  // Ctrl-C or SIGTERM: the scenario running stops starting requests, the rest are not run, and what the run made is removed.
+  const interrupt = new InterruptWatch(o.log, runPrefix, 'the load');
+  const stop = new AbortController();
+  interrupt.onInterrupt(() => stop.abort());
+  const products: Partial<Record<keyof Targets, { name: string; version?: string; how: string }>> = {};
   try {
     let targets: Targets;
     if (external) targets = o.config.targets;
@@ -195,21 +222,43 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
       // As conform: a wrong URL, product, dialect or token is said before any load, not counted as the product's errors.
       // Only the targets this run's scenarios load.
       const used = new Set([...LOAD_SCENARIOS.filter((sc) => wanted(sc.name)).map((sc) => sc.system), ...(wanted('scheduler-event-fanout') ? ['scheduler' as const] : [])]);
-      const problems = identityProblems(await identifyTargets(Object.fromEntries(Object.entries(targets).filter(([system]) => used.has(system as keyof Targets))) as Targets, runPrefix));
+      const identities = await identifyTargets(Object.fromEntries(Object.entries(targets).filter(([system]) => used.has(system as keyof Targets))) as Targets, runPrefix);
+      const problems = identityProblems(identities);
       if (problems.length) throw new TargetIdentityError(problems.join('\n'));
+      for (const i of identities) if (i.product && i.system !== 'mesh') products[i.system] = { name: i.product.name, ...(i.product.version ? { version: i.product.version } : {}), how: i.product.how };
     } else {
       const down = (await preflight(targets)).filter((p) => !p.ok);
       if (down.length) throw new UnreachableTargetError(down.map((p) => `${p.system} target ${p.url} does not answer: ${p.problem}`).join('\n'));
     }
     const results: LoadScenarioResult[] = [];
+    // The CPU of the target (where it listens on this machine), of the generator and of the machine, for every row.
+    const listening = new Map<keyof Targets, ListeningProcess>();
+    const measured = async <R extends LoadScenarioResult & { lastEndingAt?: number }>(system: keyof Targets, run: (threads: Map<number, string>) => Promise<R>): Promise<R> => {
+      if (!listening.has(system)) listening.set(system, findListeningProcess(targets[system]!.url));
+      const threads = new Map<number, string>();
+      const watch = new CpuWatch(listening.get(system)!, () => threads);
+      let row: R;
+      try {
+        row = await run(threads);
+      } catch (err) {
+        watch.stop();
+        throw err;
+      }
+      // Where streams ended early, the figures up to the last of them (a second after): after it the target had less to do.
+      return withSaturation(row, watch.stop(row.lastEndingAt !== undefined ? row.lastEndingAt + 1000 : undefined));
+    };
     let made: LoadFixtures = { runPrefix };
     const needsScheduler = Boolean(targets.scheduler) && (wanted('scheduler-logs') || wanted('scheduler-event-fanout'));
     const needsMesh = Boolean(targets.mesh) && wanted('mesh-authorize');
     const needsEntities = Boolean(targets.secrets) && wanted('oidc-code-flow');
     if (needsScheduler || needsMesh || needsEntities) o.log(`run prefix: ${runPrefix} (what the load run makes is named under it and removed at the end; \`stackproof cleanup --prefix ${runPrefix}\` if a run is killed)`);
-    if (needsScheduler) ({ made, provision: scheduler } = await provisionLoadFixtures(targets, external, runPrefix, o.log));
+    if (needsScheduler) {
+      ({ made, provision: scheduler } = await provisionLoadFixtures(targets, external, runPrefix, o.log));
+      if (scheduler?.putBack) interrupt.onLeave('scheduler', scheduler.putBack.bind(scheduler));
+    }
     if (needsMesh) {
       mesh = await provisionLoadMesh(targets, external, runPrefix, o.log);
+      if (mesh.putBack) interrupt.onLeave('mesh', mesh.putBack.bind(mesh));
       made = { ...made, mesh: meshFixturesFor(mesh, runPrefix), meshMissing: mesh.provisioned.missing.meshFixtures };
     }
     if (needsEntities) {
@@ -229,18 +278,20 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
       }
       try {
         for (const engine of o.engines) {
+          if (stop.signal.aborted) break;
           if (engine === 'k6') {
-            const r = await runK6Scenario(scenario, prepared, targets[scenario.system]!, o);
+            const r = await measured(scenario.system, () => runK6Scenario(scenario, prepared, targets[scenario.system]!, o, stop.signal));
             results.push(r);
             o.log(statusLine(r));
+            for (const line of resourceLines(r)) o.log(line);
             continue;
           }
           const target = targets[scenario.system]!;
           const limit = perClientConnectionLimit(scenario.system, target.dialect);
           o.log(`  ${scenario.name} (${engine}): ${engine === 'open' ? `${o.rate}/s (${resolvePrecision(o.arrivalPrecision, o.rate)} arrival timing)${limit ? `, at most ${maxInFlightFor(scenario.system, target.dialect)} in flight (${limit.why})` : ''}` : `${o.connections} connections`} for ${o.durationMs / 1000} s, at most ${o.maxRequests} requests`);
-          const raw =
+          const raw = await measured(scenario.system, () =>
             engine === 'open'
-              ? await runOpenModel({
+              ? runOpenModel({
                   scenario: scenario.name,
                   rate: o.rate,
                   durationMs: o.durationMs,
@@ -251,27 +302,36 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
                   progressEveryMs: o.progressEveryMs,
                   maxInFlight: maxInFlightFor(scenario.system, targets[scenario.system]!.dialect),
                   precision: o.arrivalPrecision,
+                  signal: stop.signal,
                   // Fixed requests over plain HTTP go through the lean client; anything else runs the iteration.
                   ...(prepared.openFixed && prepared.fixed && new URL(prepared.url).protocol === 'http:'
                     ? { fixed: { url: prepared.url, requests: prepared.fixed, ...prepared.openFixed, timeoutMs: 10_000 } }
                     : { request: prepared.iterate }),
                 })
-              : await runClosedModel(prepared, { connections: o.connections, durationMs: o.durationMs, maxRequests: o.maxRequests, onProgress: (p) => o.log(progressLine(p)), progressEveryMs: o.progressEveryMs });
+              : runClosedModel(prepared, { connections: o.connections, durationMs: o.durationMs, maxRequests: o.maxRequests, onProgress: (p) => o.log(progressLine(p)), progressEveryMs: o.progressEveryMs, signal: stop.signal }),
+          );
           const judged = applyThresholds(raw, engine === 'open' ? o.thresholds : { errorRate: o.thresholds.errorRate });
           results.push(judged);
           o.log(statusLine(judged));
+          for (const line of resourceLines(judged)) o.log(line);
         }
       } finally {
         await prepared.close();
       }
+      if (stop.signal.aborted) break;
     }
     if (wanted('scheduler-event-fanout') && targets.scheduler && !made.scheduler) o.log(`  scheduler-event-fanout: skipped (${made.schedulerMissing ?? 'no scheduler fixtures'})`);
-    if (wanted('scheduler-event-fanout') && targets.scheduler && made.scheduler) {
-      o.log(`  scheduler-event-fanout: ${o.subscribers} subscribers, ${o.eventRate} job registrations/s for ${o.durationMs / 1000} s`);
+    if (wanted('scheduler-event-fanout') && targets.scheduler && made.scheduler && !stop.signal.aborted) {
+      const scheduler = targets.scheduler;
+      const fixtures = made.scheduler;
+      const eventBufferSize = await schedulerEventBufferSize(scheduler);
+      o.log(`  scheduler-event-fanout: ${o.subscribers} subscribers, ${o.eventRate} job registrations/s for ${o.durationMs / 1000} s${eventBufferSize !== undefined ? ` (the target buffers ${eventBufferSize} events)` : ''}`);
       const fanoutStarted = performance.now();
       const heartbeat = setInterval(() => o.log(`    … ${Math.round((performance.now() - fanoutStarted) / 1000)} s of ${Math.round(o.durationMs / 1000)} s: registering and delivering (counts at the end)`), o.progressEveryMs ?? PROGRESS_EVERY_MS);
       heartbeat.unref();
-      const f = await runEventFanout(targets.scheduler, made.scheduler, { subscribers: o.subscribers, rate: o.eventRate, durationMs: o.durationMs, runPrefix }).finally(() => clearInterval(heartbeat));
+      const f = await measured('scheduler', (threads) =>
+        runEventFanout(scheduler, fixtures, { subscribers: o.subscribers, rate: o.eventRate, durationMs: o.durationMs, runPrefix, eventBufferSize, signal: stop.signal, onWorkerThreads: (tids) => tids.forEach((name, tid) => threads.set(tid, name)) }),
+      ).finally(() => clearInterval(heartbeat));
       for (const p of f.problems) o.log(`    registration failed: ${p}`);
       const judged = applyThresholds(f, { p99Ms: o.thresholds.p99Ms, errorRate: o.thresholds.errorRate });
       // An event a subscriber never got, or got twice, is a wrong answer whatever the rate: limit 0. A
@@ -285,21 +345,27 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
       );
       results.push(judged);
       o.log(`    ${f.published} events published, ${f.requests} delivered (${f.throughput}/s; per subscriber ${summarise(f.deliveredPerSubscriber)}), missed ${f.missed}, duplicated ${f.duplicates}, registrations not started ${f.skipped}, delivery p50 ${judged.latencyMs.p50} ms, p99 ${judged.latencyMs.p99} ms, max ${judged.latencyMs.max} ms${breachText(judged)}`);
+      for (const line of resourceLines(judged)) o.log(line);
     }
     const regressions = o.baseline ? await compareWithBaseline(results, o.baseline, o.tolerance) : [];
     for (const r of regressions) o.log(`  REGRESSION ${r.scenario} (${r.engine}): ${r.metric} ${r.baseline} -> ${r.current} (${Math.round(r.change * 100)}% worse)`);
     const breached = thresholdsBreached(results) || regressions.length > 0;
     const finished = new Date();
-    const exitCode = breached ? EXIT.THRESHOLD : EXIT.OK;
+    const stoppedBy = interrupt.signal;
+    const exitCode = stoppedBy ? EXIT.INTERRUPTED : breached ? EXIT.THRESHOLD : EXIT.OK;
     const secrets = Object.values(targets).flatMap((t) => (t ? [t.token] : []));
     const res: RunResults = {
       ...runHeader(started, finished, { profile: o.config.profile, seed: 0, runs: 0, command: o.command, faults: [] }),
-      targets: Object.entries(targets).flatMap(([system, t]) => (t ? [{ system: system as 'secrets', url: t.url, dialect: t.dialect, embedded: !external }] : [])),
+      targets: Object.entries(targets).flatMap(([system, t]) => {
+        const product = system === 'mesh' && mesh?.provisioned.product ? mesh.provisioned.product : products[system as keyof Targets];
+        return t ? [{ system: system as 'secrets', url: t.url, dialect: t.dialect, embedded: !external, ...(product ? { product } : {}) }] : [];
+      }),
       summary: {
         total: 0,
         byOutcome: { PASS: 0, FAIL: 0, SKIP: 0, ERROR: 0, WAIVED: 0 },
         exitCode,
-        verdict: `${breached ? 'FAILED' : 'PASSED'}: ${results.length} load scenario run(s), ${results.filter((r) => r.thresholds.some((t) => !t.ok)).length} breaching a threshold${o.baseline ? `, ${regressions.length} regression(s) against the baseline` : ''}`,
+        ...(stoppedBy ? { interrupted: { signal: stoppedBy, notRun: [] } } : {}),
+        verdict: `${stoppedBy ? `INTERRUPTED (${stoppedBy})` : breached ? 'FAILED' : 'PASSED'}: ${results.length} load scenario run(s), ${results.filter((r) => r.thresholds.some((t) => !t.ok)).length} breaching a threshold${o.baseline ? `, ${regressions.length} regression(s) against the baseline` : ''}`,
       },
       rules: [],
       load: results,
@@ -322,6 +388,7 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
       o.log(`cleanup (scheduler): removed ${report.removed.length} thing(s) made under ${runPrefix}${report.problems.length ? `; ${report.problems.length} could not be removed:` : ''}`);
       for (const p of report.problems.slice(0, 20)) o.log(`  ${p}`);
     }
+    interrupt.dispose();
     await reference?.stop();
   }
 }

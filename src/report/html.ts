@@ -1,6 +1,7 @@
 import { chartAssets, chartFigure } from './chart-spec.ts';
 import { failureInWords } from './failure-words.ts';
 import { scenarioChartSpecs } from './load-chart-data.ts';
+import { lossLines } from './load-losses.ts';
 import { PAGE_STYLE } from './page-style.ts';
 import type { LoadScenarioResult, RuleResult, RunResults } from './results-model.ts';
 import { escapeMarkup as h } from './xml-escape.ts';
@@ -98,9 +99,11 @@ function renderAttention(results: RunResults): string {
 }
 
 function renderBreach(s: LoadScenarioResult, index: number): string {
-  const lines = s.error
-    ? [`no figures: ${h(s.error)}`]
-    : s.thresholds.filter((t) => !t.ok).map((t) => `${h(t.name)} was ${t.actual}, above its limit ${t.limit}`);
+  const lines = [
+    ...(s.error ? [`no figures: ${h(s.error)}`] : s.thresholds.filter((t) => !t.ok).map((t) => `${h(t.name)} was ${t.actual}, above its limit ${t.limit}`)),
+    // Why it lost what it lost: each stream's end, and who ran out of CPU.
+    ...lossLines(s).map(h),
+  ];
   return `<article class="breach" data-testid="breach-${h(s.scenario)}"><h3><span class="badge FAIL">${s.error ? 'ERROR' : 'BREACHED'}</span> load scenario ${h(s.scenario)} (${h(s.engine)})</h3><ul>${lines.map((l) => `<li>${l}</li>`).join('')}</ul><a href="#${loadAnchor(index)}">its figures and charts</a></article>`;
 }
 
@@ -306,10 +309,28 @@ function renderLoad(load: LoadScenarioResult[]): string {
     .flatMap((s) => s.thresholds.map((t) => `<li>${h(s.scenario)} (${h(s.engine)}): ${h(t.name)} ${t.actual} (limit ${t.limit}) ${t.ok ? 'met' : '<strong>breached</strong>'}</li>`))
     .join('');
   const notes = load.map((s) => (s.stoppedEarly ? `<li>${h(s.scenario)} (${h(s.engine)}): ${h(s.stoppedEarly)}</li>` : '')).join('');
+  const losses = load
+    .map((s) => {
+      const lines = lossLines(s);
+      return lines.length ? `<li data-testid="load-losses">${h(s.scenario)} (${h(s.engine)}): lost ${lostWords(s)}<ul>${lines.map((l) => `<li>${h(l)}</li>`).join('')}</ul></li>` : '';
+    })
+    .join('');
   return `<section id="load"><h2>Load</h2>
   <table class="load"><thead><tr><th>Scenario</th><th>Engine</th><th class="num">Rate/s</th><th class="num">Requests</th><th class="num">Errors</th><th class="num">Dropped</th><th class="num">Throughput/s</th><th class="num">p50 ms</th><th class="num">p90 ms</th><th class="num">p99 ms</th><th class="num">p99.9 ms</th><th class="num">max ms</th><th>Thresholds</th></tr></thead><tbody>${rows}</tbody></table>
-  ${thresholds ? `<ul class="thresholds">${thresholds}</ul>` : ''}${notes ? `<ul class="stopped-early">${notes}</ul>` : ''}
+  ${thresholds ? `<ul class="thresholds">${thresholds}</ul>` : ''}${notes ? `<ul class="stopped-early">${notes}</ul>` : ''}${losses ? `<h3>What was lost, and why</h3><ul class="losses">${losses}</ul>` : ''}
   ${load.map(renderScenarioCharts).join('')}</section>`;
+}
+
+/** What a row lost, in words: streams ended early, deliveries missed, arrivals dropped, errors. */
+function lostWords(s: LoadScenarioResult): string {
+  const parts = [
+    s.streams?.endedEarly ? `${s.streams.endedEarly} of ${s.streams.subscribers} streams ended early` : '',
+    s.streams?.missed ? `${s.streams.missed} deliveries missed` : '',
+    s.streams?.notStarted ? `${s.streams.notStarted} registrations not started` : '',
+    !s.streams && s.dropped ? `${s.dropped} arrivals dropped` : '',
+    !s.streams && s.errors ? `${s.errors} errors` : '',
+  ].filter(Boolean);
+  return parts.join(', ') || 'nothing';
 }
 
 function renderScenarioCharts(s: LoadScenarioResult, index: number): string {

@@ -114,6 +114,55 @@ export const loadScenarioResultSchema = z.object({
   errorKinds: z.record(z.string(), z.number().int()).optional(),
   /** Why the scenario ended before the duration asked (the --max-requests cap), and when. */
   stoppedEarly: z.string().optional(),
+  /**
+   * The CPU used while the scenario ran, in percent of one core: the machine's, the target's process
+   * (where it is on this machine's loopback), the generator's (all its threads, and k6) and its busiest threads.
+   */
+  cpu: z
+    .object({
+      windowMs: z.number(),
+      cores: z.number().int(),
+      machinePercent: z.number().optional(),
+      target: z.object({ pid: z.number().int(), name: z.string(), percent: z.number() }).optional(),
+      targetUnmeasured: z.string().optional(),
+      targetInGenerator: z.boolean().optional(),
+      generator: z.object({ percent: z.number(), threads: z.array(z.object({ name: z.string(), percent: z.number() })) }),
+      othersPercent: z.number().optional(),
+    })
+    .optional(),
+  /** Where the row lost arrivals or streams: whether the target or the generator ran out of CPU, and the figures that say so. */
+  saturation: z.object({ verdict: z.enum(['target', 'generator', 'machine', 'neither', 'unknown']), explanation: z.string() }).optional(),
+  /** The event fan-out's streams: what was published and delivered, and why each stream that ended early ended, grouped by cause. */
+  streams: z
+    .object({
+      subscribers: z.number().int(),
+      published: z.number().int(),
+      missed: z.number().int(),
+      duplicates: z.number().int(),
+      /** Registrations not sent because too many were unanswered (the target was slower than the rate). */
+      notStarted: z.number().int(),
+      delivered: z.object({ min: z.number().int(), max: z.number().int() }),
+      /** The target's event buffer, in events, where it says (Nomad's event_buffer_size in /v1/agent/self). */
+      eventBufferSize: z.number().int().optional(),
+      endedEarly: z.number().int(),
+      endings: z.array(
+        z.object({
+          cause: z.enum(['server-closed', 'error-frame', 'status', 'reset', 'headers-timeout', 'refused', 'malformed', 'deadline']),
+          count: z.number().int(),
+          /** The subscribers (the first 20). */
+          subscribers: z.array(z.number().int()),
+          /** The first one's detail: the server's words where it gave any. */
+          detail: z.string(),
+          /** What the cause and the figures say together. */
+          explanation: z.string(),
+          atMs: z.object({ min: z.number(), max: z.number() }),
+          delivered: z.object({ min: z.number().int(), max: z.number().int() }),
+          behindIndexes: z.object({ min: z.number(), max: z.number() }).optional(),
+          behindRegistrations: z.object({ min: z.number(), max: z.number() }).optional(),
+        }),
+      ),
+    })
+    .optional(),
 });
 
 export const runResultsSchema = z.object({

@@ -40,9 +40,9 @@ export class UnreachableTargetError extends Error {
  * a Consul agent) is put back at once, the suites are cancelled, what the run made is removed, and
  * the command exits 130. A second Ctrl-C leaves soon: what the run made stays (the run prefix is
  * printed for cleanup), but what it changed is put back first, within PUT_BACK_DEADLINE_MS; a third
- * leaves at once.
+ * leaves at once. `stackproof load` uses it too (what it stops is `stopping`).
  */
-class InterruptWatch {
+export class InterruptWatch {
   private interrupted = false;
   private stoppedBy: NodeJS.Signals | undefined;
   private leaving = false;
@@ -57,7 +57,7 @@ class InterruptWatch {
     }
     this.interrupted = true;
     this.stoppedBy = signal;
-    this.log(`${signal}: stopping the suites and removing what the run made (press Ctrl-C again to leave it behind)`);
+    this.log(`${signal}: stopping ${this.stopping} and removing what the run made (press Ctrl-C again to leave it behind)`);
     void this.putBackNow();
     void this.cancel?.();
   };
@@ -65,6 +65,7 @@ class InterruptWatch {
   constructor(
     private readonly log: (line: string) => void,
     private readonly runPrefix: string,
+    private readonly stopping = 'the suites',
   ) {
     process.on('SIGINT', this.handler);
     process.on('SIGTERM', this.handler);
