@@ -8,6 +8,8 @@ import { applyThresholds } from './thresholds.ts';
 export interface SmokeOptions {
   rate: number;
   durationMs: number;
+  /** The run's prefix: the key the secrets read path reads is named under it, so the run's cleanup removes it. */
+  runPrefix: string;
 }
 
 interface SmokeScenario {
@@ -28,14 +30,18 @@ export async function runLoadSmoke(targets: Targets, options: SmokeOptions): Pro
   if (targets.secrets) {
     const d = dialectFor(targets.secrets.dialect);
     const headers = { [d.secrets.tokenHeader]: targets.secrets.token };
+    // In the version 1 engine the run writes to (its own mount where the provisioner made one; a
+    // fresh Vault or OpenBao in dev mode has version 2 at secret/, where this path would be 404).
+    const path = `/v1/${targets.secrets.kv.v1Mount}${options.runPrefix}-smoke`;
     scenarios.push({
       name: 'secrets.kv-read',
       url: targets.secrets.url,
-      path: '/v1/secret/stackproof-load/smoke',
+      path,
       headers,
       setup: async (pool) => {
-        const res = await pool.request({ method: 'POST', path: '/v1/secret/stackproof-load/smoke', headers: { ...headers, 'content-type': 'application/json' }, body: '{"value":"smoke"}' });
+        const res = await pool.request({ method: 'POST', path, headers: { ...headers, 'content-type': 'application/json' }, body: '{"value":"smoke"}' });
         await res.body.dump();
+        if (res.statusCode >= 300) throw new Error(`the load smoke could not write ${path}: answered ${res.statusCode}`);
       },
     });
   }
@@ -51,7 +57,11 @@ export async function runLoadSmoke(targets: Targets, options: SmokeOptions): Pro
     scenarios.map(async (s) => {
       const pool = new Pool(s.url, { connections: 32, headersTimeout: 5_000, bodyTimeout: 5_000 });
       try {
-        await s.setup?.(pool);
+        try {
+          await s.setup?.(pool);
+        } catch (err) {
+          return setupFailed(s.name, options.rate, (err as Error).message);
+        }
         const result = await runOpenModel({
           scenario: s.name,
           rate: options.rate,
@@ -70,4 +80,24 @@ export async function runLoadSmoke(targets: Targets, options: SmokeOptions): Pro
       }
     }),
   );
+}
+
+/** A smoke row without figures: its setup failed (the target refused the key it reads), and the row says so. */
+function setupFailed(scenario: string, rate: number, message: string): LoadScenarioResult {
+  return {
+    scenario,
+    engine: 'open-model',
+    model: 'open',
+    targetRate: rate,
+    durationMs: 0,
+    requests: 0,
+    errors: 0,
+    dropped: 0,
+    throughput: 0,
+    latencyMs: { p50: 0, p90: 0, p99: 0, p999: 0, max: 0, min: 0, mean: 0 },
+    histogram: '',
+    timeline: [],
+    thresholds: [{ name: 'setup', limit: 1, actual: 0, ok: false }],
+    error: message,
+  };
 }

@@ -314,7 +314,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     let load: LoadScenarioResult[] = [];
     if (!stoppedBy && (options.loadSmoke ?? !external) && config.load.smoke) {
       log('load smoke: 2 s at 50 requests/s per read path, open model');
-      load = await clock.time('load smoke', () => runLoadSmoke(targets, { rate: 50, durationMs: 2_000 }));
+      load = await clock.time('load smoke', () => runLoadSmoke(targets, { rate: 50, durationMs: 2_000, runPrefix }));
       for (const s of load) {
         log(`  ${s.scenario}: ${s.requests} requests, ${s.errors} errors, p50 ${s.latencyMs.p50} ms, p99 ${s.latencyMs.p99} ms, thresholds ${s.thresholds.every((t) => t.ok) ? 'met' : 'BREACHED'}`);
       }
