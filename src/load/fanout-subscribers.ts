@@ -123,8 +123,9 @@ export class SubscriberSet {
   /** Receipts whose send time was not visible yet: recorded once it is. */
   private early: { seq: number; at: number }[] = [];
   private running: Promise<StreamEnding | undefined>[] = [];
-  /** Per subscriber: the highest frame Index read. */
+  /** Per subscriber: the highest frame Index read, and when its last bytes came (epoch ms; 0: none yet). */
   private readonly lastIndex: number[];
+  private readonly lastDataAt: number[];
   private readonly newest: Float64Array | undefined;
   private bytes = 0;
   /** Publishes the progress for the drain now and then, not per receipt (a scan of every subscriber). */
@@ -137,6 +138,7 @@ export class SubscriberSet {
     this.seen = Array.from({ length: config.count }, () => new Uint16Array(config.total + 1));
     this.distinct = new Array<number>(config.count).fill(0);
     this.lastIndex = new Array<number>(config.count).fill(0);
+    this.lastDataAt = new Array<number>(config.count).fill(0);
     this.newest = config.newest ? new Float64Array(config.newest) : undefined;
     this.sentAt = new Float64Array(config.sentAt);
     this.progress = new Int32Array(config.progress);
@@ -167,7 +169,8 @@ export class SubscriberSet {
       if (ending) endings.push(ending);
       else if (short.has(i) && drainDeadlineMs !== undefined) {
         const missing = accepted.length - this.distinct[i]!;
-        endings.push(this.ending(i, 'deadline', `stopped ${drainDeadlineMs / 1000} s after the last registration answered, ${missing} event(s) still missing`, stoppedAt));
+        const quiet = this.lastDataAt[i] ? `, nothing received for the last ${((epochNow() - this.lastDataAt[i]!) / 1000).toFixed(1)} s` : ', nothing received at all';
+        endings.push(this.ending(i, 'deadline', `stopped ${drainDeadlineMs / 1000} s after the last registration answered, ${missing} event(s) still missing${quiet}`, stoppedAt));
       }
     });
     const errors = endings.filter((e) => e.cause !== 'deadline').map((e) => `subscriber ${e.subscriber}: ${STREAM_END_WORDS[e.cause]} (${e.detail})`);
@@ -271,6 +274,7 @@ export class SubscriberSet {
             return;
           }
           now = epochNow();
+          this.lastDataAt[i] = now;
           this.bytes += chunk.length;
           try {
             reader.push(chunk, onFrame);
@@ -283,7 +287,8 @@ export class SubscriberSet {
           if (refusedWith !== undefined) return end(this.ending(i, 'status', `HTTP ${refusedWith}${refusal.trim() ? `: ${refusal.trim().slice(0, 200)}` : ''}`));
           if (this.abort.signal.aborted) return end(undefined);
           if (errorFrame !== undefined) return end(this.ending(i, 'error-frame', `Error: ${errorFrame}`));
-          const cut = reader.pendingBytes > 0 ? `, in the middle of a frame (${reader.pendingBytes} bytes without their newline)` : '';
+          // Bytes after the last newline are no frame: a server's error text written into the body (Nomad 1.x writes its error there).
+          const cut = reader.pendingBytes > 0 ? `, after ${reader.pendingBytes} bytes that are no frame: "${reader.pendingText()}"` : '';
           end(this.ending(i, 'server-closed', `the end of its body${cut}`));
         },
         onResponseError: (_controller, err) => {

@@ -45,6 +45,16 @@ export class NdjsonFrameReader {
     return this.partialBytes;
   }
 
+  /**
+   * The bytes of the frame not yet ended, as text (at most `max` characters, control characters
+   * shown as spaces): what a stream that ended without its newline left, such as a server's error
+   * text written after the last frame.
+   */
+  pendingText(max = 200): string {
+    const bytes = Buffer.concat(this.partial, this.partialBytes);
+    return bytes.toString('utf8', 0, Math.min(bytes.length, max * 4)).slice(0, max).replace(/[\u0000-\u001f\u007f]/g, ' ');
+  }
+
   private keep(chunk: Buffer, from: number): void {
     this.partialBytes += chunk.length - from;
     if (this.partialBytes > MAX_FRAME_BYTES) throw new FrameTooLargeError(`a frame is longer than ${MAX_FRAME_BYTES} bytes without a newline`);

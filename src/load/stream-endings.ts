@@ -41,13 +41,14 @@ export function groupEndings(endings: StreamEnding[], eventBufferSize: number | 
 function explain(g: StreamEndingGroup, group: StreamEnding[], eventBufferSize: number | undefined): string {
   const words = `${g.count} ${g.count === 1 ? 'stream' : 'streams'} ${STREAM_END_WORDS[g.cause]} (${g.detail}) after ${span({ min: Math.round(g.atMs.min / 100) / 10, max: Math.round(g.atMs.max / 100) / 10 })} s, having received ${span(g.delivered)} event(s)`;
   if (!g.behindIndexes) return words;
-  const behind = `${span(g.behindIndexes)} indexes${g.behindRegistrations ? ` (${span(g.behindRegistrations)} registrations)` : ''} behind the newest registration when ${g.count === 1 ? 'it' : 'they'} ended`;
-  if (g.cause !== 'server-closed' && g.cause !== 'error-frame' && g.cause !== 'reset') return `${words}; ${behind}`;
+  // The subscriber learns of the end after the server decided it, and the target's newest event may be
+  // later than the newest registration (its evaluations follow): how far behind it was is a lower bound.
+  const behind = `at least ${span(g.behindIndexes)} indexes${g.behindRegistrations ? ` (${span(g.behindRegistrations)} registrations)` : ''} behind the newest registration when ${g.count === 1 ? 'it' : 'they'} ended`;
   if (eventBufferSize === undefined) return `${words}; ${behind} (the target does not say how many events it buffers)`;
-  const beyond = group.filter((e) => (e.behindIndexes ?? 0) >= eventBufferSize).length;
-  if (beyond === group.length) {
-    return `${words}; ${behind}, more than the target's event buffer holds (${eventBufferSize} events): a subscriber whose next event has left the buffer is dropped by the server, so ${g.count === 1 ? 'this one' : 'these'} fell behind`;
+  const beyond = group.every((e) => (e.behindIndexes ?? 0) >= eventBufferSize);
+  if (beyond && g.cause === 'deadline') {
+    return `${words}; ${behind}, more than the target's event buffer holds (${eventBufferSize} events): the server dropped the subscription but left the connection open (Nomad from 2.0.0 does: after an error its event endpoint returns without closing the hijacked connection, command/agent/event_endpoint.go)`;
   }
-  if (beyond === 0) return `${words}; ${behind}, within the target's event buffer (${eventBufferSize} events): not dropped for falling behind`;
-  return `${words}; ${behind}: ${beyond} further behind than the target's event buffer holds (${eventBufferSize} events), so dropped for falling behind, ${group.length - beyond} within it`;
+  if (beyond) return `${words}; ${behind}, more than the target's event buffer holds (${eventBufferSize} events): the server drops a subscriber whose next event has left its buffer, so ${g.count === 1 ? 'it' : 'they'} had fallen behind`;
+  return `${words}; ${behind}; the target's event buffer holds ${eventBufferSize} events, and a subscriber further behind is dropped`;
 }
