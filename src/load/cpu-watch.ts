@@ -8,34 +8,46 @@ const TICKS_PER_SECOND = 100;
  * The CPU used over a scenario's run, each figure in percent of one core (as top shows it: 156% is
  * a core and a half): the machine's (all its cores), the target's process where it is on this
  * machine, and the generator's own (this process with every thread, plus the children it waited
- * for, such as k6), with its busiest thread.
+ * for, such as k6). Each side also gives how many cores it may run on (its affinity) and its
+ * busiest thread: one thread can use one core at most, so a full thread is a limit of its own.
  */
 export interface CpuUsage {
   windowMs: number;
+  /** The machine's cores. */
   cores: number;
   /** All cores' busy time (absent without /proc/stat). */
   machinePercent?: number;
   /** The target's process; absent with `targetUnmeasured` saying why. */
-  target?: { pid: number; name: string; percent: number };
+  target?: ProcessCpu & { pid: number; name: string };
   targetUnmeasured?: string;
   /** Where the target is this very process (the embedded reference): its CPU is inside the generator's. */
   targetInGenerator?: boolean;
-  generator: {
-    percent: number;
-    /** The threads that used the most, busiest first (at most 4), named where known. */
-    threads: { name: string; percent: number }[];
-  };
+  generator: ProcessCpu;
   /** What neither the target nor the generator used: other processes on the machine. */
   othersPercent?: number;
+}
+
+export interface ProcessCpu {
+  percent: number;
+  /** The cores it may run on (Cpus_allowed_list); absent where /proc does not say. */
+  cores?: number;
+  /** The threads that used the most, busiest first (at most 4), named where known. */
+  threads: { name: string; percent: number }[];
+}
+
+interface ProcessSample {
+  own: number;
+  children: number;
+  threads: Map<number, number>;
 }
 
 interface Sample {
   at: number;
   machine?: { busy: number; total: number; cores: number };
-  self: number;
-  children: number;
-  threads: Map<number, number>;
-  target?: number;
+  self?: ProcessSample;
+  /** Node's own figure for this process, where /proc is not there. */
+  selfFallback: number;
+  target?: ProcessSample;
 }
 
 /**
@@ -45,13 +57,15 @@ interface Sample {
 export class CpuWatch {
   private readonly samples: Sample[] = [];
   private readonly timer: NodeJS.Timeout;
+  private readonly targetPid: number | undefined;
 
   constructor(
     private readonly target: { pid: number; name: string } | { why: string },
-    /** OS thread ids with a name (the main thread is named by the watch; workers report theirs). */
+    /** OS thread ids of this process with a name (the main thread is named by the watch; workers report theirs). */
     private readonly threadNames: () => Map<number, string> = () => new Map(),
     everyMs = 500,
   ) {
+    this.targetPid = 'pid' in target && target.pid !== process.pid ? target.pid : undefined;
     this.samples.push(this.sample());
     this.timer = setInterval(() => this.samples.push(this.sample()), everyMs);
     this.timer.unref();
@@ -70,59 +84,83 @@ export class CpuWatch {
       const at = this.samples.findIndex((x, i) => i > 0 && x.at >= untilEpochMs);
       if (at > 0) end = at;
     }
-    const a = this.samples[0]!;
-    const b = this.samples[end]!;
-    const threadTicks = new Map<number, number>();
-    for (let i = 1; i <= end; i++) {
-      const before = this.samples[i - 1]!.threads;
-      // A thread not in the sample before started since: all its time is in this interval.
-      for (const [tid, ticks] of this.samples[i]!.threads) threadTicks.set(tid, (threadTicks.get(tid) ?? 0) + ticks - (before.get(tid) ?? 0));
-    }
+    const window = this.samples.slice(0, end + 1);
+    const a = window[0]!;
+    const b = window[end]!;
     const windowMs = b.at - a.at;
     const seconds = windowMs / 1000;
     const pct = (ticks: number) => (seconds > 0 ? Math.round((ticks / TICKS_PER_SECOND / seconds) * 1000) / 10 : 0);
     const cores = b.machine?.cores ?? availableParallelism();
     const machinePercent = a.machine && b.machine && b.machine.total > a.machine.total ? Math.round(((b.machine.busy - a.machine.busy) / (b.machine.total - a.machine.total)) * cores * 1000) / 10 : undefined;
-    const generatorPercent = pct(b.self - a.self + (b.children - a.children));
     const names = this.threadNames();
-    const threads = [...threadTicks.entries()]
-      .sort((x, y) => y[1] - x[1])
-      .slice(0, 4)
-      .map(([tid, ticks]) => ({ name: tid === process.pid ? 'main thread' : (names.get(tid) ?? `other thread ${tid}`), percent: pct(ticks) }));
-    const usage: CpuUsage = { windowMs: Math.round(windowMs), cores, ...(machinePercent !== undefined ? { machinePercent } : {}), generator: { percent: generatorPercent, threads } };
+    const selfCores = allowedCores('/proc/self/status');
+    const generator: ProcessCpu = {
+      percent: a.self && b.self ? pct(b.self.own - a.self.own + (b.self.children - a.self.children)) : pct(b.selfFallback - a.selfFallback),
+      ...(selfCores ? { cores: selfCores } : {}),
+      threads: busiest(window.map((x) => x.self?.threads), pct, (tid) => (tid === process.pid ? 'main thread' : (names.get(tid) ?? `other thread ${tid}`))),
+    };
+    const usage: CpuUsage = { windowMs: Math.round(windowMs), cores, ...(machinePercent !== undefined ? { machinePercent } : {}), generator };
     if ('why' in this.target) usage.targetUnmeasured = this.target.why;
     else if (this.target.pid === process.pid) usage.targetInGenerator = true;
-    else if (a.target !== undefined && b.target !== undefined) usage.target = { ...this.target, percent: pct(b.target - a.target) };
-    else usage.targetUnmeasured = `could not read /proc/${this.target.pid}/stat (the process ended?)`;
+    else if (a.target && b.target) {
+      const targetCores = allowedCores(`/proc/${this.target.pid}/status`);
+      usage.target = {
+        ...this.target,
+        percent: pct(b.target.own - a.target.own),
+        ...(targetCores ? { cores: targetCores } : {}),
+        threads: busiest(window.map((x) => x.target?.threads), pct, (tid) => (tid === this.targetPid ? 'main thread' : `thread ${tid}`)),
+      };
+    } else usage.targetUnmeasured = `could not read /proc/${this.target.pid}/stat (the process ended?)`;
     if (machinePercent !== undefined && (usage.target || usage.targetInGenerator)) {
-      usage.othersPercent = Math.max(0, Math.round((machinePercent - generatorPercent - (usage.target?.percent ?? 0)) * 10) / 10);
+      usage.othersPercent = Math.max(0, Math.round((machinePercent - generator.percent - (usage.target?.percent ?? 0)) * 10) / 10);
     }
     return usage;
   }
 
   private sample(): Sample {
-    const threads = new Map<number, number>();
-    try {
-      for (const tid of readdirSync('/proc/self/task')) {
-        const t = cpuTicks(`/proc/self/task/${tid}/stat`);
-        if (t) threads.set(Number(tid), t.own);
-      }
-    } catch {
-      // no /proc: no per-thread figures
-    }
-    const self = cpuTicks('/proc/self/stat');
-    const target = 'pid' in this.target && this.target.pid !== process.pid ? cpuTicks(`/proc/${this.target.pid}/stat`) : undefined;
     const fallback = process.cpuUsage();
+    const self = processSample('self');
+    const target = this.targetPid !== undefined ? processSample(String(this.targetPid)) : undefined;
     return {
       at: performance.timeOrigin + performance.now(),
       machine: machineTicks(),
-      // Without /proc, Node's own figure (all threads, no children).
-      self: self?.own ?? ((fallback.user + fallback.system) / 1e6) * TICKS_PER_SECOND,
-      children: self?.children ?? 0,
-      threads,
-      ...(target ? { target: target.own } : {}),
+      ...(self ? { self } : {}),
+      selfFallback: ((fallback.user + fallback.system) / 1e6) * TICKS_PER_SECOND,
+      ...(target ? { target } : {}),
     };
   }
+}
+
+/** The threads that used the most over consecutive samples of one process, summed interval by interval. */
+function busiest(samples: (Map<number, number> | undefined)[], pct: (ticks: number) => number, name: (tid: number) => string): { name: string; percent: number }[] {
+  const ticks = new Map<number, number>();
+  for (let i = 1; i < samples.length; i++) {
+    const before = samples[i - 1];
+    const now = samples[i];
+    if (!before || !now) continue;
+    // A thread not in the sample before started since: all its time is in this interval.
+    for (const [tid, t] of now) ticks.set(tid, (ticks.get(tid) ?? 0) + t - (before.get(tid) ?? 0));
+  }
+  return [...ticks.entries()]
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, 4)
+    .map(([tid, t]) => ({ name: name(tid), percent: pct(t) }));
+}
+
+/** A process's CPU and each of its threads', from /proc/<pid>/stat and /proc/<pid>/task/<tid>/stat; undefined where it cannot be read. */
+function processSample(pid: string): ProcessSample | undefined {
+  const whole = cpuTicks(`/proc/${pid}/stat`);
+  if (!whole) return undefined;
+  const threads = new Map<number, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const t = cpuTicks(`/proc/${pid}/task/${tid}/stat`);
+      if (t) threads.set(Number(tid), t.own);
+    }
+  } catch {
+    // the process ended meanwhile: its whole figure still counts
+  }
+  return { ...whole, threads };
 }
 
 /** utime + stime, and cutime + cstime, of a /proc stat file, in clock ticks. */
@@ -131,6 +169,22 @@ function cpuTicks(file: string): { own: number; children: number } | undefined {
     // The command name is in parentheses and may hold spaces: the fields count from after it.
     const f = readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
     return { own: Number(f[11]) + Number(f[12]), children: Number(f[13]) + Number(f[14]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** How many cores a process may run on (its affinity, "0-1,4" in Cpus_allowed_list). */
+function allowedCores(statusFile: string): number | undefined {
+  try {
+    const list = /^Cpus_allowed_list:\s*(\S+)/m.exec(readFileSync(statusFile, 'utf8'))?.[1];
+    if (!list) return undefined;
+    let n = 0;
+    for (const part of list.split(',')) {
+      const [lo, hi] = part.split('-').map(Number);
+      n += hi === undefined ? 1 : hi - lo! + 1;
+    }
+    return n > 0 ? n : undefined;
   } catch {
     return undefined;
   }

@@ -32,7 +32,7 @@ import { PACKAGE_ROOT } from '../run/package-root.ts';
 import { applyThresholds, thresholdsBreached, type ThresholdSpec } from './thresholds.ts';
 import { PROGRESS_EVERY_MS, progressLine } from './load-progress.ts';
 import { capStop } from './open-model-runner.ts';
-import { CpuWatch, type CpuUsage } from './cpu-watch.ts';
+import { CpuWatch } from './cpu-watch.ts';
 import { findListeningProcess, type ListeningProcess } from './listening-process.ts';
 import { judgeSaturation } from './saturation.ts';
 import { lossLines } from '../report/load-losses.ts';
@@ -73,14 +73,14 @@ function statusLine(r: LoadScenarioResult): string {
   return `    ${r.requests} done, ${r.errors} errors${kinds}, ${r.dropped} dropped, ${r.throughput}/s, p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms${breachText(r)}${r.stoppedEarly ? `\n    ${r.stoppedEarly}` : ''}`;
 }
 
-/** Whether a row lost arrivals, answers or streams: then who ran out of CPU is said. */
+/** Whether a row lost arrivals, answers or streams, or breached a threshold: then who ran out of CPU is said. */
 function lostSomething(r: LoadScenarioResult): boolean {
-  return r.dropped > 0 || r.errors > 0 || Boolean(r.streams && (r.streams.endedEarly > 0 || r.streams.missed > 0));
+  return r.dropped > 0 || r.errors > 0 || Boolean(r.streams && (r.streams.endedEarly > 0 || r.streams.missed > 0)) || r.thresholds.some((t) => !t.ok);
 }
 
-/** The row with the CPU used while it ran, and, where it lost something, who ran out. */
-function withSaturation<R extends LoadScenarioResult>(row: R, cpu: CpuUsage): R {
-  return { ...row, cpu, ...(lostSomething(row) ? { saturation: judgeSaturation(cpu) } : {}) };
+/** The judged row and, where it lost something, who ran out of CPU while it ran. */
+function withSaturation<R extends LoadScenarioResult>(row: R): R {
+  return row.cpu && lostSomething(row) ? { ...row, saturation: judgeSaturation(row.cpu) } : row;
 }
 
 /** Under a row that lost something: why each stream ended, the CPU figures, and who ran out. */
@@ -245,7 +245,7 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
         throw err;
       }
       // Where streams ended early, the figures up to the last of them (a second after): after it the target had less to do.
-      return withSaturation(row, watch.stop(row.lastEndingAt !== undefined ? row.lastEndingAt + 1000 : undefined));
+      return { ...row, cpu: watch.stop(row.lastEndingAt !== undefined ? row.lastEndingAt + 1000 : undefined) };
     };
     let made: LoadFixtures = { runPrefix };
     const needsScheduler = Boolean(targets.scheduler) && (wanted('scheduler-logs') || wanted('scheduler-event-fanout'));
@@ -280,7 +280,7 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
         for (const engine of o.engines) {
           if (stop.signal.aborted) break;
           if (engine === 'k6') {
-            const r = await measured(scenario.system, () => runK6Scenario(scenario, prepared, targets[scenario.system]!, o, stop.signal));
+            const r = withSaturation(await measured(scenario.system, () => runK6Scenario(scenario, prepared, targets[scenario.system]!, o, stop.signal)));
             results.push(r);
             o.log(statusLine(r));
             for (const line of resourceLines(r)) o.log(line);
@@ -310,7 +310,7 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
                 })
               : runClosedModel(prepared, { connections: o.connections, durationMs: o.durationMs, maxRequests: o.maxRequests, onProgress: (p) => o.log(progressLine(p)), progressEveryMs: o.progressEveryMs, signal: stop.signal }),
           );
-          const judged = applyThresholds(raw, engine === 'open' ? o.thresholds : { errorRate: o.thresholds.errorRate });
+          const judged = withSaturation(applyThresholds(raw, engine === 'open' ? o.thresholds : { errorRate: o.thresholds.errorRate }));
           results.push(judged);
           o.log(statusLine(judged));
           for (const line of resourceLines(judged)) o.log(line);
@@ -343,9 +343,10 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
         { name: 'duplicated deliveries', limit: 0, actual: f.duplicates, ok: f.duplicates === 0 },
         ...(o.thresholds.droppedRate !== undefined ? [{ name: 'dropped rate (registrations not started on schedule)', limit: o.thresholds.droppedRate, actual: droppedRate, ok: droppedRate <= o.thresholds.droppedRate }] : []),
       );
-      results.push(judged);
+      const row = withSaturation(judged);
+      results.push(row);
       o.log(`    ${f.published} events published, ${f.requests} delivered (${f.throughput}/s; per subscriber ${summarise(f.deliveredPerSubscriber)}), missed ${f.missed}, duplicated ${f.duplicates}, registrations not started ${f.skipped}, delivery p50 ${judged.latencyMs.p50} ms, p99 ${judged.latencyMs.p99} ms, max ${judged.latencyMs.max} ms${breachText(judged)}`);
-      for (const line of resourceLines(judged)) o.log(line);
+      for (const line of resourceLines(row)) o.log(line);
     }
     const regressions = o.baseline ? await compareWithBaseline(results, o.baseline, o.tolerance) : [];
     for (const r of regressions) o.log(`  REGRESSION ${r.scenario} (${r.engine}): ${r.metric} ${r.baseline} -> ${r.current} (${Math.round(r.change * 100)}% worse)`);

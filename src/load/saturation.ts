@@ -1,4 +1,4 @@
-import type { CpuUsage } from './cpu-watch.ts';
+import type { CpuUsage, ProcessCpu } from './cpu-watch.ts';
 
 /**
  * Who ran out of CPU while a scenario lost arrivals or streams:
@@ -21,21 +21,19 @@ export interface Saturation {
 
 /** Which side ran out, judged from the CPU used over the scenario (src/load/cpu-watch.ts). */
 export function judgeSaturation(cpu: CpuUsage): Saturation {
+  const generatorFull = fullOf('the generator', cpu.generator, cpu.cores, cpu.targetInGenerator ? ' (the target runs in the same process: the embedded reference)' : '');
+  const targetFull = cpu.target ? fullOf(`the target (${cpu.target.name})`, cpu.target, cpu.cores, '') : undefined;
+  // Its own figures are what a full generator makes unreliable: it is named first.
+  if (generatorFull) return { verdict: 'generator', explanation: `${generatorFull}${targetFull ? `; ${targetFull} too` : ''}` };
+  if (targetFull) return { verdict: 'target', explanation: targetFull };
+  if (cpu.machinePercent === undefined && !cpu.target) return { verdict: 'unknown', explanation: 'no /proc to read: who ran out of CPU is not known' };
   const capacity = cpu.cores * 100;
   const busiest = cpu.generator.threads[0];
-  const shared = cpu.targetInGenerator ? ' (the target runs in the same process: the embedded reference)' : '';
-  if (busiest && busiest.percent >= FULL_SHARE * 100) {
-    return { verdict: 'generator', explanation: `the generator ran out: its ${busiest.name} was busy ${busiest.percent}% of a core, and one event loop cannot use more than one${shared}` };
-  }
-  if (cpu.generator.percent >= FULL_SHARE * capacity) {
-    return { verdict: 'generator', explanation: `the generator ran out: it used ${cpu.generator.percent}% of the machine's ${capacity}%${shared}` };
-  }
-  if (cpu.machinePercent === undefined && !cpu.target) return { verdict: 'unknown', explanation: 'no /proc to read: who ran out of CPU is not known' };
   const generatorHadTime = busiest ? `its busiest thread, the ${busiest.name}, ${busiest.percent}%, so it was not the one held up` : 'no thread of it full';
   if (cpu.machinePercent !== undefined && cpu.machinePercent >= FULL_SHARE * capacity) {
     const full = `the machine's ${cpu.cores} cores were full (${cpu.machinePercent}% of ${capacity}%)`;
     if (!cpu.target) {
-      return { verdict: 'machine', explanation: `${full}; the generator used ${cpu.generator.percent}% (${generatorHadTime}); the target's share is not known (${cpu.targetInGenerator ? 'it runs in the generator\'s process' : cpu.targetUnmeasured})` };
+      return { verdict: 'machine', explanation: `${full}; the generator used ${cpu.generator.percent}% (${generatorHadTime}); the target's share is not known (${cpu.targetInGenerator ? "it runs in the generator's process" : cpu.targetUnmeasured})` };
     }
     const others = cpu.othersPercent ?? 0;
     if (others >= cpu.target.percent && others >= cpu.generator.percent) {
@@ -46,9 +44,24 @@ export function judgeSaturation(cpu: CpuUsage): Saturation {
     }
     return { verdict: 'generator', explanation: `the generator ran out: ${full}, and the generator used more of them (${cpu.generator.percent}%) than the target (${cpu.target.percent}%)` };
   }
-  if (cpu.target && cpu.target.percent >= FULL_SHARE * capacity) {
-    return { verdict: 'target', explanation: `the target ran out: ${cpu.target.name} used ${cpu.target.percent}% of the machine's ${capacity}%` };
-  }
-  const measured = [cpu.target ? `the target ${cpu.target.percent}%` : undefined, `the generator ${cpu.generator.percent}%${busiest ? ` (busiest thread ${busiest.percent}%)` : ''}`, cpu.machinePercent !== undefined ? `the machine ${cpu.machinePercent}% of ${capacity}%` : undefined].filter(Boolean).join(', ');
+  const measured = [
+    cpu.target ? `the target ${cpu.target.percent}%${cpu.target.threads[0] ? ` (busiest thread ${cpu.target.threads[0].percent}%)` : ''}` : undefined,
+    `the generator ${cpu.generator.percent}%${busiest ? ` (busiest thread ${busiest.percent}%)` : ''}`,
+    cpu.machinePercent !== undefined ? `the machine ${cpu.machinePercent}% of ${capacity}%` : undefined,
+  ]
+    .filter(Boolean)
+    .join(', ');
   return { verdict: 'neither', explanation: `neither ran out of CPU (${measured}): the losses come from something else, such as a limit of the target's own` };
+}
+
+/**
+ * Why a side is full, or undefined: a thread busy FULL_SHARE of a core (one thread, such as a Node
+ * event loop, can use no more), or the whole process busy FULL_SHARE of the cores it may run on.
+ */
+function fullOf(who: string, p: ProcessCpu, machineCores: number, note: string): string | undefined {
+  const thread = p.threads[0];
+  if (thread && thread.percent >= FULL_SHARE * 100) return `${who} ran out: its ${thread.name} was busy ${thread.percent}% of a core, and one thread cannot use more than one${note}`;
+  const cores = p.cores ?? machineCores;
+  if (p.percent >= FULL_SHARE * cores * 100) return `${who} ran out: it used ${p.percent}% of the ${cores * 100}% its ${cores} core(s) allow${note}`;
+  return undefined;
 }

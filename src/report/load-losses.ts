@@ -4,15 +4,18 @@ type Cpu = NonNullable<LoadScenarioResult['cpu']>;
 
 /** The CPU figures in one line: each side in percent of one core, the machine out of all its cores. */
 export function cpuLine(cpu: Cpu): string {
-  const threads = cpu.generator.threads.filter((t) => t.percent >= 1).map((t) => `${t.name} ${t.percent}%`).join(', ');
+  const side = (p: Cpu['generator']) => {
+    const threads = p.threads.filter((t) => t.percent >= 1).map((t) => `${t.name} ${t.percent}%`).join(', ');
+    return `${p.percent}%${p.cores !== undefined && p.cores !== cpu.cores ? ` of its ${p.cores} core(s)` : ''}${threads ? ` (${threads})` : ''}`;
+  };
   const target = cpu.target
-    ? `target ${cpu.target.name} (pid ${cpu.target.pid}) ${cpu.target.percent}%`
+    ? `target ${cpu.target.name} (pid ${cpu.target.pid}) ${side(cpu.target)}`
     : cpu.targetInGenerator
-      ? 'target in the generator\'s own process'
+      ? "target in the generator's own process"
       : `target not measured (${cpu.targetUnmeasured})`;
-  const machine = cpu.machinePercent !== undefined ? `, machine ${cpu.machinePercent}% of ${cpu.cores * 100}%` : '';
-  const others = cpu.othersPercent !== undefined ? `, other processes ${cpu.othersPercent}%` : '';
-  return `CPU (percent of one core): ${target}, generator ${cpu.generator.percent}%${threads ? ` (${threads})` : ''}${others}${machine}`;
+  const machine = cpu.machinePercent !== undefined ? `; machine ${cpu.machinePercent}% of ${cpu.cores * 100}%` : '';
+  const others = cpu.othersPercent !== undefined ? `; other processes ${cpu.othersPercent}%` : '';
+  return `CPU (percent of one core): ${target}; generator ${side(cpu.generator)}${others}${machine}`;
 }
 
 /**

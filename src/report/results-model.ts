@@ -77,6 +77,9 @@ const percentilesSchema = z.object({
   mean: z.number(),
 });
 
+/** One side's CPU over a load row: in percent of one core, the cores it may use, and its busiest threads. */
+const processCpuSchema = z.object({ percent: z.number(), cores: z.number().int().optional(), threads: z.array(z.object({ name: z.string(), percent: z.number() })) });
+
 export const loadScenarioResultSchema = z.object({
   scenario: z.string(),
   engine: z.string(),
@@ -123,10 +126,10 @@ export const loadScenarioResultSchema = z.object({
       windowMs: z.number(),
       cores: z.number().int(),
       machinePercent: z.number().optional(),
-      target: z.object({ pid: z.number().int(), name: z.string(), percent: z.number() }).optional(),
+      target: processCpuSchema.extend({ pid: z.number().int(), name: z.string() }).optional(),
       targetUnmeasured: z.string().optional(),
       targetInGenerator: z.boolean().optional(),
-      generator: z.object({ percent: z.number(), threads: z.array(z.object({ name: z.string(), percent: z.number() })) }),
+      generator: processCpuSchema,
       othersPercent: z.number().optional(),
     })
     .optional(),
