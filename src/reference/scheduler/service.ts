@@ -126,6 +126,7 @@ export class SchedulerService {
       faults: f,
       nodeId: options.nodeId,
       nextIndex: options.nextIndex,
+      framePerTransaction: this.nomad,
       nodeEligible: () => this.nodeState.eligibility === 'eligible',
       nodeFacts: () => this.nodeFacts(),
       rawExec: options.rawExec !== false,

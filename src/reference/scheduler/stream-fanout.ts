@@ -31,7 +31,11 @@ export const MAX_FLUSH_GAP_MS = 20;
 
 interface Member {
   sink: FrameSink;
-  /** Frames up to this index reached the member through its backlog (or were skipped on purpose). */
+  /**
+   * The frames up to this place in the stream (EventBroker.latestFrame) reached the member through
+   * its backlog, or were skipped on purpose. A place, not an index: a frame published later at the
+   * same index as the backlog's last one is still the member's to receive.
+   */
   after: number;
   /** Frames written since the sink stopped taking more (its buffer past the high-water mark). */
   behind: number;
@@ -43,7 +47,7 @@ interface Group {
   sub: Subscription;
   members: Set<Member>;
   /** This turn's frames for the group, written together when the turn ends. */
-  pending: { index: number; bytes: Buffer }[];
+  pending: { place: number; bytes: Buffer }[];
 }
 
 /** A frame's encodings: each event's JSON once, and the frame's bytes once per distinct selection of its events. */
@@ -74,7 +78,7 @@ export class StreamFanout {
     private readonly broker: EventBroker,
     private readonly options: StreamFanoutOptions,
   ) {
-    broker.onFrame((frame) => this.onFrame(frame));
+    broker.onFrame((frame, place) => this.onFrame(frame, place));
   }
 
   /**
@@ -82,7 +86,7 @@ export class StreamFanout {
    * the returned function is called.
    */
   subscribe(sub: Subscription, sink: FrameSink, index: number, skipBacklog: boolean): () => void {
-    const member: Member = { sink, after: this.broker.latestIndex, behind: 0, waitingForDrain: false };
+    const member: Member = { sink, after: this.broker.latestFrame, behind: 0, waitingForDrain: false };
     if (!skipBacklog) {
       const chunks: Buffer[] = [];
       for (const frame of this.broker.backlog(index)) {
@@ -135,11 +139,11 @@ export class StreamFanout {
     return JSON.stringify(this.options.omitFilterKeys ? { ...e, FilterKeys: undefined } : e);
   }
 
-  private onFrame(frame: Frame): void {
+  private onFrame(frame: Frame, place: number): void {
     for (const group of this.groups.values()) {
       const bytes = this.bytesFor(frame, group.sub);
       if (!bytes) continue;
-      group.pending.push({ index: frame.Index, bytes });
+      group.pending.push({ place, bytes });
       this.dirty.add(group);
     }
     if (this.dirty.size && !this.flushScheduled) {
@@ -161,12 +165,12 @@ export class StreamFanout {
       group.pending = [];
       const shared = pending.length === 1 ? pending[0]!.bytes : Buffer.concat(pending.map((p) => p.bytes));
       for (const member of group.members) {
-        if (member.after < pending[0]!.index) {
+        if (member.after < pending[0]!.place) {
           this.write(member, shared, pending.length);
           continue;
         }
         // Joined during this turn: its backlog already held the frames up to `after`.
-        const own = pending.filter((p) => p.index > member.after);
+        const own = pending.filter((p) => p.place > member.after);
         if (own.length) this.write(member, Buffer.concat(own.map((p) => p.bytes)), own.length);
       }
     }
