@@ -253,7 +253,9 @@ export class Cluster {
       evalId = evaluation.ID;
       // Nomad: nomad/fsm.go applyUpsertJob commits the job (state UpsertJobWithRequest, v2.0.5;
       // UpsertJob, v1.6.1) and then the evaluation (upsertEvals) in two transactions at the log's index.
-      return this.transactions([this.jobEvent(record.job, type)], [this.evalEvent(evaluation, type)]);
+      const frames = this.transactions([this.jobEvent(record.job, type)], [this.evalEvent(evaluation, type)]);
+      // The fault: the Job event once more, in a frame of its own at the same index.
+      return f.has('scheduler.events-event-sent-again') ? [...frames, [this.jobEvent(record.job, type)]] : frames;
     });
     setImmediate(() => void this.evaluate(evalId, changed).catch((err) => console.error(`[reference] evaluating ${spec.ID}: ${(err as Error).message}`)));
     return { EvalID: evalId, EvalCreateIndex: changeIndex, JobModifyIndex: changeIndex, Warnings: '', Index: changeIndex };

@@ -14,6 +14,10 @@ export interface StreamFanoutOptions {
   rules: MatchRules;
   /** The fault scheduler.events-missing-filterkeys: events go out without their FilterKeys. */
   omitFilterKeys: boolean;
+  /** The fault scheduler.events-frame-repeated: every frame goes out twice, the copy right after it. */
+  repeatFrames?: boolean;
+  /** The fault scheduler.events-backlog-out-of-order: a subscriber's backlog has its first two frames of different indexes swapped. */
+  backlogOutOfOrder?: boolean;
   /** The least time between two writes to the subscribers (grows with them unless given: FLUSH_GAP_MS_PER_SUBSCRIBER). */
   flushGapMs?: number;
 }
@@ -89,9 +93,17 @@ export class StreamFanout {
     const member: Member = { sink, after: this.broker.latestFrame, behind: 0, waitingForDrain: false };
     if (!skipBacklog) {
       const chunks: Buffer[] = [];
+      const frames: Frame[] = [];
       for (const frame of this.broker.backlog(index)) {
         const bytes = this.bytesFor(frame, sub);
-        if (bytes) chunks.push(bytes);
+        if (bytes) {
+          chunks.push(bytes);
+          frames.push(frame);
+        }
+      }
+      if (this.options.backlogOutOfOrder) {
+        const later = frames.findIndex((f) => f.Index > frames[0]!.Index);
+        if (later > 0) [chunks[0], chunks[later]] = [chunks[later]!, chunks[0]!];
       }
       if (chunks.length) this.write(member, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), chunks.length);
     }
@@ -129,7 +141,8 @@ export class StreamFanout {
       for (let k = 0; k < n; k++) parts.push(json);
     });
     // Byte for byte what JSON.stringify({ Index, Events }) gives: arrays join their elements with ','.
-    const bytes = parts.length ? Buffer.from(`{"Index":${JSON.stringify(frame.Index)},"Events":[${parts.join(',')}]}\n`) : null;
+    const line = `{"Index":${JSON.stringify(frame.Index)},"Events":[${parts.join(',')}]}\n`;
+    const bytes = parts.length ? Buffer.from(this.options.repeatFrames ? line + line : line) : null;
     enc.bySelection.set(selection, bytes);
     return bytes;
   }
