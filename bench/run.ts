@@ -1,6 +1,6 @@
 // npm run bench: performance figures measured side by side in one run and printed as ratios.
 // Everything runs on loopback, bounded in time; nothing here is asserted by the tests.
-// BENCH_ONLY=generators,hot-paths,consul,fanout,conform,soak,startup runs some sections only; BENCH_SECONDS sets each measurement's length.
+// BENCH_ONLY=generators,hot-paths,consul,products,fanout,conform,soak,startup runs some sections only; BENCH_SECONDS sets each measurement's length.
 import { availableParallelism, cpus } from 'node:os';
 import type { Targets } from '../src/config/schema.ts';
 import { provisionLoadFixtures, provisionLoadMesh, provisionLoadSecrets } from '../src/load/run-load.ts';
@@ -12,6 +12,7 @@ import type { BenchContext } from './context.ts';
 import { benchFanout } from './fanout.ts';
 import { benchGenerators } from './generators.ts';
 import { benchHotPaths } from './hot-paths.ts';
+import { benchProductsSideBySide } from './products-side-by-side.ts';
 import { benchScript, startServerProcess } from './server-process.ts';
 import { benchSoak } from './soak.ts';
 import { benchStartup } from './startup.ts';
@@ -21,6 +22,7 @@ const SECTIONS: [name: string, run: (ctx: BenchContext) => Promise<GoalFigure[]>
   ['generators', benchGenerators],
   ['hot-paths', benchHotPaths],
   ['consul', benchConsulSideBySide],
+  ['products', benchProductsSideBySide],
   ['fanout', benchFanout],
   ['conform', benchConformTime],
   ['soak', benchSoak],
