@@ -108,10 +108,8 @@ describe('fan-out subscribers against a misbehaving stream', () => {
     await new Promise((r) => setTimeout(r, 200));
     const result = await set.stop([1, 2], 5_000);
     expect(result.errors).toEqual([]);
-    expect(result.endings.map((e) => [e.cause, e.detail])).toEqual([
-      ['deadline', 'stopped 5 s after the last registration answered, 1 event(s) still missing'],
-      ['deadline', 'stopped 5 s after the last registration answered, 1 event(s) still missing'],
-    ]);
+    expect(result.endings.map((e) => e.cause)).toEqual(['deadline', 'deadline']);
+    for (const e of result.endings) expect(e.detail).toMatch(/^stopped 5 s after the last registration answered, 1 event\(s\) still missing, nothing received for the last [\d.]+ s$/);
   });
 
   it('an ended stream says how far behind the newest registration it was', async () => {

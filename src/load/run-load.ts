@@ -231,6 +231,8 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
       if (down.length) throw new UnreachableTargetError(down.map((p) => `${p.system} target ${p.url} does not answer: ${p.problem}`).join('\n'));
     }
     const results: LoadScenarioResult[] = [];
+    /** Credentials the scenarios made, redacted from the reports with the targets' tokens. */
+    const madeSecrets: string[] = [];
     // The CPU of the target (where it listens on this machine), of the generator and of the machine, for every row.
     const listening = new Map<keyof Targets, ListeningProcess>();
     const measured = async <R extends LoadScenarioResult & { lastEndingAt?: number }>(system: keyof Targets, run: (threads: Map<number, string>) => Promise<R>): Promise<R> => {
@@ -251,7 +253,7 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
     const needsScheduler = Boolean(targets.scheduler) && (wanted('scheduler-logs') || wanted('scheduler-event-fanout'));
     const needsMesh = Boolean(targets.mesh) && wanted('mesh-authorize');
     const needsEntities = Boolean(targets.secrets) && wanted('oidc-code-flow');
-    if (needsScheduler || needsMesh || needsEntities) o.log(`run prefix: ${runPrefix} (what the load run makes is named under it and removed at the end; \`stackproof cleanup --prefix ${runPrefix}\` if a run is killed)`);
+    o.log(`run prefix: ${runPrefix} (what the load run makes is named under it and removed at the end; \`stackproof cleanup --prefix ${runPrefix}\` if a run is killed)`);
     if (needsScheduler) {
       ({ made, provision: scheduler } = await provisionLoadFixtures(targets, external, runPrefix, o.log));
       if (scheduler?.putBack) interrupt.onLeave('scheduler', scheduler.putBack.bind(scheduler));
@@ -276,6 +278,7 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
         }
         throw err;
       }
+      madeSecrets.push(...(prepared.secrets ?? []));
       try {
         for (const engine of o.engines) {
           if (stop.signal.aborted) break;
@@ -354,7 +357,7 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
     const finished = new Date();
     const stoppedBy = interrupt.signal;
     const exitCode = stoppedBy ? EXIT.INTERRUPTED : breached ? EXIT.THRESHOLD : EXIT.OK;
-    const secrets = Object.values(targets).flatMap((t) => (t ? [t.token] : []));
+    const secrets = [...Object.values(targets).flatMap((t) => (t ? [t.token] : [])), ...madeSecrets];
     const res: RunResults = {
       ...runHeader(started, finished, { profile: o.config.profile, seed: 0, runs: 0, command: o.command, faults: [] }),
       targets: Object.entries(targets).flatMap(([system, t]) => {

@@ -13,6 +13,8 @@ import type { LoadScenario, PreparedScenario } from './types.ts';
 export class ScenarioUnavailable extends Error {}
 
 const tag = () => `load${randomBytes(4).toString('hex')}`;
+/** A name under the run prefix (when the caller has one). */
+const named = (made: { runPrefix: string } | undefined) => (made ? `${made.runPrefix}-${tag()}` : tag());
 
 function client(url: string, headers: Record<string, string>): HttpClient {
   return new HttpClient({ baseUrl: url, defaultHeaders: headers, timeoutMs: 10_000, redactor: new Redactor() });
@@ -76,6 +78,7 @@ const oidcCodeFlow: LoadScenario = {
       // The closed-model engine replays fixed requests; a code flow is stateful, so it repeats the authorize step.
       fixed: [{ method: 'GET', path: `${base}/authorize?${new URLSearchParams({ client_id: read.data.client_id, redirect_uri: redirect, response_type: 'code', scope: 'openid', state: 's' })}`, headers: { [d.secrets.tokenHeader]: entity.token } }],
       k6Env: { SECRETS_URL: t.url, PROVIDER: name, CLIENT_ID: read.data.client_id, CLIENT_SECRET: read.data.client_secret, REDIRECT_URI: redirect, ENTITY_TOKEN: entity.token, TOKEN_HEADER: d.secrets.tokenHeader },
+      secrets: [entity.token, read.data.client_secret],
       close: async () => {
         await p.close();
         await http.close();
@@ -107,10 +110,11 @@ const meshLeaf: LoadScenario = {
   name: 'mesh-leaf',
   system: 'mesh',
   description: 'GET /v1/agent/connect/ca/leaf/:service, cached',
-  async prepare(targets) {
+  async prepare(targets, made) {
     const { t, headers } = meshPrep(targets);
     const p = pool(t.url);
-    const req = { method: 'GET' as const, path: `/v1/agent/connect/ca/leaf/${tag()}`, headers };
+    // Under the run prefix, like everything a run names (a leaf is signed, and cached by the agent, for it).
+    const req = { method: 'GET' as const, path: `/v1/agent/connect/ca/leaf/${named(made)}`, headers };
     if (!(await ok(p, req)).ok) throw new Error('load setup: the first leaf fetch failed');
     return { name: this.name, url: t.url, iterate: async () => (await ok(p, req)).ok, fixed: [req], openFixed: { accept: (status: number) => status === 200 }, k6Env: { MESH_URL: t.url, MESH_TOKEN: t.token, SERVICE: req.path.split('/').pop()! }, close: () => p.close() };
   },
@@ -120,10 +124,10 @@ const meshLeafBlocking: LoadScenario = {
   name: 'mesh-leaf-blocking',
   system: 'mesh',
   description: 'GET /v1/agent/connect/ca/leaf/:service as a blocking query (index = current, wait 200 ms)',
-  async prepare(targets) {
+  async prepare(targets, made) {
     const { t, headers } = meshPrep(targets);
     const p = pool(t.url);
-    const service = tag();
+    const service = named(made);
     const first = await ok(p, { method: 'GET', path: `/v1/agent/connect/ca/leaf/${service}`, headers });
     const index = (JSON.parse(first.text) as { ModifyIndex: number }).ModifyIndex;
     const req = { method: 'GET' as const, path: `/v1/agent/connect/ca/leaf/${service}?index=${index}&wait=200ms`, headers };

@@ -33,6 +33,8 @@ export interface PreparedScenario {
   acceptBody?: (body: string) => boolean;
   /** What the k6 script needs (URLs, tokens, names), passed to it as environment variables. */
   k6Env: Record<string, string>;
+  /** Credentials the scenario made (an entity's token, a client's secret): redacted from the reports like the targets' tokens. */
+  secrets?: string[];
   close: () => Promise<void>;
 }
 
