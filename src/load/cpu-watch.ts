@@ -13,6 +13,8 @@ const TICKS_PER_SECOND = 100;
  */
 export interface CpuUsage {
   windowMs: number;
+  /** What part of the run the figures cover, where not all of it (e.g. the seconds before the first stream ended). */
+  about?: string;
   /** The machine's cores. */
   cores: number;
   /** All cores' busy time (absent without /proc/stat). */
@@ -72,21 +74,27 @@ export class CpuWatch {
   }
 
   /**
-   * The CPU used from the start to the end, or to `untilEpochMs` (epoch milliseconds, as
+   * The CPU used from the start to the end, or over `window` (epoch milliseconds, as
    * performance.timeOrigin + performance.now()) when given: the figures of the moments that matter,
-   * such as the seconds up to the last stream that ended.
+   * such as the seconds before the first stream that ended, which a run-long average would dilute.
+   * The window is widened to the samples around it; `about` says what it is.
    */
-  stop(untilEpochMs?: number): CpuUsage {
+  stop(window?: { fromEpochMs: number; untilEpochMs: number; about: string }): CpuUsage {
     clearInterval(this.timer);
     this.samples.push(this.sample());
+    let start = 0;
     let end = this.samples.length - 1;
-    if (untilEpochMs !== undefined) {
-      const at = this.samples.findIndex((x, i) => i > 0 && x.at >= untilEpochMs);
-      if (at > 0) end = at;
+    if (window) {
+      const last = this.samples.findIndex((x, i) => i > 0 && x.at >= window.untilEpochMs);
+      if (last > 0) end = last;
+      for (let i = end - 1; i >= 0; i--) {
+        start = i;
+        if (this.samples[i]!.at <= window.fromEpochMs) break;
+      }
     }
-    const window = this.samples.slice(0, end + 1);
-    const a = window[0]!;
-    const b = window[end]!;
+    const samples = this.samples.slice(start, end + 1);
+    const a = samples[0]!;
+    const b = samples[samples.length - 1]!;
     const windowMs = b.at - a.at;
     const seconds = windowMs / 1000;
     const pct = (ticks: number) => (seconds > 0 ? Math.round((ticks / TICKS_PER_SECOND / seconds) * 1000) / 10 : 0);
@@ -97,9 +105,9 @@ export class CpuWatch {
     const generator: ProcessCpu = {
       percent: a.self && b.self ? pct(b.self.own - a.self.own + (b.self.children - a.self.children)) : pct(b.selfFallback - a.selfFallback),
       ...(selfCores ? { cores: selfCores } : {}),
-      threads: busiest(window.map((x) => x.self?.threads), pct, (tid) => (tid === process.pid ? 'main thread' : (names.get(tid) ?? `other thread ${tid}`))),
+      threads: busiest(samples.map((x) => x.self?.threads), pct, (tid) => (tid === process.pid ? 'main thread' : (names.get(tid) ?? `other thread ${tid}`))),
     };
-    const usage: CpuUsage = { windowMs: Math.round(windowMs), cores, ...(machinePercent !== undefined ? { machinePercent } : {}), generator };
+    const usage: CpuUsage = { windowMs: Math.round(windowMs), ...(window ? { about: window.about } : {}), cores, ...(machinePercent !== undefined ? { machinePercent } : {}), generator };
     if ('why' in this.target) usage.targetUnmeasured = this.target.why;
     else if (this.target.pid === process.pid) usage.targetInGenerator = true;
     else if (a.target && b.target) {
@@ -108,7 +116,7 @@ export class CpuWatch {
         ...this.target,
         percent: pct(b.target.own - a.target.own),
         ...(targetCores ? { cores: targetCores } : {}),
-        threads: busiest(window.map((x) => x.target?.threads), pct, (tid) => (tid === this.targetPid ? 'main thread' : `thread ${tid}`)),
+        threads: busiest(samples.map((x) => x.target?.threads), pct, (tid) => (tid === this.targetPid ? 'main thread' : `thread ${tid}`)),
       };
     } else usage.targetUnmeasured = `could not read /proc/${this.target.pid}/stat (the process ended?)`;
     if (machinePercent !== undefined && (usage.target || usage.targetInGenerator)) {

@@ -51,8 +51,8 @@ export interface FanoutResult extends LoadScenarioResult {
   /** The streams that ended early (or were stopped short at the drain deadline), each with why and where. */
   endings: StreamEnding[];
   streams: NonNullable<LoadScenarioResult['streams']>;
-  /** When the last stream that ended early ended (epoch ms), for the CPU figures of the moments that lost them. */
-  lastEndingAt?: number;
+  /** When the first stream that ended early ended (epoch ms), for the CPU figures of the moments that lost it. */
+  firstEndingAt?: number;
 }
 
 /** The job meta key that carries an action's sequence number into its Job event's payload. */
@@ -175,8 +175,10 @@ async function fanOut(target: SchedulerTarget, fixtures: FanoutFixtures, options
         return { t, requests: b.requests, errors: 0, ...timelinePercentilesMs(mergeHistograms(b.histograms)) };
       }),
     thresholds: [],
-    // A subscriber that could not read the stream to the end leaves the row without figures worth judging.
-    ...(endedEarly ? { error: `${endedEarly} of ${options.subscribers} streams ended early: ${groups.filter((g) => g.cause !== 'deadline').map((g) => `${g.count} ${STREAM_END_WORDS[g.cause]} (${g.detail})`).join('; ')}` } : {}),
+    // Streams that ended early with nothing delivered leave the row without figures; where events
+    // were delivered, their latencies stand, and the ended streams fail the run as errors and missed
+    // deliveries, each cause in `streams`.
+    ...(endedEarly && delivered === 0 ? { error: `${endedEarly} of ${options.subscribers} streams ended early: ${groups.filter((g) => g.cause !== 'deadline').map((g) => `${g.count} ${STREAM_END_WORDS[g.cause]} (${g.detail})`).join('; ')}` } : {}),
     problems: failures.slice(0, 5),
     subscribers: options.subscribers,
     published: accepted.size,
@@ -188,7 +190,7 @@ async function fanOut(target: SchedulerTarget, fixtures: FanoutFixtures, options
     cpuMicros: cpu.user + cpu.system,
     bytesReceived: results.reduce((n, r) => n + r.bytes, 0),
     endings,
-    ...(endedEarly ? { lastEndingAt: started + Math.max(...endings.filter((e) => e.cause !== 'deadline').map((e) => e.atMs)) } : {}),
+    ...(endedEarly ? { firstEndingAt: started + Math.min(...endings.filter((e) => e.cause !== 'deadline').map((e) => e.atMs)) } : {}),
     streams: {
       subscribers: options.subscribers,
       published: accepted.size,

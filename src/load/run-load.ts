@@ -73,6 +73,9 @@ function statusLine(r: LoadScenarioResult): string {
   return `    ${r.requests} done, ${r.errors} errors${kinds}, ${r.dropped} dropped, ${r.throughput}/s, p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms${breachText(r)}${r.stoppedEarly ? `\n    ${r.stoppedEarly}` : ''}`;
 }
 
+/** How far back from the first stream that ended the CPU figures reach. */
+const CPU_BEFORE_FIRST_END_MS = 2_000;
+
 /** Whether a row lost arrivals, answers or streams, or breached a threshold: then who ran out of CPU is said. */
 function lostSomething(r: LoadScenarioResult): boolean {
   return r.dropped > 0 || r.errors > 0 || Boolean(r.streams && (r.streams.endedEarly > 0 || r.streams.missed > 0)) || r.thresholds.some((t) => !t.ok);
@@ -235,7 +238,7 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
     const madeSecrets: string[] = [];
     // The CPU of the target (where it listens on this machine), of the generator and of the machine, for every row.
     const listening = new Map<keyof Targets, ListeningProcess>();
-    const measured = async <R extends LoadScenarioResult & { lastEndingAt?: number }>(system: keyof Targets, run: (threads: Map<number, string>) => Promise<R>): Promise<R> => {
+    const measured = async <R extends LoadScenarioResult & { firstEndingAt?: number }>(system: keyof Targets, run: (threads: Map<number, string>) => Promise<R>): Promise<R> => {
       if (!listening.has(system)) listening.set(system, findListeningProcess(targets[system]!.url));
       const threads = new Map<number, string>();
       const watch = new CpuWatch(listening.get(system)!, () => threads);
@@ -246,8 +249,10 @@ export async function runLoad(o: LoadOptions): Promise<{ results: RunResults; ex
         watch.stop();
         throw err;
       }
-      // Where streams ended early, the figures up to the last of them (a second after): after it the target had less to do.
-      return { ...row, cpu: watch.stop(row.lastEndingAt !== undefined ? row.lastEndingAt + 1000 : undefined) };
+      // Where streams ended early, the figures of the seconds before the first of them: what made it fall
+      // behind (later, with fewer streams to serve, the target had less to do).
+      const first = row.firstEndingAt;
+      return { ...row, cpu: watch.stop(first !== undefined ? { fromEpochMs: first - CPU_BEFORE_FIRST_END_MS, untilEpochMs: first + 500, about: 'the seconds up to the first stream that ended' } : undefined) };
     };
     let made: LoadFixtures = { runPrefix };
     const needsScheduler = Boolean(targets.scheduler) && (wanted('scheduler-logs') || wanted('scheduler-event-fanout'));

@@ -15,7 +15,7 @@ export function cpuLine(cpu: Cpu): string {
       : `target not measured (${cpu.targetUnmeasured})`;
   const machine = cpu.machinePercent !== undefined ? `; machine ${cpu.machinePercent}% of ${cpu.cores * 100}%` : '';
   const others = cpu.othersPercent !== undefined ? `; other processes ${cpu.othersPercent}%` : '';
-  return `CPU (percent of one core): ${target}; generator ${side(cpu.generator)}${others}${machine}`;
+  return `CPU (percent of one core${cpu.about ? `, over ${cpu.about}: ${(cpu.windowMs / 1000).toFixed(1)} s` : ''}): ${target}; generator ${side(cpu.generator)}${others}${machine}`;
 }
 
 /**

@@ -124,6 +124,8 @@ export const loadScenarioResultSchema = z.object({
   cpu: z
     .object({
       windowMs: z.number(),
+      /** What part of the run the figures cover, where not all of it (the seconds before the first stream ended). */
+      about: z.string().optional(),
       cores: z.number().int(),
       machinePercent: z.number().optional(),
       target: processCpuSchema.extend({ pid: z.number().int(), name: z.string() }).optional(),
