@@ -108,7 +108,7 @@ describe('stackproof load reports what it lost, with the cause', () => {
     const res = await runCli(['load', '--scenario', 'scheduler-event-fanout', '--subscribers', '4', '--event-rate', '20', '--duration', '1s', '--reports-dir', reports], { env, timeoutMs: 90_000 });
     expect(res.code, res.stdout + res.stderr).toBe(4);
     expect(res.stdout).toMatch(/streams: 4 streams closed by the server with no error frame \(the end of its body\) after [\d.-]+ s, having received 0 event\(s\)/);
-    expect(res.stdout).toMatch(/CPU \(percent of one core\): target node \(pid \d+\)/);
+    expect(res.stdout).toMatch(/CPU \(percent of one core, over the seconds up to the first stream that ended: [\d.]+ s\): target node \(pid \d+\)/);
     expect(res.stdout).toMatch(/who ran out: /);
     const row = runResultsSchema.parse(JSON.parse(readFileSync(join(reports, 'results.json'), 'utf8'))).load[0]!;
     expect(row.streams?.endedEarly).toBe(4);
