@@ -17,7 +17,7 @@ import { SecretsService } from './secrets/service.ts';
 import { SigningKey } from './secrets/oidc/signing-key.ts';
 import { ControlService } from './control.ts';
 import type { ReferenceBehavior } from './behavior.ts';
-import { CloudSimulator } from './cloud/simulator.ts';
+import { CloudSimulator } from '../cloud/simulator.ts';
 import { EXIT } from '../cli/exit-codes.ts';
 
 export class ReferenceBehaviorError extends Error {
