@@ -21,7 +21,7 @@ const OIDC_ORDER = ['provider', 'client', 'assignment', 'scope'] as const;
  * Removes what a run (or, with 'all', any stackproof run) left on a secrets target: OIDC
  * resources, key-value keys and cloud-identity roles under the run prefix, through the spec's own
  * endpoints; then, with the admin API (hashicorp dialect), entities, groups, signing keys, auth
- * methods, mounts and namespaces under the prefix. Names without the prefix are never touched.
+ * methods, mounts, auth plugin catalog entries and namespaces under the prefix. Names without the prefix are never touched.
  */
 export async function sweepSecrets(api: SecretsApi, admin: VaultAdminApi | undefined, scope: SweepScope, prefix: string | 'all', options: { dryRun?: boolean } = {}): Promise<SweepReport> {
   const sweep = new SecretsSweep(api, new Sweeper(options.dryRun), (name) => madeByRun(name, prefix));
@@ -53,6 +53,11 @@ export async function sweepSecrets(api: SecretsApi, admin: VaultAdminApi | undef
         await sweep.sweeper.remove(`${ns}sys/${kind}/${bare}`, () => admin.disable(kind, bare, ns || undefined));
       }
     }
+  }
+  // A run's copies of a plugin (the cloud-identity route, cloud-plugin-route.ts) go after the auth
+  // methods that ran them. The catalog is the root namespace's.
+  for (const name of (await sweep.list('sys/plugins/catalog/auth', '')).filter(sweep.mine)) {
+    await sweep.sweeper.remove(`sys/plugins/catalog/auth/${name}`, () => admin.deletePlugin('auth', name));
   }
   // Namespaces last, children before parents: Vault refuses to delete a namespace with children.
   for (const ns of scope.namespaces) {

@@ -327,7 +327,9 @@ export class CloudAuthLogin {
           client_token: token.id,
           accessor: f.has('secrets.cloudauth-login-no-accessor') ? undefined : token.accessor,
           policies,
-          token_policies: policies,
+          // Vault and OpenBao leave an empty list out (sdk/logical/translate_response.go HTTPAuth:
+          // token_policies has omitempty): the listed deviation, under the upstream behaviour.
+          ...(this.ctx.behavior === 'upstream' && policies.length === 0 ? {} : { token_policies: policies }),
           metadata,
           lease_duration: ttl,
           renewable: role.token_type !== 'batch',
