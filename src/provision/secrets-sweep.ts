@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import type { HttpResponse } from '../client/http-client.ts';
 import type { SecretsApi } from '../client/secrets-api.ts';
 import { madeByRun } from './run-prefix.ts';
 import { Sweeper, type SweepReport } from './sweep-report.ts';
@@ -46,6 +48,7 @@ export async function sweepSecrets(api: SecretsApi, admin: VaultAdminApi | undef
 
   for (const ns of scope.namespaces) {
     for (const path of ['identity/oidc/key', 'identity/group/name', 'identity/entity/name', 'sys/policies/acl']) await sweep.listed(path, ns);
+    await sweep.loginEntities(ns);
     for (const kind of ['auth', 'mounts'] as const) {
       const table = (await sweep.sweeper.attempt(`read ${ns}sys/${kind}`, () => admin.mounts(kind, ns || undefined))) ?? {};
       for (const path of Object.keys(table).filter(sweep.mine)) {
@@ -91,6 +94,28 @@ class SecretsSweep {
     for (const name of (await this.list(path, ns)).filter(this.mine)) await this.delete(ns, `${path}/${name}`);
   }
 
+  /**
+   * The entities a login made for itself: a login through an auth method gives the caller an entity
+   * (named entity_<random>, not under the run prefix) with an alias on the method's accessor, and
+   * disabling the method leaves both (met on OpenBao 2.6.2). An entity goes when every alias it has
+   * is on an accessor of a run's auth method: `auth_<type>_<random>`, and the run's own plugin types
+   * (cloud-plugin-route.ts) are named under its prefix. Entities with other aliases are left alone.
+   */
+  async loginEntities(ns: string): Promise<void> {
+    const res = await this.sweeper.attempt(`list ${ns}identity/entity/id`, () => this.api.list('identity/entity/id', 'verb', { namespace: ns || undefined }));
+    if (res?.status !== 200) return;
+    const parsed = entityListSchema.safeParse(safeJson(res));
+    if (!parsed.success) return void this.sweeper.report.problems.push(`${ns}identity/entity/id: answered a listing without key_info`);
+    const runAccessor = (accessor: string) => /^auth_/.test(accessor) && this.mine(accessor.replace(/^auth_/, ''));
+    for (const [id, info] of Object.entries(parsed.data.data.key_info)) {
+      const aliases = info.aliases ?? [];
+      if (aliases.length === 0 || !aliases.every((a) => runAccessor(a.mount_accessor))) continue;
+      // Named with the accessor, whose run prefix tells `stackproof cleanup` whose it is.
+      const what = `${ns}identity/entity/id/${id} (made by a login through ${aliases[0]!.mount_accessor})`;
+      await this.sweeper.remove(what, () => this.api.delete(`identity/entity/id/${id}`, { namespace: ns || undefined }));
+    }
+  }
+
   /** Deletes every key below a version 1 path (a LIST shows one level at a time). */
   async kvTree(ns: string, path: string, depth = 0): Promise<void> {
     if (!path.endsWith('/') || this.sweeper.dryRun) return this.delete(ns, path);
@@ -116,5 +141,20 @@ class SecretsSweep {
     const name = parts.pop()!;
     const parent = parts.length ? `${parts.join('/')}/` : undefined;
     await this.sweeper.remove(`sys/namespaces/${path}`, () => admin.deleteNamespace(name, parent));
+  }
+}
+
+/** LIST identity/entity/id: each entity's aliases, with the accessor of the auth method each is on. */
+const entityListSchema = z.object({
+  data: z.object({
+    key_info: z.record(z.string(), z.object({ aliases: z.array(z.object({ mount_accessor: z.string() }).passthrough()).nullable().optional() }).passthrough()),
+  }),
+});
+
+function safeJson(res: HttpResponse): unknown {
+  try {
+    return res.json();
+  } catch {
+    return undefined;
   }
 }
