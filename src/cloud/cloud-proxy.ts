@@ -79,7 +79,9 @@ export class CloudProxy {
     if (head.length > 0) socket.unshift(head);
     const tls = new TLSSocket(socket, { isServer: true, secureContext: context });
     tls.on('error', (err) => {
-      this.handshakeFailures.push(`${simulated}: ${err.message}`);
+      // OpenSSL's text names the alert the client sent ("... sslv3 alert bad certificate:..."): that part says it.
+      const alert = /alert ([a-z ]+?)(?::|$)/.exec(err.message)?.[1];
+      this.handshakeFailures.push(`${simulated}: ${alert ? `the client ended the TLS handshake with the alert "${alert}"` : err.message}`);
       tls.destroy();
     });
     this.inner.get(simulated!)!.emit('connection', tls);
