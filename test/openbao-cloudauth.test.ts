@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runResultsSchema, type RunResults } from '../src/report/results-model.ts';
 import { RULES } from '../src/rules/catalog.ts';
 import { expectEveryFaultCaught } from './support/every-fault-caught.ts';
+import { freePort } from './support/consul-agent.ts';
 import { findAzurePlugin, findOpenBao, startOpenBao, type OpenBaoServer } from './support/openbao-server.ts';
 import { BIN, ROOT, runCli } from './support/run-cli.ts';
 
@@ -186,6 +187,29 @@ describe.skipIf(missing !== undefined)(`cloud-identity logins on a real OpenBao 
     expect(res.stdout).toMatch(/not available: cloudIdentity: .*the server's plugin did not reach the simulator at http:\/\/127\.0\.0\.1:9 \(the probe login answered 500: .*proxyconnect/);
     for (const r of results(dir).rules) expect(r.outcome, r.id).toBe('SKIP');
     expect(await inventory(server), 'OpenBao holds what it held before the run').toEqual(before);
+  }, 320_000);
+
+  it('routes a server that reaches the proxy at another address, once it has a copy of the kept authority', async () => {
+    // As for a server on another host: the proxy listens on every address and the plugin is told a
+    // non-loopback one; the authority is kept in caDir and the server reads its own copy.
+    const address = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address ?? '127.0.0.1';
+    const port = await freePort();
+    const caDir = join(mkdtempSync(join(tmpdir(), 'stackproof-kept-ca-')), 'ca');
+    const serverCaFile = join(mkdtempSync(join(tmpdir(), 'stackproof-server-side-')), 'ca.pem');
+    const configFile = { targets: { secrets: { url: server.url, dialect: 'hashicorp', cloudRoute: { listenHost: '0.0.0.0', listenPort: port, proxyUrl: `http://${address}:${port}`, caDir, serverCaFile } } } };
+    const before = await inventory(server);
+    const run = () => runCli(['conform', '--systems', 'secrets', '--rules', 'secrets.cloudauth.login-no-token,secrets.cloudauth.token-works', '--profile', 'strict', '--no-load-smoke', '--reports-dir', reportsDir()], { env: envFor(server), timeoutMs: 300_000, configFile });
+    const first = await run();
+    expect(first.stdout, 'the server has no copy yet').toMatch(/not available: cloudIdentity: .*did not trust its certificate.*it must read the authority's certificate at /);
+    expect(readFileSync(join(caDir, 'ca-key.pem'), 'utf8')).toMatch(/BEGIN PRIVATE KEY/);
+    copyFileSync(join(caDir, 'ca.pem'), serverCaFile);
+    const second = await run();
+    expect(second.code, second.stdout + second.stderr).toBe(0);
+    expect(second.stdout).toContain(`HTTPS_PROXY=http://${address}:${port} and SSL_CERT_FILE=${serverCaFile}`);
+    expect(second.stdout).toMatch(/PASSED: 2 pass, 0 fail, 0 error, 0 skip/);
+    expect(existsSync(serverCaFile) && existsSync(join(caDir, 'ca.pem')), 'a kept authority and its copy stay').toBe(true);
+    expect(await inventory(server), 'OpenBao holds what it held before the runs').toEqual(before);
+    rmSync(caDir, { recursive: true, force: true });
   }, 320_000);
 
   it("SKIPs the login rules saying so when the server's own CA bundle overrides the catalog entry's", async () => {

@@ -45,8 +45,17 @@ function computeType(kind: Machine['kind']): 'virtualMachines' | 'virtualMachine
   return kind === 'vm' ? 'virtualMachines' : 'virtualMachineScaleSets';
 }
 
+/** The machine's id as Resource Manager answers it. */
 function resourceId(m: Machine): string {
   return `/subscriptions/${m.subscriptionId}/resourceGroups/${m.resourceGroup}/providers/Microsoft.Compute/${computeType(m.kind)}/${m.name}`;
+}
+
+/**
+ * The machine's id as a managed-identity token carries it (xms_mirid, xms_az_rid): Azure writes
+ * "resourcegroups" in lower case there (vault-plugin-auth-azure path_login.go fmtRID).
+ */
+function claimResourceId(m: Machine): string {
+  return `/subscriptions/${m.subscriptionId}/resourcegroups/${m.resourceGroup}/providers/Microsoft.Compute/${computeType(m.kind)}/${m.name}`;
 }
 
 /** How long a client-credentials access token lives (Azure AD's usual hour). */
@@ -330,8 +339,8 @@ export class CloudSimulator {
       oid: m.principalId,
       sub: m.principalId,
       groups: m.groups,
-      xms_mirid: resourceId(m),
-      xms_az_rid: resourceId(m),
+      xms_mirid: claimResourceId(m),
+      xms_az_rid: claimResourceId(m),
       iat: now - 60,
       nbf: variant === 'not-yet-valid' ? now + 3600 : now - 60,
       exp: variant === 'expired' ? now - 30 : now + 3600,
