@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerTarget } from '../src/config/schema.ts';
@@ -92,6 +94,9 @@ const PROBES: Probe[] = [
   { name: 'cat of a collected allocation', path: (i) => `/v1/client/fs/cat/${i.collected}?path=app/local/data.txt`, answer: (v, i) => (atLeast(v, '1.9.0') ? { status: 404, text: `state for allocation ${i.collected} not found on client` } : { status: 400, text: `stat <dir:${i.collected}>/app/local/data.txt: no such file or directory` }) },
   { name: 'stream of a collected allocation', path: (i) => `/v1/client/fs/stream/${i.collected}?path=app/local/data.txt&follow=false`, answer: (v, i) => (atLeast(v, '1.9.0') ? { status: 404, text: `state for allocation ${i.collected} not found on client` } : { status: 400, text: `stat <dir:${i.collected}>/app/local/data.txt: no such file or directory` }) },
   { name: 'ls of a collected allocation', path: (i) => `/v1/client/fs/ls/${i.collected}`, answer: (_, i) => ({ status: 404, text: `open <dir:${i.collected}>: no such file or directory` }) },
+  // client/allocdir/alloc_dir.go ReadAt: a file under a task's secrets/ (the test writes one there), once Stat has passed: a plain error, 500.
+  { name: 'readat of a file in a secrets directory', path: (i) => `/v1/client/fs/readat/${i.done}?path=app/secrets/x.txt&offset=0&limit=10`, answer: () => ({ status: 500, text: 'Reading secret file prohibited: app/secrets/x.txt' }) },
+  { name: 'stream of a file in a secrets directory', path: (i) => `/v1/client/fs/stream/${i.done}?path=app/secrets/x.txt&offset=0&follow=false`, answer: () => ({ status: 500, text: 'Reading secret file prohibited: app/secrets/x.txt' }) },
   // A token without read-fs (client/fs_endpoint.go: 403 structs.ErrPermissionDenied).
   { name: 'cat with a read-job token', path: (i) => `/v1/client/fs/cat/${i.done}?path=app/local/data.txt`, token: (i) => i.readJob, answer: () => ({ status: 403, text: 'Permission denied' }) },
   { name: 'readat with a read-job token', path: (i) => `/v1/client/fs/readat/${i.done}?path=app/local/data.txt&offset=0&limit=1`, token: (i) => i.readJob, answer: () => ({ status: 403, text: 'Permission denied' }) },
@@ -111,6 +116,7 @@ async function setUp(t: Omit<Target, 'fixtures'> & { nodeId: string; http: Retur
   const gc = await request(`${t.url}/v1/client/allocation/${collected.id}/gc`, { headers: { 'x-nomad-token': t.token } });
   await gc.body.dump();
   expect(gc.statusCode, 'GC of the allocation to collect').toBe(200);
+  writeFileSync(join(t.allocRoot, done.id, 'app', 'secrets', 'x.txt'), 'secret\n');
   const readJob = (await fixtures.token(`${runPrefix}-readjob`, { namespaces: { default: ['read-job'] } })).secret;
   return { target: { ...t, fixtures }, ids: { done: done.id, collected: collected.id, nodeId: t.nodeId, readJob } };
 }
