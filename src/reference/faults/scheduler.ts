@@ -87,6 +87,10 @@ export const schedulerFaults: Fault[] = [
   { id: 'scheduler.stats-device-stats-null', system: 'scheduler', breaks: ['scheduler.stats.device-stats'], description: 'DeviceStats is null instead of an array (as Nomad without device statistics)' },
   { id: 'scheduler.readat-limit-zero-unbounded', system: 'scheduler', breaks: ['scheduler.fs.readat-limit-zero'], description: 'readat with limit=0 returns the rest of the file (as Nomad)' },
   { id: 'scheduler.fs-stat-path-required', system: 'scheduler', breaks: ['scheduler.fs.stat-default-path'], description: "stat without path is refused instead of describing the allocation's root (as Nomad)" },
+  { id: 'scheduler.cat-readat-errors-200', system: 'scheduler', breaks: ['scheduler.fs.refusal-status'], description: "cat and readat answer every refusal with 200 and the error's text (as Nomad since 0.10.5)" },
+  // cat and readat are judged by what they deliver: a refusal that delivers the file fails, whatever its status.
+  { id: 'scheduler.cat-readat-acl-unchecked', system: 'scheduler', breaks: ['scheduler.acl.client-endpoints'], description: 'cat and readat skip the read-fs check (the other endpoints keep theirs): any known token reads the file' },
+  { id: 'scheduler.readat-escape-as-nomad', system: 'scheduler', breaks: ['scheduler.fs.path-escape'], description: "cat and readat answer their refusals 200 with the error's text, as Nomad does, and readat also serves files outside the allocation directory" },
   // Events from real actions (issue 17): the payload and type checks the new rules make.
   { id: 'scheduler.events-node-payload-missing-fields', system: 'scheduler', breaks: ['scheduler.events.node-payload'], description: 'Node event payloads leave out Datacenter, SchedulingEligibility, Status and Drain' },
   { id: 'scheduler.events-type-unlisted', system: 'scheduler', breaks: ['scheduler.events.types'], description: "A job register's Job and Evaluation events have Type 'JobUpserted', which the spec does not list" },
