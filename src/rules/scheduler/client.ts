@@ -176,7 +176,7 @@ export const schedulerClientRules: Rule[] = [
       { file, section: 'Resources and their fields > Node metadata response', quote: 'Merge of Static and Dynamic' },
     ],
     notes: [
-      "Current Nomad deletes a key set to null from Dynamic unless the key is also static (hashicorp/nomad client/meta_endpoint.go NodeMeta.Apply, PR 18664: 1.5.10, 1.6.3 and 1.7.0 on); 1.5.0-1.5.9 and 1.6.0-1.6.2 keep it as null, and no API call removes it. Absent and null both pass. The updates draw from four keys of the run (per-run prefix; 'first', 'second' and two dotted keys the seed picks), set to null again afterwards: on a Nomad that keeps nulls each key a run touches stays, so a run touches few (suites/scheduler/run-metadata-keys.ts), and the end-of-run cleanup says which stay.",
+      "Current Nomad deletes a key set to null from Dynamic unless the key is also static (hashicorp/nomad client/meta_endpoint.go NodeMeta.Apply, PR 18664: 1.5.10, 1.6.3 and 1.7.0 on); 1.5.0-1.5.9 and 1.6.0-1.6.2 keep it as null, and no API call removes it. Absent and null both pass. The updates draw from two keys of the run (per-run prefix: the key the metadata rules share, and a dotted key the seed picks), set to null again afterwards: on a Nomad that keeps nulls each key a run touches stays, so a run touches few (suites/scheduler/run-metadata-keys.ts), and the end-of-run cleanup says which stay.",
     ],
   }),
   rule({
