@@ -298,7 +298,7 @@ export const schedulerClientRules: Rule[] = [
     capability: FIX,
     notes: [
       FRAMES_BACK_TO_BACK,
-      'The running fixture task appends "tick <n>" to local/grow.txt every 250 ms. The file is read back with readat afterwards. The spec says only "Offset into the stream": both readings are accepted, the frame\'s start or its end (Nomad sends the position after the bytes read: client/fs_endpoint.go streamFile passes the offset after each read to the framer), but one must hold for every frame, frames following without gap or overlap.',
+      'The running fixture task appends "tick <n>" to local/grow.txt every 250 ms. The file is read back with readat afterwards. The spec says only "Offset into the stream": frames follow each other without gap or overlap, and each frame\'s Offset must point into its own bytes, at their start, their end or between. Nomad sends the position after a read (client/fs_endpoint.go streamFile passes the offset after each read to the framer), and a frame its framer batched from several reads within its 200 ms window keeps the Offset of its first read (client/lib/streamframer/framer.go StreamFramer.Send), which a loaded host makes likely: demanding the start or the end of every frame made a verdict of the host\'s load.',
     ],
     sources: [{ file, section: EP, quote: 'follow (bool, default true, tail the file)' }],
   }),
