@@ -15,6 +15,8 @@ export interface Allocation {
   tasks: TaskSpec[];
   /** Stopped allocations are the ones garbage collection removes. */
   stopped: boolean;
+  /** Garbage collection removed its directory (the allocation stays known, as to Nomad's servers). */
+  collected?: boolean;
 }
 
 /** The path escapes the allocation directory. */
@@ -114,7 +116,10 @@ export class AllocationFs {
   async collect(id: string): Promise<void> {
     await rm(this.dirOf(id), { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     const alloc = this.allocations.get(id);
-    if (alloc) alloc.stopped = true;
+    if (alloc) {
+      alloc.stopped = true;
+      alloc.collected = true;
+    }
   }
 
   exists(id: string): boolean {
