@@ -25,7 +25,8 @@ export function compareAnswers(a: Answer, b: Answer): Difference[] {
     return a.status === undefined && b.status === undefined ? [] : [{ aspect: 'status', a: statusOf(a), b: statusOf(b) }];
   }
   const out: Difference[] = [];
-  if ((a.contentType ?? '') !== (b.contentType ?? '')) out.push({ aspect: 'content-type', a: a.contentType ?? '(none)', b: b.contentType ?? '(none)' });
+  // A media type says nothing of an empty body (204): compared only where one side sent bytes.
+  if ((a.contentType ?? '') !== (b.contentType ?? '') && (a.excerpt !== '' || b.excerpt !== '')) out.push({ aspect: 'content-type', a: a.contentType ?? '(none)', b: b.contentType ?? '(none)' });
   if (a.status >= 400) {
     if ((a.error ?? '') !== (b.error ?? '')) out.push({ aspect: 'error', a: a.error ?? '', b: b.error ?? '' });
     return out;

@@ -65,6 +65,8 @@ export interface DiffRun {
   /** Whether the listing applies: the reference on one side, a known product on the other. */
   listing: string;
   endpoints: DiffedEndpoint[];
+  /** Endpoints not compared, and why (a fixture one of the targets could not have). */
+  skipped: { endpoint: string; why: string }[];
   counts: DiffCounts;
   cleanup: { a: SweepReport; b: SweepReport };
   /** Stopped by Ctrl-C before every request was sent. */

@@ -28,6 +28,7 @@ export function diffMarkdown(run: DiffRun): string {
     }),
     '',
   ];
+  if (run.skipped.length) out.push('Not compared:', '', ...run.skipped.map((x) => `- \`${x.endpoint}\`: ${x.why}`), '');
   for (const e of run.endpoints) out.push(...endpointSection(e, names));
   out.push('## Cleanup', '');
   for (const side of ['a', 'b'] as const) {
@@ -83,6 +84,7 @@ export function diffSummary(run: DiffRun, reportFile?: string): string {
     const unlisted = differing.filter((r) => r.differences.some((d) => !d.listed)).length;
     lines.push(`${`${e.method} ${e.path}`.padEnd(width)}  ${String(e.requests.length).padStart(4)}  ${String(e.requests.length - differing.length).padStart(5)}  ${String(differing.length - unlisted).padStart(6)}  ${String(unlisted).padStart(10)}`);
   }
+  for (const x of run.skipped) lines.push(`${x.endpoint.padEnd(width)}  not compared: ${x.why}`);
   lines.push('', `${c.requests} requests: ${c.alike} alike, ${c.differing} different (${c.listed} listed, ${c.unlisted} not listed)`);
   const unlisted = run.endpoints.flatMap((e) => e.requests.filter((r) => r.differences.some((d) => !d.listed)).map((r) => ({ e, r })));
   if (unlisted.length) {

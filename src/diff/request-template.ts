@@ -82,6 +82,8 @@ export interface DiffEndpoint {
   path: string;
   /** The statement ids (src/rules/statements) about this endpoint's answer. */
   statements: string[];
+  /** Fixture symbols both targets must have for this endpoint to be compared (a plugin one may lack). */
+  needs?: string[];
   /** Globs of answer paths whose object keys are data (metadata keys, PIDs), compared as `*`. */
   maps?: string[];
   requests: RequestTemplate<any>[];
@@ -117,6 +119,7 @@ export function resolveValue(value: unknown, symbols: Record<string, string>): u
 export function describeRequest(req: SymbolicRequest): string {
   const query = Object.entries(req.query ?? {}).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `${k}=${x}`));
   const token = req.token.kind === 'management' ? '' : req.token.kind === 'fixture' ? ` (token @{${req.token.symbol}})` : req.token.kind === 'none' ? ' (no token)' : ' (a token never issued)';
-  const body = req.json !== undefined ? ` ${JSON.stringify(req.json)}` : req.form ? ` form ${new URLSearchParams(req.form).toString()}` : req.body !== undefined ? ` ${JSON.stringify(req.body)}` : '';
-  return `${req.method} ${req.path}${query.length ? `?${query.join('&')}` : ''}${body}${token}`;
+  const body = req.json !== undefined ? ` ${JSON.stringify(req.json)}` : req.form ? ` form ${Object.entries(req.form).map(([k, v]) => `${k}=${v}`).join('&')}` : req.body !== undefined ? ` ${JSON.stringify(req.body)}` : '';
+  const headers = Object.entries(req.headers ?? {}).filter(([k]) => k.toLowerCase() !== 'content-type').map(([k, v]) => ` [${k}: ${v}]`).join('');
+  return `${req.method} ${req.path}${query.length ? `?${query.join('&')}` : ''}${headers}${body}${token}`;
 }

@@ -12,8 +12,6 @@ import { sendRequest, type Sender } from './send-request.ts';
 import { specWordOn, statement } from './spec-word.ts';
 import { systemKit } from './system-kit.ts';
 
-const kitMaps = (system: SystemName) => systemKit(system).maps;
-
 export interface DiffTarget extends DiffSide {
   token: string;
 }
@@ -63,7 +61,7 @@ export async function runDiff(o: DiffOptions): Promise<DiffRun> {
   const made = await Promise.allSettled([kit.makeFixtures(o.a, o.prefix), kit.makeFixtures(o.b, o.prefix)]);
   const teardowns = made.map((m) => (m.status === 'fulfilled' ? m.value.teardown : m.reason instanceof FixtureError ? m.reason.teardown : async (): Promise<SweepReport> => ({ removed: [], problems: [] })));
   const cleanup = async () => {
-    const [a, b] = await Promise.all(teardowns.map((t) => t().catch((err: Error) => ({ removed: [], problems: [`cleanup broke off: ${err.message}`] }))));
+    const [a, b] = await Promise.all(teardowns.map((t) => untilClean(t)));
     return { a: a!, b: b! };
   };
   if (made.some((m) => m.status === 'rejected')) {
@@ -82,10 +80,16 @@ export async function runDiff(o: DiffOptions): Promise<DiffRun> {
   const b = side(o.b, fb);
   const orientation = orient(o.a, o.b);
   const endpoints: DiffedEndpoint[] = [];
+  const skipped: DiffRun['skipped'] = [];
   let interrupted = false;
   try {
     for (const [ei, endpoint] of kit.endpoints.entries()) {
       if (o.only && !endpointKey(endpoint).includes(o.only)) continue;
+      const lacking = [a, b].filter((s) => (endpoint.needs ?? []).some((n) => s.fixtures.symbols[n] === undefined));
+      if (lacking.length) {
+        skipped.push({ endpoint: endpointKey(endpoint), why: `${lacking.map((s) => s.target.name).join(' and ')} could not have its fixtures (${(endpoint.needs ?? []).join(', ')}): see the fixture lines` });
+        continue;
+      }
       if (o.signal?.aborted) {
         interrupted = true;
         break;
@@ -109,10 +113,31 @@ export async function runDiff(o: DiffOptions): Promise<DiffRun> {
     b: sideInfo(o.b),
     listing: orientation ? `reference against ${orientation.product.key} ${orientation.product.version ?? '(version unknown: every row of the product applies)'}` : 'none: the known differences are listed for the reference against a product, and this diff has no reference on one side and a known product on the other',
     endpoints,
+    skipped,
     counts: countRequests(endpoints),
     cleanup: removed,
     ...(interrupted ? { interrupted } : {}),
   };
+}
+
+/** How long a teardown that left something is tried again. */
+const CLEANUP_RETRY_MS = 20_000;
+
+/**
+ * Runs a teardown, and again while it leaves something, for a bounded time: a product that removes
+ * in the background (OpenBao deletes a namespace asynchronously, so its parent's delete is refused
+ * while the child is still going: vault/namespace_store.go DeleteNamespace) is done a moment later.
+ * A sweep removes by prefix, so running it again removes only what is still there.
+ */
+async function untilClean(teardown: () => Promise<SweepReport>): Promise<SweepReport> {
+  const deadline = Date.now() + CLEANUP_RETRY_MS;
+  const removed: string[] = [];
+  for (;;) {
+    const report = await teardown().catch((err: Error): SweepReport => ({ removed: [], problems: [`cleanup broke off: ${err.message}`] }));
+    removed.push(...report.removed.filter((r) => !removed.includes(r)));
+    if (!report.problems.length || Date.now() > deadline) return { ...report, removed };
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
 }
 
 function sideInfo(t: DiffTarget): DiffSide {
@@ -151,7 +176,7 @@ async function diffEndpoint(endpoint: DiffEndpoint, index: number, a: Side, b: S
     for (const req of casesOf(template, o.seed + index * 1000 + ti, o.runs)) {
       if (o.signal?.aborted) return { method: endpoint.method, path: endpoint.path, spec, requests };
       const [ra, rb] = await Promise.all([ask(a, template, req, o.requestTimeoutMs), ask(b, template, req, o.requestTimeoutMs)]);
-      const maps = [...kitMaps(o.system), ...(endpoint.maps ?? [])];
+      const maps = [...systemKit(o.system).maps, ...(endpoint.maps ?? [])];
       const answers = { a: a.normaliser.answer(ra, maps), b: b.normaliser.answer(rb, maps) };
       const differences = compareAnswers(answers.a, answers.b).map((d) => {
         const listed = findListing(o.known, { system: o.system, endpoint: endpointKey(endpoint), class: template.class }, d, orientation);

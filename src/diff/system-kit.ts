@@ -4,7 +4,11 @@ import { targetsSchema } from '../config/schema.ts';
 import { HttpClient } from '../client/http-client.ts';
 import { Redactor } from '../client/redact.ts';
 import type { DiffFixtures } from './fixtures/diff-fixtures.ts';
+import { makeMeshFixtures } from './fixtures/mesh.ts';
+import { makeSecretsFixtures } from './fixtures/secrets.ts';
+import { SECRETS_ENDPOINTS } from './endpoints/secrets.ts';
 import { makeSchedulerFixtures } from './fixtures/scheduler.ts';
+import { MESH_ENDPOINTS } from './endpoints/mesh.ts';
 import { SCHEDULER_ENDPOINTS } from './endpoints/scheduler.ts';
 import type { DiffEndpoint } from './request-template.ts';
 import type { Sender } from './send-request.ts';
@@ -47,6 +51,21 @@ export function systemKit(system: SystemName): SystemKit {
         maps: ['Meta', 'Static', 'Dynamic', '*.Meta', '*.Env', '*.Config', '*.Attributes', '*.Drivers', '*.Pids', '*.Links'],
         makeFixtures: (t, prefix) => makeSchedulerFixtures(profile('scheduler', t), prefix),
         sender: (t, f, ms) => sender('scheduler', t, f, ms),
+      };
+    case 'secrets':
+      return {
+        endpoints: SECRETS_ENDPOINTS,
+        // Maps keyed by data: an OpenAPI document's paths and schemas, a key's versions and custom metadata.
+        maps: ['openapi.paths', 'openapi.components.schemas', '*.custom_metadata', 'data.versions', '*.metadata.custom_metadata'],
+        makeFixtures: (t, prefix) => makeSecretsFixtures(profile('secrets', t), prefix),
+        sender: (t, f, ms) => sender('secrets', t, f, ms),
+      };
+    case 'mesh':
+      return {
+        endpoints: MESH_ENDPOINTS,
+        maps: [],
+        makeFixtures: (t, prefix) => makeMeshFixtures(profile('mesh', t), prefix),
+        sender: (t, f, ms) => sender('mesh', t, f, ms),
       };
     default:
       throw new Error(`the diff does not cover the ${system} system yet`);
