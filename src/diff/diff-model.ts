@@ -68,6 +68,12 @@ export interface DiffRun {
   /** Endpoints not compared, and why (a fixture one of the targets could not have). */
   skipped: { endpoint: string; why: string }[];
   counts: DiffCounts;
+  /**
+   * Rows of the known differences that apply to this product and version but that no difference
+   * of this run matched: fixed since, or not reached by these requests (a row goes when its
+   * difference is gone for good).
+   */
+  unseen: { line: number; row: string }[];
   cleanup: { a: SweepReport; b: SweepReport };
   /** Stopped by Ctrl-C before every request was sent. */
   interrupted?: boolean;

@@ -17,7 +17,8 @@ export interface KnownDifference {
   /** `METHOD /path` as the spec writes it; `*` in either part matches anything. */
   endpoint: string;
   class: RequestClass | '*';
-  aspect: Aspect;
+  /** `*`: any aspect (then the detail is `*` too). */
+  aspect: Aspect | '*';
   /**
    * What the row allows, reference first: `404 → 200` (status, content-type; `*` on either side),
    * path globs separated by commas (fields: every differing path must match one), a glob on the
@@ -67,15 +68,16 @@ export function parseKnownDifferences(doc: string): KnownDifference[] {
     if (c.length !== COLUMNS.length) throw new KnownDifferencesError(`${at}: ${c.length} cells, not ${COLUMNS.length}`);
     const [system, endpoint, klass, aspect, detail, product, versions, why] = c as [string, string, string, string, string, string, string, string];
     if (!(SYSTEMS as readonly string[]).includes(system)) throw new KnownDifferencesError(`${at}: system "${system}" is not one of ${SYSTEMS.join(', ')}`);
-    if (!/^(\*|[A-Z]+) \/\S*$/.test(endpoint)) throw new KnownDifferencesError(`${at}: endpoint "${endpoint}" is not "METHOD /path"`);
+    if (!/^(\*|[A-Z]+) \/.*$/.test(endpoint)) throw new KnownDifferencesError(`${at}: endpoint "${endpoint}" is not "METHOD /path"`);
     if (klass !== '*' && !(REQUEST_CLASSES as readonly string[]).includes(klass)) throw new KnownDifferencesError(`${at}: class "${klass}" is not one of ${REQUEST_CLASSES.join(', ')} or *`);
-    if (!(ASPECTS as readonly string[]).includes(aspect)) throw new KnownDifferencesError(`${at}: "${aspect}" is not one of ${ASPECTS.join(', ')}`);
+    if (aspect !== '*' && !(ASPECTS as readonly string[]).includes(aspect)) throw new KnownDifferencesError(`${at}: "${aspect}" is not one of ${ASPECTS.join(', ')} or *`);
+    if (aspect === '*' && detail !== '*') throw new KnownDifferencesError(`${at}: a row for any aspect (*) allows any detail (*)`);
     if ((aspect === 'status' || aspect === 'content-type') && detail !== '*' && !/^\S+ → \S+$/.test(detail)) throw new KnownDifferencesError(`${at}: a ${aspect} detail is "<reference> → <product>" (either may be *), or *`);
     if (!detail) throw new KnownDifferencesError(`${at}: an empty detail (write * for any)`);
     if (!(PRODUCTS as readonly string[]).includes(product)) throw new KnownDifferencesError(`${at}: product "${product}" is not one of ${PRODUCTS.join(', ')}`);
     if (!isValidRange(versions)) throw new KnownDifferencesError(`${at}: versions "${versions}" is not a range (>=1.2.3 <2.0.0, *)`);
     if (why.length < 20) throw new KnownDifferencesError(`${at}: say why, with the upstream source (repository, file, function)`);
-    rows.push({ system: system as SystemName, endpoint, class: klass as RequestClass | '*', aspect: aspect as Aspect, detail, product: product as ProductName, versions, why, line: i + 1 });
+    rows.push({ system: system as SystemName, endpoint, class: klass as RequestClass | '*', aspect: aspect as Aspect | '*', detail, product: product as ProductName, versions, why, line: i + 1 });
   }
   return rows;
 }
@@ -95,7 +97,7 @@ export function findListing(rows: KnownDifference[], where: { system: SystemName
   if (!o?.product.key) return undefined;
   const [method, path] = splitEndpoint(where.endpoint);
   return rows.find((r) => {
-    if (r.system !== where.system || r.product !== o.product.key || r.aspect !== d.aspect) return false;
+    if (r.system !== where.system || r.product !== o.product.key || (r.aspect !== '*' && r.aspect !== d.aspect)) return false;
     if (r.class !== '*' && r.class !== where.class) return false;
     const [rm, rp] = splitEndpoint(r.endpoint);
     if (!globMatches(rm, method) || !globMatches(rp, path)) return false;
@@ -103,6 +105,12 @@ export function findListing(rows: KnownDifference[], where: { system: SystemName
     if (o.product.version && !satisfies(o.product.version, r.versions)) return false;
     return detailMatches(r.detail, d, o.referenceSide);
   });
+}
+
+/** The rows that speak of this product and version on this system: what a diff could meet. */
+export function applicableRows(rows: KnownDifference[], system: SystemName, o: Orientation | undefined): KnownDifference[] {
+  if (!o?.product.key) return [];
+  return rows.filter((r) => r.system === system && r.product === o.product.key && (!o.product.version || satisfies(o.product.version, r.versions)));
 }
 
 function splitEndpoint(endpoint: string): [string, string] {

@@ -29,7 +29,8 @@ const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g
 const TIMESTAMP = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})\b/g;
 const LOOPBACK = /\b(?:127\.0\.0\.1|localhost|\[::1\]):\d+\b/g;
 const EXCERPT_CHARS = 700;
-const ABSOLUTE_DIR = /(?:\/[\w.+-]+)+\/(?=@\{)/g;
+/** A file system path leading up to a symbol (not a URL's path: it follows a space, a quote or the start). */
+const ABSOLUTE_DIR = /(?<=^|[\s'"(])(?:\/[\w.+-]+)+\/(?=@\{)/g;
 
 export class Normaliser {
   private readonly pairs: [string, string][];

@@ -12,8 +12,8 @@ export function diffMarkdown(run: DiffRun): string {
   const out: string[] = [
     `# stackproof diff: ${run.system}`,
     '',
-    `- **a**: ${names.a} (${run.a.url})${run.a.product?.version ? `, version ${run.a.product.version}` : ''}`,
-    `- **b**: ${names.b} (${run.b.url})${run.b.product?.version ? `, version ${run.b.product.version}` : ''}`,
+    `- **a**: ${names.a} (${run.a.url})`,
+    `- **b**: ${names.b} (${run.b.url})`,
     `- seed ${run.seed} (replay with \`--seed ${run.seed} --runs ${run.runs}\`), run prefix ${run.prefix}, started ${run.startedAt}, ${Math.round(run.durationMs / 100) / 10} s`,
     `- known differences (docs/reference-fidelity.md): ${run.listing}`,
     `- ${c.requests} requests: ${c.alike} answered alike, ${c.differing} differently (${c.listed} listed, **${c.unlisted} not listed**)`,
@@ -30,6 +30,11 @@ export function diffMarkdown(run: DiffRun): string {
   ];
   if (run.skipped.length) out.push('Not compared:', '', ...run.skipped.map((x) => `- \`${x.endpoint}\`: ${x.why}`), '');
   for (const e of run.endpoints) out.push(...endpointSection(e, names));
+  if (run.unseen.length) {
+    out.push('## Listed, but not seen in this run', '', 'Rows of docs/reference-fidelity.md for this product and version that no difference matched: fixed since (then the row goes), or not reached by these requests.', '');
+    for (const u of run.unseen) out.push(`- line ${u.line}: \`${u.row}\``);
+    out.push('');
+  }
   out.push('## Cleanup', '');
   for (const side of ['a', 'b'] as const) {
     const r = run.cleanup[side];
@@ -94,6 +99,7 @@ export function diffSummary(run: DiffRun, reportFile?: string): string {
     }
     if (unlisted.length > 40) lines.push(`  … and ${unlisted.length - 40} more request(s): see the report`);
   }
+  if (run.unseen.length) lines.push('', `${run.unseen.length} listed difference(s) not seen in this run (fixed, or not reached): lines ${run.unseen.map((u) => u.line).join(', ')} of docs/reference-fidelity.md`);
   if (run.interrupted) lines.push('', 'stopped by Ctrl-C: not every request was sent');
   for (const side of ['a', 'b'] as const) {
     const r = run.cleanup[side];

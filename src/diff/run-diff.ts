@@ -5,7 +5,7 @@ import { compareAnswers, describeDifference } from './compare.ts';
 import { countRequests, type DiffedEndpoint, type DiffedRequest, type DiffRun, type DiffSide } from './diff-model.ts';
 import type { DiffFixtures } from './fixtures/diff-fixtures.ts';
 import { FixtureError } from './fixtures/diff-fixtures.ts';
-import { findListing, type KnownDifference, type Orientation } from './known-differences.ts';
+import { applicableRows, findListing, type KnownDifference, type Orientation } from './known-differences.ts';
 import { Normaliser } from './normalise.ts';
 import { describeRequest, endpointKey, resolveText, type DiffEndpoint, type RequestTemplate, type SymbolicRequest } from './request-template.ts';
 import { sendRequest, type Sender } from './send-request.ts';
@@ -102,6 +102,8 @@ export async function runDiff(o: DiffOptions): Promise<DiffRun> {
     for (const s of [a, b]) await s.sender.http.close().catch(() => undefined);
   }
   const removed = await cleanup();
+  const used = new Set(endpoints.flatMap((e) => e.requests.flatMap((r) => r.differences.flatMap((d) => (d.listed ? [d.listed.line] : [])))));
+  const unseen = interrupted || o.only ? [] : applicableRows(o.known, o.system, orientation).filter((r) => !used.has(r.line)).map((r) => ({ line: r.line, row: `${r.endpoint} [${r.class}] ${r.aspect} ${r.detail}` }));
   return {
     system: o.system,
     seed: o.seed,
@@ -115,6 +117,7 @@ export async function runDiff(o: DiffOptions): Promise<DiffRun> {
     endpoints,
     skipped,
     counts: countRequests(endpoints),
+    unseen,
     cleanup: removed,
     ...(interrupted ? { interrupted } : {}),
   };
