@@ -51,6 +51,8 @@ export interface DiffCounts {
   listed: number;
   /** Requests with a difference no row lists. */
   unlisted: number;
+  /** Requests that one target or both did not answer (a timeout, a reset, a preparation that failed). */
+  unanswered: number;
 }
 
 export interface DiffRun {
@@ -83,5 +85,6 @@ export function countRequests(endpoints: DiffedEndpoint[]): DiffCounts {
   const all = endpoints.flatMap((e) => e.requests);
   const differing = all.filter((r) => r.differences.length);
   const unlisted = differing.filter((r) => r.differences.some((d) => !d.listed));
-  return { requests: all.length, alike: all.length - differing.length, differing: differing.length, listed: differing.length - unlisted.length, unlisted: unlisted.length };
+  const unanswered = all.filter((r) => r.a.status === undefined || r.b.status === undefined).length;
+  return { requests: all.length, alike: all.length - differing.length, differing: differing.length, listed: differing.length - unlisted.length, unlisted: unlisted.length, unanswered };
 }

@@ -16,7 +16,7 @@ export function diffMarkdown(run: DiffRun): string {
     `- **b**: ${names.b} (${run.b.url})`,
     `- seed ${run.seed} (replay with \`--seed ${run.seed} --runs ${run.runs}\`), run prefix ${run.prefix}, started ${run.startedAt}, ${Math.round(run.durationMs / 100) / 10} s`,
     `- known differences (docs/reference-fidelity.md): ${run.listing}`,
-    `- ${c.requests} requests: ${c.alike} answered alike, ${c.differing} differently (${c.listed} listed, **${c.unlisted} not listed**)`,
+    `- ${c.requests} requests: ${c.alike} answered alike, ${c.differing} differently (${c.listed} listed, **${c.unlisted} not listed**)${c.unanswered ? `; ${c.unanswered} without an answer from a target` : ''}`,
     ...(run.interrupted ? ['- **stopped by Ctrl-C**: not every request was sent'] : []),
     '',
     '| endpoint | requests | alike | listed | not listed |',
@@ -91,6 +91,10 @@ export function diffSummary(run: DiffRun, reportFile?: string): string {
   }
   for (const x of run.skipped) lines.push(`${x.endpoint.padEnd(width)}  not compared: ${x.why}`);
   lines.push('', `${c.requests} requests: ${c.alike} alike, ${c.differing} different (${c.listed} listed, ${c.unlisted} not listed)`);
+  if (c.unanswered) {
+    lines.push(`${c.unanswered} request(s) had no answer from a target, and say nothing of it:`);
+    for (const e of run.endpoints) for (const r of e.requests.filter((x) => x.a.status === undefined || x.b.status === undefined)) lines.push(`  ${e.method} ${e.path} [${r.class}] ${r.what}: ${[r.a, r.b].map((x, i) => (x.status === undefined ? `${i ? run.b.name : run.a.name}: ${x.noAnswer}` : '')).filter(Boolean).join('; ')}`);
+  }
   const unlisted = run.endpoints.flatMap((e) => e.requests.filter((r) => r.differences.some((d) => !d.listed)).map((r) => ({ e, r })));
   if (unlisted.length) {
     lines.push('', 'not listed in docs/reference-fidelity.md:');

@@ -106,7 +106,8 @@ const freshAccessToken: Prepare = async (ctx) => {
   return { accessToken };
 };
 
-const tokenRequest = (form: Record<string, string>, basic: string | undefined = 'Basic @{basic}'): SymbolicRequest => ({
+/** A token request; `basic` null sends no Authorization header at all. */
+const tokenRequest = (form: Record<string, string>, basic: string | null = 'Basic @{basic}'): SymbolicRequest => ({
   method: 'POST',
   path: '/v1/identity/oidc/provider/@{provider}/token',
   form,
@@ -170,7 +171,7 @@ const OIDC_FLOW: DiffEndpoint[] = [
       generated('bad-value', 'a code the target never issued', unknownName, (c) => tokenRequest({ ...goodForm, code: c })),
       fixed('bad-value', "a grant_type other than 'authorization_code'", tokenRequest({ ...goodForm, grant_type: 'client_credentials' }), { prepare: freshCode }),
       fixed('bad-value', 'a redirect_uri other than the one the code was issued for', tokenRequest({ ...goodForm, redirect_uri: 'https://elsewhere.example.com/cb' }), { prepare: freshCode }),
-      fixed('no-token', 'no client authentication', tokenRequest(goodForm, undefined), { prepare: freshCode }),
+      fixed('no-token', 'no client authentication', tokenRequest(goodForm, null), { prepare: freshCode }),
       fixed('wrong-token', 'a wrong client secret', tokenRequest(goodForm, 'Basic @{wrongBasic}'), {
         prepare: async (ctx) => ({ ...(await freshCode(ctx)), wrongBasic: Buffer.from(`${ctx.symbols.clientId}:not-the-secret`).toString('base64') }),
       }),
