@@ -67,7 +67,7 @@ export interface DiffRun {
   /** Whether the listing applies: the reference on one side, a known product on the other. */
   listing: string;
   endpoints: DiffedEndpoint[];
-  /** Endpoints not compared, and why (a fixture one of the targets could not have). */
+  /** Endpoints or requests not compared, and why (a fixture one of the targets could not have, a change it could not undo). */
   skipped: { endpoint: string; why: string }[];
   counts: DiffCounts;
   /**

@@ -72,6 +72,11 @@ export interface RequestTemplate<T = unknown> {
   once?: boolean;
   /** The status the spec states for this very request, where its class's default says nothing (logs of a task without logging: 404). */
   stated?: { status: number[]; statement: string };
+  /**
+   * Why this request may not be sent to a target (it would change something there that cannot be
+   * put back), or undefined. A request either target may not get is sent to neither, and said.
+   */
+  notOn?: (product: { key?: string; version?: string } | undefined) => string | undefined;
 }
 
 /** One endpoint of a spec, as the spec names it, with what its statements say and the requests to send. */

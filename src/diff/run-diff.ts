@@ -94,7 +94,7 @@ export async function runDiff(o: DiffOptions): Promise<DiffRun> {
         interrupted = true;
         break;
       }
-      endpoints.push(await diffEndpoint(endpoint, ei, a, b, o, orientation));
+      endpoints.push(await diffEndpoint(endpoint, ei, a, b, o, orientation, skipped));
       const last = endpoints.at(-1)!;
       say(`${endpointKey(endpoint)}: ${last.requests.length} request(s), ${last.requests.filter((r) => r.differences.length).length} differing`);
     }
@@ -170,11 +170,16 @@ export function casesOf(template: RequestTemplate<unknown>, seed: number, runs: 
   return out;
 }
 
-async function diffEndpoint(endpoint: DiffEndpoint, index: number, a: Side, b: Side, o: DiffOptions, orientation: Orientation | undefined): Promise<DiffedEndpoint> {
+async function diffEndpoint(endpoint: DiffEndpoint, index: number, a: Side, b: Side, o: DiffOptions, orientation: Orientation | undefined, skipped: DiffRun['skipped']): Promise<DiffedEndpoint> {
   const spec = endpoint.statements.map(statement);
   const requests: DiffedRequest[] = [];
   const names = { a: a.target.name, b: b.target.name };
   for (const [ti, template] of endpoint.requests.entries()) {
+    const barred = [a, b].map((s) => template.notOn?.(s.target.product)).find(Boolean);
+    if (barred) {
+      skipped.push({ endpoint: `${endpointKey(endpoint)} [${template.class}] ${template.what}`, why: barred });
+      continue;
+    }
     // Each template its own seed: a case replays with the same --seed whatever else changed.
     for (const req of casesOf(template, o.seed + index * 1000 + ti, o.runs)) {
       if (o.signal?.aborted) return { method: endpoint.method, path: endpoint.path, spec, requests };

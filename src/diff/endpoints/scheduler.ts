@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { satisfies } from '../../expectations/version-range.ts';
 import type { DiffEndpoint, RequestTemplate, SymbolicRequest } from '../request-template.ts';
 import { fixed, generated, MANAGEMENT, notAnInteger, notAnObject, notAString, tokenClasses, unknownField, unknownName, unknownUuid } from './catalog-kit.ts';
 
@@ -35,6 +36,18 @@ function fsPathClasses(path: string, query: Record<string, string>, extra: Parti
 
 const FILE = 'main/local/hello.txt';
 
+/** Nomad releases whose client keeps a key set to null in the node's dynamic metadata, for good (fixed by hashicorp/nomad#18664). */
+const NULL_KEYS_STAY = '>=1.5.0 <1.5.10 || >=1.6.0 <1.6.3';
+
+/** A metadata write cannot be undone on those releases: the run's key would stay on the node as null. */
+const metadataStays = (p: { key?: string; version?: string } | undefined) =>
+  p?.key === 'nomad' && p.version && satisfies(p.version, NULL_KEYS_STAY)
+    ? `Nomad ${p.version} keeps a metadata key set to null on the node for good (client/meta_endpoint.go before hashicorp/nomad#18664, fixed in 1.5.10, 1.6.3 and 1.7.0): the diff leaves a product as it found it, so it writes no key there`
+    : undefined;
+
+/** A POST of node metadata that writes the run's key when the target takes it. */
+const writesKey = { notOn: metadataStays };
+
 export const SCHEDULER_ENDPOINTS: DiffEndpoint[] = [
   {
     system: 'scheduler',
@@ -56,15 +69,15 @@ export const SCHEDULER_ENDPOINTS: DiffEndpoint[] = [
     path: '/v1/client/metadata',
     statements: ['scheduler.metadata.node-id-body', 'scheduler.metadata.only-listed-keys', 'scheduler.metadata.null-unsets', 'scheduler.metadata.dotted-keys', 'scheduler.metadata.update-response', 'scheduler.acl.metadata-update'],
     requests: [
-      generated('ok', 'a key under the run prefix set to a string', fc.stringMatching(/^[a-z0-9 ._-]{0,12}$/), (v) => ({ method: 'POST', path: '/v1/client/metadata', json: { Meta: { '@{metaKey}': v } }, token: MANAGEMENT })),
-      fixed('ok', 'the key unset (null)', { method: 'POST', path: '/v1/client/metadata', json: { Meta: { '@{metaKey}': null } }, token: MANAGEMENT }),
-      fixed('ok', 'the node named by NodeID in the body', { method: 'POST', path: '/v1/client/metadata', json: { NodeID: '@{node}', Meta: { '@{metaKey}': 'v' } }, token: MANAGEMENT }),
+      generated('ok', 'a key under the run prefix set to a string', fc.stringMatching(/^[a-z0-9 ._-]{0,12}$/), (v) => ({ method: 'POST', path: '/v1/client/metadata', json: { Meta: { '@{metaKey}': v } }, token: MANAGEMENT }), writesKey),
+      fixed('ok', 'the key unset (null)', { method: 'POST', path: '/v1/client/metadata', json: { Meta: { '@{metaKey}': null } }, token: MANAGEMENT }, writesKey),
+      fixed('ok', 'the node named by NodeID in the body', { method: 'POST', path: '/v1/client/metadata', json: { NodeID: '@{node}', Meta: { '@{metaKey}': 'v' } }, token: MANAGEMENT }, writesKey),
       fixed('missing-field', 'no Meta', { method: 'POST', path: '/v1/client/metadata', json: {}, token: MANAGEMENT }),
-      generated('unknown-field', 'a field the body does not take', unknownField, (f) => ({ method: 'POST', path: '/v1/client/metadata', json: { Meta: { '@{metaKey}': 'v' }, [f]: 1 }, token: MANAGEMENT })),
+      generated('unknown-field', 'a field the body does not take', unknownField, (f) => ({ method: 'POST', path: '/v1/client/metadata', json: { Meta: { '@{metaKey}': 'v' }, [f]: 1 }, token: MANAGEMENT }), writesKey),
       generated('wrong-type', 'Meta not an object', notAnObject, (v) => ({ method: 'POST', path: '/v1/client/metadata', json: { Meta: v }, token: MANAGEMENT })),
       generated('wrong-type', 'a value neither a string nor null', notAString.filter((v) => v !== null), (v) => ({ method: 'POST', path: '/v1/client/metadata', json: { Meta: { '@{metaKey}': v } }, token: MANAGEMENT })),
       fixed('wrong-type', 'a body that is not JSON', { method: 'POST', path: '/v1/client/metadata', body: 'Meta=x', headers: { 'content-type': 'application/json' }, token: MANAGEMENT }),
-      generated('bad-value', 'a key with a slash', unknownName, (n) => ({ method: 'POST', path: '/v1/client/metadata', json: { Meta: { [`@{metaKey}/${n}`]: 'v' } }, token: MANAGEMENT })),
+      generated('bad-value', 'a key with a slash', unknownName, (n) => ({ method: 'POST', path: '/v1/client/metadata', json: { Meta: { [`@{metaKey}/${n}`]: 'v' } }, token: MANAGEMENT }), writesKey),
       generated('bad-id', 'a NodeID no target has', unknownUuid, (id) => ({ method: 'POST', path: '/v1/client/metadata', json: { NodeID: id, Meta: { '@{metaKey}': 'v' } }, token: MANAGEMENT })),
       fixed('short-id', "the node's short ID as node_id", { method: 'POST', path: '/v1/client/metadata', query: { node_id: '@{node:8}' }, json: { Meta: { '@{metaKey}': 'v' } }, token: MANAGEMENT }),
       ...tokenClasses({ method: 'POST', path: '/v1/client/metadata', json: { Meta: { '@{metaKey}': 'v' } } }, { symbol: 'tokNodeRead', what: 'a token with node:read, not node:write' }),
