@@ -206,6 +206,9 @@ const KV: DiffEndpoint[] = [
       fixed('ok', 'a version 2 key', req('GET', '/v1/@{kv2}/data/@{key}')),
       generated('unknown-name', 'a version 2 key that does not exist', unknownName, (n) => req('GET', `/v1/@{kv2}/data/${n}`)),
       fixed('bad-value', 'a version 2 key read at its bare path', req('GET', '/v1/@{kv2}/@{key}')),
+      // Vault's storage refuses a key holding '..' (sdk/logical/storage_view.go SanityCheck); a URL's own '..' segments a client collapses.
+      fixed('path-escape', "a version 1 key holding '..'", req('GET', '/v1/@{kv1}/@{prefix}-a..b')),
+      fixed('path-escape', "a version 2 key holding '..'", req('GET', '/v1/@{kv2}/data/@{prefix}-a..b')),
     ],
   },
   {
@@ -222,6 +225,7 @@ const KV: DiffEndpoint[] = [
       fixed('missing-field', 'a version 2 write without data', req('POST', '/v1/@{kv2}/data/@{prefix}-nd', { json: { value: 'x' } })),
       generated('wrong-type', 'version 2 data that is not an object', notAString.filter((v) => !Array.isArray(v) && typeof v !== 'object'), (v) => req('POST', '/v1/@{kv2}/data/@{prefix}-wt', { json: { data: v } })),
       fixed('bad-value', 'a check-and-set version that is not the current one', req('POST', '/v1/@{kv2}/data/@{key}', { json: { data: { value: 'y' }, options: { cas: 99 } } })),
+      fixed('path-escape', "a version 1 key holding '..'", req('POST', '/v1/@{kv1}/@{prefix}-a..b', { json: { value: 'x' } })),
       ...tokenClasses(req('POST', '/v1/@{kv1}/@{prefix}-tok', { json: { value: 'x' } }), { symbol: 'tokEntity', what: "an entity's token with the default policy" }),
     ],
   },
@@ -235,6 +239,7 @@ const KV: DiffEndpoint[] = [
       fixed('ok', 'GET with list=true', req('GET', '/v1/@{kv1}/', { query: { list: 'true' } })),
       generated('unknown-name', 'a directory that does not exist (an empty list)', unknownName, (n) => req('LIST', `/v1/@{kv1}/${n}/`)),
       fixed('ok', "the version 2 mount's metadata", req('LIST', '/v1/@{kv2}/metadata/')),
+      fixed('path-escape', "a version 1 directory holding '..'", req('LIST', '/v1/@{kv1}/@{prefix}-a..b/')),
       ...tokenClasses(req('LIST', '/v1/@{kv1}/'), { symbol: 'tokEntity', what: "an entity's token with the default policy" }),
     ],
   },
@@ -245,6 +250,7 @@ const KV: DiffEndpoint[] = [
     statements: ['secrets.core.verbs', 'secrets.core.success-status'],
     requests: [
       generated('ok', 'a version 1 key that does not exist', unknownName, (n) => req('DELETE', `/v1/@{kv1}/@{prefix}-${n}`)),
+      fixed('path-escape', "a version 1 key holding '..'", req('DELETE', '/v1/@{kv1}/@{prefix}-a..b')),
       ...tokenClasses(req('DELETE', '/v1/@{kv1}/@{prefix}-gone'), { symbol: 'tokEntity', what: "an entity's token with the default policy" }),
     ],
   },
