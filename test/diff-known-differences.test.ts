@@ -49,7 +49,7 @@ describe("the diff's endpoint catalog", () => {
       scheduler: ['node', 'alloc', 'done', 'job', 'otherNs', 'metaKey', 'prefix', 'tokNone', 'tokNodeRead', 'tokReadJob', 'tokOtherNs'],
       mesh: ['svc', 'src', 'denied', 'other', 'trustDomain', 'prefix', 'tokSvc', 'tokOther'],
       // code, accessToken and wrongBasic are made per request by the templates' preparation.
-      secrets: ['kv1', 'kv2', 'key', 'scope', 'assignment', 'client', 'provider', 'clientId', 'entityId', 'redirectUri', 'basic', 'prefix', 'cloudauth', 'role', 'tokEntity', 'code', 'accessToken', 'wrongBasic'],
+      secrets: ['kv1', 'kv2', 'key', 'scope', 'assignment', 'client', 'provider', 'clientId', 'entityId', 'redirectUri', 'basic', 'prefix', 'cloudauth', 'role', 'ns', 'tokEntity', 'code', 'accessToken', 'wrongBasic'],
     };
     for (const system of SYSTEMS) {
       const classes = new Set<string>();

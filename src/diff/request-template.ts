@@ -77,6 +77,8 @@ export interface RequestTemplate<T = unknown> {
    * put back), or undefined. A request either target may not get is sent to neither, and said.
    */
   notOn?: (product: { key?: string; version?: string } | undefined) => string | undefined;
+  /** Fixture symbols both targets must have for this request (a namespace a target may not have). */
+  needs?: string[];
 }
 
 /** One endpoint of a spec, as the spec names it, with what its statements say and the requests to send. */

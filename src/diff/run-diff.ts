@@ -175,7 +175,8 @@ async function diffEndpoint(endpoint: DiffEndpoint, index: number, a: Side, b: S
   const requests: DiffedRequest[] = [];
   const names = { a: a.target.name, b: b.target.name };
   for (const [ti, template] of endpoint.requests.entries()) {
-    const barred = [a, b].map((s) => template.notOn?.(s.target.product)).find(Boolean);
+    const lacking = [a, b].filter((s) => (template.needs ?? []).some((n) => s.fixtures.symbols[n] === undefined));
+    const barred = [a, b].map((s) => template.notOn?.(s.target.product)).find(Boolean) ?? (lacking.length ? `${lacking.map((s) => s.target.name).join(' and ')} could not have its fixtures (${(template.needs ?? []).join(', ')})` : undefined);
     if (barred) {
       skipped.push({ endpoint: `${endpointKey(endpoint)} [${template.class}] ${template.what}`, why: barred });
       continue;

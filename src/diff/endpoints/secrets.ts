@@ -198,7 +198,7 @@ const KV: DiffEndpoint[] = [
     system: 'secrets',
     method: 'GET',
     path: '/v1/secret/<key>',
-    statements: ['secrets.kv.v1-read', 'secrets.core.kv-at-secret'],
+    statements: ['secrets.kv.v1-read', 'secrets.core.kv-at-secret', 'secrets.ns.relative-to-header', 'secrets.ns.effective-path'],
     requests: [
       fixed('ok', "a version 1 key of the run's mount", req('GET', '/v1/@{kv1}/@{key}')),
       generated('unknown-name', 'a key that does not exist', unknownName, (n) => req('GET', `/v1/@{kv1}/${n}`)),
@@ -206,6 +206,9 @@ const KV: DiffEndpoint[] = [
       fixed('ok', 'a version 2 key', req('GET', '/v1/@{kv2}/data/@{key}')),
       generated('unknown-name', 'a version 2 key that does not exist', unknownName, (n) => req('GET', `/v1/@{kv2}/data/${n}`)),
       fixed('bad-value', 'a version 2 key read at its bare path', req('GET', '/v1/@{kv2}/@{key}')),
+      fixed('ok', 'a key in the namespace named by the namespace header', req('GET', '/v1/@{kv1}/@{key}', { headers: { 'X-Vault-Namespace': '@{ns}' } }), { needs: ['ns'] }),
+      fixed('ok', 'the same key by its full path, no header', req('GET', '/v1/@{ns}@{kv1}/@{key}'), { needs: ['ns'] }),
+      fixed('unknown-name', 'a namespace that does not exist', req('GET', '/v1/@{kv1}/@{key}', { headers: { 'X-Vault-Namespace': '@{prefix}-nons/' } }), { needs: ['ns'] }),
       // Vault's storage refuses a key holding '..' (sdk/logical/storage_view.go SanityCheck); a URL's own '..' segments a client collapses.
       fixed('path-escape', "a version 1 key holding '..'", req('GET', '/v1/@{kv1}/@{prefix}-a..b')),
       fixed('path-escape', "a version 2 key holding '..'", req('GET', '/v1/@{kv2}/data/@{prefix}-a..b')),
