@@ -63,6 +63,8 @@ const PROBES: Probe[] = [
   { name: 'readat of a missing file', path: (i) => `/v1/client/fs/readat/${i.done}?path=app/local/nope.txt&offset=0&limit=10`, answer: (_, i) => ({ status: 400, text: `stat <dir:${i.done}>/app/local/nope.txt: no such file or directory` }) },
   { name: 'stream of a missing file', path: (i) => `/v1/client/fs/stream/${i.done}?path=app/local/nope.txt&offset=0&follow=false`, answer: (_, i) => ({ status: 400, text: `stat <dir:${i.done}>/app/local/nope.txt: no such file or directory` }) },
   { name: 'ls of a missing directory', path: (i) => `/v1/client/fs/ls/${i.done}?path=app/local/nope`, answer: (_, i) => ({ status: 404, text: `open <dir:${i.done}>/app/local/nope: no such file or directory` }) },
+  // A file listed as a directory: os.ReadDir's open (O_DIRECTORY) fails, not as a missing file, so 500 (DirectoryListRequest).
+  { name: 'ls of a file', path: (i) => `/v1/client/fs/ls/${i.done}?path=app/local/data.txt`, answer: (_, i) => ({ status: 500, text: `open <dir:${i.done}>/app/local/data.txt: not a directory` }) },
   { name: 'stat of a missing file', path: (i) => `/v1/client/fs/stat/${i.done}?path=app/local/nope.txt`, answer: (_, i) => ({ status: 404, text: `stat <dir:${i.done}>/app/local/nope.txt: no such file or directory` }) },
   // Bad offsets and limits: command/agent/fs_endpoint.go parses them with strconv (fmt.Errorf: 500 for readat and stream, CodedError 400 for logs).
   { name: 'readat with offset abc', path: (i) => `/v1/client/fs/readat/${i.done}?path=app/local/data.txt&offset=abc&limit=10`, answer: () => ({ status: 500, text: 'error parsing offset: strconv.ParseInt: parsing "abc": invalid syntax' }) },

@@ -100,6 +100,15 @@ export class AllocationFs {
     return { Name: name, IsDir: s.isDirectory(), Size: s.isDirectory() ? 4096 : s.size, FileMode: modeString(s.mode, s.isDirectory()), ModTime: s.mtime.toISOString() };
   }
 
+  /** Whether the path names a file that is not a directory (false for anything missing). */
+  async isFile(id: string, path: string): Promise<boolean> {
+    try {
+      return !(await lstat(await this.real(id, path))).isDirectory();
+    } catch {
+      return false;
+    }
+  }
+
   async list(id: string, path: string) {
     const full = await this.real(id, path);
     const names = (await readdir(full)).sort();

@@ -96,6 +96,10 @@ export class FsEndpoints {
     switch (op) {
       case 'ls': {
         // client/allocdir/alloc_dir.go List: os.ReadDir, whose error names the directory it opened.
+        // os.ReadDir opens a directory with O_DIRECTORY, so a file fails to open: *PathError "open
+        // <path>: not a directory", which DirectoryListRequest does not take for a missing file
+        // (structs IsErrNoSuchFileOrDirectory), so it is answered 500 (as real 2.0.5 and 1.6.1 do).
+        if (this.o.nomad && (await this.o.fs.isFile(id, path))) throw new ClientError(500, `open ${full}: not a directory`);
         const list = await this.onDisk(() => this.o.fs.list(id, path), 404, `open ${full}`);
         return sendJsonBody(res, 200, f.has('scheduler.ls-sizes-zero') ? list.map((e) => ({ ...e, Size: 0 })) : list, this.fileInfoType());
       }
