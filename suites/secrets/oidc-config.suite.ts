@@ -104,7 +104,9 @@ function formsClaims(entity: EntityFixture): Record<string, unknown> {
 }
 
 ruleTest('secrets.oidc.scope-template-forms', async (kit) => {
-  const template = '{"username":{{identity.entity.name}},"groups":{{identity.entity.groups.names}},"contact":{"email":{{identity.entity.metadata.email}}}}';
+  // The closing braces are spaced: "}}" after an expression is refused by Vault's and OpenBao's
+  // template parser (sdk/helper/identitytpl PopulateString, "unbalanced templating characters").
+  const template = '{"username":{{identity.entity.name}},"groups":{{identity.entity.groups.names}},"contact":{"email":{{identity.entity.metadata.email}} } }';
   // Each form is compared with what it renders for its own entity: entities made beforehand (static
   // fixtures) differ between the two setups, so the two renderings need not be equal to each other.
   for (const [form, text] of [

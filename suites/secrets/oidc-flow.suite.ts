@@ -63,7 +63,10 @@ async function pkceCode(setup: OidcSetup, challenge: string, method?: 'plain' | 
   return codeOf(await authorize(setup, { code_challenge: challenge, code_challenge_method: method }));
 }
 
-const PROFILE_TEMPLATE = '{"username":{{identity.entity.name}},"contact":{"email":{{identity.entity.metadata.email}},"phone_number":{{identity.entity.metadata.phone_number}}}}';
+// No "}}" in the JSON after an expression: Vault's and OpenBao's template parser splits the text
+// after each "{{" on "}}" and refuses more than one (sdk/helper/identitytpl PopulateString,
+// "unbalanced templating characters"), so the closing braces of nested objects are spaced.
+const PROFILE_TEMPLATE = '{"username":{{identity.entity.name}},"contact":{"email":{{identity.entity.metadata.email}},"phone_number":{{identity.entity.metadata.phone_number}} } }';
 const GROUPS_TEMPLATE = '{"groups":{{identity.entity.groups.names}}}';
 
 type NoAuth = 'client_id only' | 'empty secret in the form' | 'empty secret in Basic' | 'wrong secret in the form' | 'wrong secret in Basic' | "another client's secret in the form" | "another client's secret in Basic";

@@ -9,6 +9,7 @@ import { OidcKeyAdmin } from './oidc-keys.ts';
 import { OidcConfig } from './oidc/config.ts';
 import { OidcFlows } from './oidc/flows.ts';
 import { OidcKeyRing } from './oidc/key-ring.ts';
+import { scopeTemplates } from './oidc/scope-templates.ts';
 import type { SigningKey } from './oidc/signing-key.ts';
 import { mayConfigureOidc, OIDC_CONFIG_PATH } from './oidc/access.ts';
 import { notFound, type EngineResult } from './respond.ts';
@@ -51,7 +52,7 @@ export class IdentityOidcEngine implements SecretsEngine {
 
   constructor(private readonly ctx: IdentityEngineContext) {
     this.keys = new OidcKeyRing(ctx.keys);
-    this.config = new OidcConfig(ctx.faults, this.keys, ctx.flavor.vaultDeviations ? (name, provider) => this.flows.issuer(name, provider) : undefined);
+    this.config = new OidcConfig(ctx.faults, this.keys, scopeTemplates(ctx.flavor.vaultChoices), ctx.flavor.vaultDeviations ? (name, provider) => this.flows.issuer(name, provider) : undefined);
     this.flows = new OidcFlows({ ...ctx, keys: this.keys, config: this.config, identity: this.identity });
     if (ctx.flavor.vaultChoices) {
       this.admin = {

@@ -11,7 +11,6 @@ import { CodeGrants } from './code-grants.ts';
 import type { SigningKey } from './signing-key.ts';
 import { keyAllowsClient, type OidcKeyRing } from './key-ring.ts';
 import { redirectAllowed, redirectRepeated } from './redirect-match.ts';
-import { renderTemplate } from './templates.ts';
 
 /** An authorization code is valid for five minutes and for one exchange. */
 const CODE_TTL_MS = 5 * 60 * 1000;
@@ -397,7 +396,7 @@ export class OidcFlows {
       const scope = this.ctx.config.scopes.items.get(name);
       if (!scope || scope.template === '') continue;
       if (this.ctx.faults.has('secrets.oidc-template-base64-unsupported') && !/^\s*[{[]/.test(scope.template)) continue;
-      const rendered = renderTemplate(scope.template, subject);
+      const rendered = this.ctx.config.templates.render(scope.template, subject);
       for (const [k, v] of Object.entries(rendered)) {
         if (k in claims) throw new OAuthError(400, 'invalid_request', `found scopes with conflicting top-level claim: ${k}`);
         claims[k] = v;
