@@ -53,6 +53,10 @@ describe('secrets reference, hashicorp dialect (spec behaviour): Vault where the
     expect(((await call(ref, 'GET', 'identity/oidc/provider/fresh/.well-known/keys')).json().keys as unknown[]).length).toBe(1);
   });
 
+  it('refuses every made-up token with 403, batch-shaped ones whose body is no base64url too', async () => {
+    for (const token of ['b.a', 'b.ab!c', 'hvb.abcd', 'not-issued']) expect((await call(ref, 'GET', `${ref.secrets.kvV1Mount}x`, { token })).status, token).toBe(403);
+  });
+
   it('keeps to the spec where Vault deviates: 400 for a broken body, the issuer as written, 404 {"errors":[]} for a deleted version', async () => {
     expect((await call(ref, 'POST', `${ref.secrets.kvV1Mount}x`, { body: '{"a":"b"}}' })).status).toBe(400);
     expect((await call(ref, 'POST', 'identity/oidc/provider/p1', { body: '{}' })).status).toBeLessThan(300);
@@ -83,6 +87,32 @@ describe('secrets reference, upstream behaviour: Vault\'s listed deviations', ()
     for (const body of ['{', '{"a":"b"}}', '[1,2', '{"a":"b"} {}']) expect((await call(ref, 'POST', path, { body })).status, body).toBe(500);
     for (const body of ['not json', '42', '[1,2]']) expect((await call(ref, 'POST', path, { body })).status, body).toBe(400);
     expect((await call(ref, 'POST', path, { body: '  {"a":"b"}  ' })).status).toBe(204);
+  });
+
+  it('answers 500 to a batch-shaped token whose body is no base64url, before any route, as OpenBao 2.6.2 did (lookupBatchTokenInternal, PopulateTokenEntry)', async () => {
+    // Each token with what OpenBao 2.6.2 answered to GET identity/oidc/provider/default with it.
+    const answers: [string, number, string][] = [
+      ['b.a', 500, 'error performing token check: illegal base64 data at input byte 0'],
+      ['b.a=', 500, 'error performing token check: illegal base64 data at input byte 1'],
+      ['b.ab!c', 500, 'error performing token check: illegal base64 data at input byte 2'],
+      ['b.abcde', 500, 'error performing token check: illegal base64 data at input byte 4'],
+      ['b.a-b_c', 500, 'error performing token check: illegal base64 data at input byte 4'],
+      ['b.ab+c', 500, 'error performing token check: illegal base64 data at input byte 2'],
+      ['b.abc', 403, 'permission denied'],
+      ['b.abcdefgh', 403, 'permission denied'],
+      ['hvb.abcd', 403, 'permission denied'],
+      ['b.abc.def', 403, 'permission denied'],
+      ['b.-_', 403, 'permission denied'],
+      ['s.abc.def', 403, 'permission denied'],
+      ['abcdefgh', 403, 'permission denied'],
+    ];
+    for (const [token, status, message] of answers) {
+      const res = await call(ref, 'GET', 'identity/oidc/provider/default', { token });
+      expect({ status: res.status, body: res.json() }, token).toEqual({ status, body: { errors: [message] } });
+    }
+    // Before any route: on a path that needs no token too, and through Authorization: Bearer.
+    expect((await call(ref, 'GET', 'identity/oidc/provider/default/.well-known/keys', { token: 'b.a' })).status).toBe(500);
+    expect((await call(ref, 'GET', `${ref.secrets.kvV1Mount}x`, { token: null, headers: { authorization: 'Bearer hvb.x' } })).status).toBe(500);
   });
 
   it('answers a version 2 read of a deleted version 404 with data and metadata, no errors (pathDataRead)', async () => {

@@ -165,6 +165,9 @@ export const secretsAuthRules: Rule[] = [
     title: 'A token the service did not issue is refused with 403 and reads no data',
     level: 'MUST',
     sources: [{ file, section: 'Errors', quote: 'Forbidden: wrong authentication' }],
+    notes: [
+      'Generated tokens leave out the shape Vault and OpenBao read as a batch token ("b." or "hvb." and a base64url body); three such tokens are sent last, on purpose: hvb.<base64url>, b.<base64url>, then b.<not base64url>. The products answer the last one 500 "error performing token check: illegal base64 data at input byte N" (vault/token_store.go lookupBatchTokenInternal, request_handling.go PopulateTokenEntry), listed in expectations/vault.json and openbao.json; checked last so that everything else is judged first.',
+    ],
   }),
   rule({
     id: 'secrets.auth.token-headers-equivalent',
