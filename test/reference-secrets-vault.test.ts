@@ -128,6 +128,31 @@ describe('secrets reference, upstream behaviour: Vault\'s listed deviations', ()
     expect(body.data.metadata.deletion_time).not.toBe('');
   });
 
+  it('answers a destroyed version, and a deleted one asked for by number, 404 with data null and that version\'s metadata, as OpenBao 2.6.2 did', async () => {
+    const path = `${ref.secrets.kvV2Mount}data/versions`;
+    await call(ref, 'POST', path, { body: '{"data":{"a":"1"}}' });
+    await call(ref, 'POST', path, { body: '{"data":{"a":"2"}}' });
+    await call(ref, 'DELETE', path);
+    await call(ref, 'POST', `${ref.secrets.kvV2Mount}destroy/versions`, { body: '{"versions":[1]}' });
+    type Body = { data: { data: unknown; metadata: Record<string, unknown> } };
+    const read = async (query: string) => {
+      const res = await call(ref, 'GET', `${path}${query}`);
+      return { status: res.status, body: res.json() as Record<string, unknown> & Body };
+    };
+    for (const [query, version, deleted, destroyed] of [['', 2, true, false], ['?version=2', 2, true, false], ['?version=1', 1, false, true]] as const) {
+      const { status, body } = await read(query);
+      expect(status, query).toBe(404);
+      // OpenBao's answer, field for field: the ordinary envelope, no errors.
+      expect(Object.keys(body).sort(), query).toEqual(['auth', 'data', 'lease_duration', 'lease_id', 'renewable', 'request_id', 'warnings', 'wrap_info']);
+      expect(body.data.data, query).toBeNull();
+      expect(Object.keys(body.data.metadata).sort(), query).toEqual(['created_time', 'custom_metadata', 'deletion_time', 'destroyed', 'version']);
+      expect(body.data.metadata, query).toMatchObject({ version, destroyed, custom_metadata: null });
+      expect(body.data.metadata.deletion_time !== '', query).toBe(deleted);
+    }
+    const never = await call(ref, 'GET', `${path}?version=3`);
+    expect({ status: never.status, body: never.json() }, 'a version that never was').toEqual({ status: 404, body: { errors: [] } });
+  });
+
   it('reads back the effective issuer (pathOIDCReadProvider)', async () => {
     await call(ref, 'POST', 'identity/oidc/provider/unset', { body: '{}' });
     await call(ref, 'POST', 'identity/oidc/provider/set', { body: '{"issuer":"https://issuer.example.com:8200"}' });

@@ -1,5 +1,6 @@
 import type { Alias, Entity } from '../identity-store.ts';
 import { DurationError, parseDuration } from '../durations.ts';
+import { decodeStdBase64 } from '../go-base64.ts';
 import { FieldError } from '../named-collection.ts';
 import { RESERVED_CLAIMS, type TemplateSubject } from './templates.ts';
 
@@ -121,15 +122,12 @@ function populate(text: string, s: Subject): string {
   return out;
 }
 
-const STD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
 /**
  * The template as the scope write stores it: decoded when the whole text is standard base64 (Go's
  * base64.StdEncoding, which skips line breaks), whatever the decoded text is, as is otherwise.
  */
 export function storedTemplate(template: string): string {
-  const compact = template.replace(/[\r\n]/g, '');
-  return compact !== '' && STD_BASE64.test(compact) ? Buffer.from(compact, 'base64').toString('utf8') : template;
+  return (template === '' ? undefined : decodeStdBase64(template)?.toString('utf8')) ?? template;
 }
 
 /**
