@@ -1,0 +1,12 @@
+import { expect } from 'vitest';
+
+/**
+ * A refusal where the spec names no status: any status but 2xx, a server error included. Spec 000
+ * shows no status for "which condition of each individual OIDC or login operation", nor for a proxy's
+ * refusal or an oversized request; Vault's answers there range from 400 to 500 (issue 53: refusals are
+ * "not 2xx" wherever the spec names no code). What else the rule asserts (no code, no token, nothing
+ * stored) tells a refusal from a target that merely broke down.
+ */
+export function expectNotSuccess(res: { status: number; text: string }, what: string): void {
+  expect(res.status >= 200 && res.status < 300, `${what} (answered ${res.status}: ${res.text.slice(0, 200)})`).toBe(false);
+}
