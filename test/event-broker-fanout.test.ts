@@ -152,6 +152,23 @@ describe('StreamFanout (the event stream writes each frame once for all its subs
     expect(slow.writes).toHaveLength(10);
   });
 
+  it('one change as two frames at one index (Nomad: a frame per state-store transaction): both buffered and sent, in order, and an index subscription gets both', async () => {
+    const { broker, fanout, job, evaluation } = setup();
+    const live = new FakeSink();
+    fanout.subscribe(sub([['*', ['*']]]), live, 0, false);
+    const index = broker.publishFrames(() => [[job('a')], [], [evaluation('a')]]);
+    await turn();
+    const [first, second] = broker.backlog(index);
+    expect([first?.Index, second?.Index, broker.backlog(index).length]).toEqual([index, index, 2]);
+    expect(first!.Events.map((e) => e.Topic)).toEqual(['Job']);
+    expect(second!.Events.map((e) => e.Topic)).toEqual(['Evaluation']);
+    const all = (f: Frame) => expected(f, () => true);
+    expect(live.text).toBe(all(first!) + all(second!));
+    const fromIndex = new FakeSink();
+    fanout.subscribe(sub([['*', ['*']]]), fromIndex, index, false);
+    expect(fromIndex.text).toBe(all(first!) + all(second!));
+  });
+
   it('an unsubscribed subscriber gets nothing more', async () => {
     const { broker, fanout, job } = setup();
     const s = new FakeSink();

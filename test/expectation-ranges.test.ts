@@ -122,3 +122,45 @@ describe('what a Consul version can do (src/provision/consul-capabilities.ts)', 
     expect(capabilitiesOf(undefined, 'unknown')).toMatchObject({ intentionApi: 'exact', missing: {}, product: { name: 'HashiCorp Consul', how: 'unknown' } });
   });
 });
+
+describe("a product's listed deviations apply to that product only (issue 53 part 3)", () => {
+  const vault: ExpectationFile = {
+    product: 'vault',
+    name: 'HashiCorp Vault',
+    system: 'secrets',
+    expectations: [{ rule: 'secrets.a', behavior: 'Vault does X', failure: 'X', source: { repo: 'hashicorp/vault', file: 'a.go', function: 'f' }, versions: '1.15 on', range: '>=1.15.0' }],
+  };
+  const secretsResult = (outcome: RuleResult['outcome'], message?: string): RuleResult => ({ ...result('secrets.a', outcome, message), system: 'secrets' });
+
+  it("Vault's entries and ranges say nothing of OpenBao: on an OpenBao target its FAIL stays FAIL, and the run says which product it met", () => {
+    const products = { secrets: { key: 'openbao' as const, name: 'OpenBao' } };
+    const { results, applied, findings } = applyExpectations([secretsResult('FAIL', 'X happened')], [vault], { secrets: '2.6.2' }, products);
+    expect(results[0]!.outcome).toBe('FAIL');
+    expect(findings).toEqual([]);
+    expect(applied).toMatchObject([{ rule: 'secrets.a', applies: false, otherProduct: true }]);
+    expect(expectationLines(applied)).toEqual(['expectations of vault: none apply: the secrets target is OpenBao 2.6.2, not HashiCorp Vault (its deviations are listed for --expect openbao)']);
+    // A PASS of another product's deviation is no finding either.
+    expect(applyExpectations([secretsResult('PASS')], [vault], { secrets: '2.6.2' }, products).findings).toEqual([]);
+  });
+
+  it('on the product itself its range decides, and with the product not told every entry applies as before', () => {
+    expect(applyExpectations([secretsResult('FAIL', 'X happened')], [vault], { secrets: '1.15.2' }, { secrets: { key: 'vault', name: 'HashiCorp Vault' } }).results[0]!.outcome).toBe('EXPECTED');
+    expect(applyExpectations([secretsResult('FAIL', 'X happened')], [vault], { secrets: '1.14.0' }, { secrets: { key: 'vault', name: 'HashiCorp Vault' } }).results[0]!.outcome).toBe('FAIL');
+    expect(applyExpectations([secretsResult('FAIL', 'X happened')], [vault], {}, {}).results[0]!.outcome).toBe('EXPECTED');
+  });
+});
+
+describe("Consul's agent-cache deviations end where their fixes were backported (issue 53 part 4)", () => {
+  // Read in the CHANGELOG.md of Consul v1.14.0 (GH-11693 under 1.9.14 and 1.10.7; GH-15005 under
+  // 1.11.11, 1.12.6 and 1.13.3) and in the module sources at v1.10.6/v1.11.11 and v1.13.2/v1.13.3.
+  const consul = readExpectationFiles(['consul'])[0]!;
+  const range = (rule: string) => consul.expectations.find((e) => e.rule === rule)!.range!;
+  it.each([
+    ['mesh.leaf.new-after-rotation', ['1.8.7', '1.9.13', '1.10.6'], ['1.9.14', '1.10.7', '1.11.0', '1.16.0']],
+    ['mesh.leaf.renewed-when-expired', ['1.8.7', '1.9.13', '1.10.6'], ['1.9.14', '1.10.7', '1.11.0', '1.16.0']],
+    ['mesh.leaf.blocking-wakes-on-rotation', ['1.8.7', '1.11.10', '1.12.5', '1.13.2'], ['1.11.11', '1.12.6', '1.13.3', '1.14.0']],
+  ])('%s holds for %j and not for %j', (rule, inside, outside) => {
+    for (const v of inside) expect(satisfies(v, range(rule)), `${v} in ${range(rule)}`).toBe(true);
+    for (const v of outside) expect(satisfies(v, range(rule)), `${v} in ${range(rule)}`).toBe(false);
+  });
+});

@@ -1,4 +1,5 @@
 import type { RuleResult } from '../report/results-model.ts';
+import type { ProductName } from '../config/names.ts';
 import type { ExpectationFile } from './schema.ts';
 import { coversNewest, satisfies } from './version-range.ts';
 
@@ -10,6 +11,8 @@ export interface ExpectationApplication {
   /** The version of the product the provisioner found on the target (absent when unknown). */
   version?: string;
   applies: boolean;
+  /** Set when the target is another product than the file's (its entries are left out together). */
+  otherProduct?: boolean;
   why: string;
 }
 
@@ -17,15 +20,23 @@ export interface ExpectationApplication {
 export type DetectedVersions = Partial<Record<'secrets' | 'mesh' | 'scheduler', string | undefined>>;
 
 /**
+ * The product found on each system's target (undefined: not told, e.g. the embedded reference). A
+ * product's entries and ranges are for that product: Vault's say nothing of OpenBao's 2.x releases.
+ */
+export type DetectedProducts = Partial<Record<'secrets' | 'mesh' | 'scheduler', { key: ProductName; name: string } | undefined>>;
+
+/**
  * Which entries apply: an entry with a range applies when the detected version is inside it; when the
  * version is unknown (the embedded reference, a product that does not say, a token that cannot read
  * it) every entry applies, as before ranges existed, and the run says so.
  */
-export function applicableExpectations(files: readonly ExpectationFile[], versions: DetectedVersions = {}): ExpectationApplication[] {
+export function applicableExpectations(files: readonly ExpectationFile[], versions: DetectedVersions = {}, products: DetectedProducts = {}): ExpectationApplication[] {
   return files.flatMap((f) =>
     f.expectations.map((e) => {
+      const found = products[f.system];
       const version = versions[f.system];
       const base = { rule: e.rule, product: f.product, ...(e.range ? { range: e.range } : {}), ...(version ? { version } : {}) };
+      if (found && found.key !== f.product) return { ...base, applies: false, otherProduct: true, why: `the ${f.system} target is ${found.name}${version ? ` ${version}` : ''}, not ${f.name} (its deviations are listed for --expect ${found.key})` };
       if (!e.range) return { ...base, applies: true, why: 'no range: applies to every version' };
       if (!version) return { ...base, applies: true, why: `version of ${f.name} unknown: applies (range ${e.range} not checked)` };
       return satisfies(version, e.range)
@@ -54,9 +65,10 @@ export function applyExpectations(
   results: RuleResult[],
   files: readonly ExpectationFile[],
   versions: DetectedVersions = {},
+  products: DetectedProducts = {},
 ): { results: RuleResult[]; findings: ExpectationFinding[]; applied: ExpectationApplication[] } {
   const findings: ExpectationFinding[] = [];
-  const applied = applicableExpectations(files, versions);
+  const applied = applicableExpectations(files, versions, products);
   let i = 0;
   const entries = files
     .flatMap((f) => f.expectations.map((e) => ({ ...e, product: f.product, productName: f.name, system: f.system, versionKnown: Boolean(versions[f.system]), applies: applied[i++]!.applies })))
@@ -101,6 +113,11 @@ export function expectationLines(applied: readonly ExpectationApplication[]): st
     const mine = applied.filter((a) => a.product === product);
     const used = mine.filter((a) => a.applies);
     const version = mine.find((a) => a.version)?.version;
+    const other = mine.find((a) => a.otherProduct);
+    if (other) {
+      lines.push(`expectations of ${product}: none apply: ${other.why}`);
+      continue;
+    }
     lines.push(
       `expectations of ${product}: ${used.length} of ${mine.length} apply ${version ? `to the version found, ${version}` : '(version unknown: every listed deviation applies)'}${used.length ? `: ${used.map((a) => `${a.rule}${a.range ? ` (${a.range})` : ''}`).join(', ')}` : ''}`,
     );

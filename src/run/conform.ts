@@ -11,6 +11,7 @@ import { replayCommand, type Invocation } from './invocation.ts';
 import { countOutcomes } from './outcomes.ts';
 import { preflight } from './preflight.ts';
 import { identifyTargets, identityProblems, TargetIdentityError } from './target-identity.ts';
+import { productHeaderLine, type TargetProduct } from './target-product.ts';
 import { referenceTargets } from './reference-targets.ts';
 import type { SuiteContext } from './suite-context.ts';
 import { failsRun, type FailOn } from './exit-policy.ts';
@@ -181,6 +182,8 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
   const provisioned: NonNullable<SuiteContext['provisioned']> = {};
   const interrupt = new InterruptWatch(log, runPrefix);
   const provisioning: string[] = [];
+  // What the identity step found on the secrets and scheduler targets (the mesh's: its provisioner).
+  const products: Partial<Record<'secrets' | 'scheduler', TargetProduct>> = {};
   try {
     let targets: Targets;
     if (external) {
@@ -203,6 +206,12 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       const problems = identityProblems(identities);
       if (problems.length > 0) throw new TargetIdentityError(problems.join('\n'));
       for (const i of identities) log(`preflight: ${i.system}: ${i.line} (${i.durationMs} ms)`);
+      for (const i of identities) {
+        if (i.product && i.system !== 'mesh') {
+          products[i.system] = i.product;
+          log(productHeaderLine(i.system, i.product));
+        }
+      }
     } else {
       const probes = await preflight(targets);
       const down = probes.filter((p) => !p.ok);
@@ -259,9 +268,16 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     log(`conform: ${rules.length} rule(s), profile ${config.profile}, seed ${seed}, ${config.runs} run(s) per property`);
     // An expectation applies when the version the provisioner found is inside its range (all of
     // them when the version is unknown: the embedded reference, a product that does not say).
-    const versions = { mesh: provisioned.mesh?.product?.version };
+    // A product that did not say which it is has no release numbers to check a range against.
+    const versionOf = (p: TargetProduct | undefined) => (p?.key ? p.version : undefined);
+    const versions = { mesh: provisioned.mesh?.product?.version, secrets: versionOf(products.secrets), scheduler: versionOf(products.scheduler) };
+    const productKeys = {
+      ...(provisioned.mesh?.product ? { mesh: { key: 'consul' as const, name: provisioned.mesh.product.name } } : {}),
+      ...(products.secrets?.key ? { secrets: { key: products.secrets.key, name: products.secrets.name } } : {}),
+      ...(products.scheduler?.key ? { scheduler: { key: products.scheduler.key, name: products.scheduler.name } } : {}),
+    };
     const settle = (results: RuleResult[]) => {
-      const expected = expectationFiles.length ? applyExpectations(results, expectationFiles, versions) : { results, findings: [], applied: [] };
+      const expected = expectationFiles.length ? applyExpectations(results, expectationFiles, versions, productKeys) : { results, findings: [], applied: [] };
       const waived = config.waivers ? applyWaivers(expected.results, waivers) : { results: expected.results, findings: [] };
       return { results: waived.results, expectationFindings: expected.findings, expectationsApplied: expected.applied, waiverFindings: waived.findings };
     };
@@ -325,6 +341,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
       dialect: t.dialect,
       embedded: !external,
       ...(system === 'mesh' && provisioned.mesh?.product ? { product: provisioned.mesh.product } : {}),
+      ...(system !== 'mesh' && products[system] ? { product: { name: products[system].name, ...(products[system].version ? { version: products[system].version } : {}), how: products[system].how } } : {}),
     }));
     const results: RunResults = {
       ...runHeader(started, finished, { profile: config.profile, seed, runs: config.runs, command: options.command, faults: reference?.faults ?? [],

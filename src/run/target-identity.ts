@@ -3,6 +3,7 @@ import { dialectFor, tokenHeaders, type DialectName } from '../config/dialects.t
 import type { SystemName, Targets } from '../config/schema.ts';
 import { detectTarget, DETECT_DEADLINE_MS } from '../config/detect-target.ts';
 import { EXIT } from '../cli/exit-codes.ts';
+import { identifyProduct, type TargetProduct } from './target-product.ts';
 
 /**
  * Before any verdict, each configured target is identified: that it answers at all, that it answers
@@ -19,6 +20,8 @@ export interface TargetIdentity {
   /** What was found: `HashiCorp Consul 1.8.7 (hashicorp dialect), token accepted (GET /v1/acl/token/self 200)`, or what is wrong. */
   line: string;
   durationMs: number;
+  /** Which product and version a hashicorp-dialect secrets or scheduler target is (the mesh's is found by its provisioner). */
+  product?: TargetProduct;
 }
 
 export class TargetIdentityError extends Error {
@@ -34,7 +37,7 @@ export class TargetIdentityError extends Error {
 }
 
 const PRODUCT: Record<SystemName, Record<DialectName, string>> = {
-  secrets: { hashicorp: 'HashiCorp Vault', spec: 'a secrets service of spec 000' },
+  secrets: { hashicorp: 'HashiCorp Vault or OpenBao', spec: 'a secrets service of spec 000' },
   mesh: { hashicorp: 'HashiCorp Consul', spec: 'a mesh agent of spec 001' },
   scheduler: { hashicorp: 'HashiCorp Nomad', spec: 'a scheduler of spec 002' },
 };
@@ -83,7 +86,8 @@ export async function identifyTargets(targets: Targets, prefix: string, deadline
 
 async function identifyTarget(system: SystemName, url: string, token: string, dialect: DialectName, prefix: string, deadlineMs: number): Promise<TargetIdentity> {
   const started = performance.now();
-  const done = (ok: boolean, line: string): TargetIdentity => ({ system, url, ok, line, durationMs: Math.round(performance.now() - started) });
+  let product: TargetProduct | undefined;
+  const done = (ok: boolean, line: string): TargetIdentity => ({ system, url, ok, line, durationMs: Math.round(performance.now() - started), ...(product ? { product } : {}) });
   const d = await detectTarget(system, url, deadlineMs);
   const wanted = PRODUCT[system][dialect];
   const check = tokenCheck(system, dialect, prefix);
@@ -104,14 +108,19 @@ async function identifyTarget(system: SystemName, url: string, token: string, di
   if (d.dialect.value !== dialect) {
     return done(false, `answers as ${PRODUCT[system][d.dialect.value]} (${d.dialect.how}), but the profile says dialect ${dialect}: set ${envName(system, 'DIALECT')}=${d.dialect.value}`);
   }
-  const found = dialect === 'hashicorp' ? `${wanted}${d.version ? ` ${d.version}` : ''}` : 'answers in the spec dialect';
+  let found = dialect === 'hashicorp' ? `${wanted}${d.version ? ` ${d.version}` : ''}` : 'answers in the spec dialect';
   const answer = await askWithToken();
   if ('error' in answer) return done(false, `${found}; ${check.method} ${check.path} with the token had no answer (${answer.error})`);
   const said = `${check.method} ${check.path} answered ${answer.status}${answer.status >= 400 ? ` ${brief(answer.body)}` : ''}`;
-  if (/ACL support disabled/i.test(answer.body)) return done(true, `${found}, ACLs disabled: no token is checked (${said})`);
   // A token-self route cannot miss a good token: its 404 ("Supplied token does not exist") is a refusal too.
-  const refused = answer.status === 401 || answer.status === 403 || (dialect === 'hashicorp' && check.path.endsWith('/self') && answer.status === 404);
-  if (refused) {
+  const refusedToken = answer.status === 401 || answer.status === 403 || (dialect === 'hashicorp' && check.path.endsWith('/self') && answer.status === 404);
+  // Vault and OpenBao share the dialect; which one it is, and its version, decide whose listed deviations apply.
+  if (dialect === 'hashicorp' && system !== 'mesh' && !refusedToken && answer.status < 500) {
+    product = await identifyProduct(system, url, tokenHeaders(carrier(system, dialect), token), d.version, deadlineMs);
+    found = `${product.name}${product.version ? ` ${product.version}` : ''}`;
+  }
+  if (/ACL support disabled/i.test(answer.body)) return done(true, `${found}, ACLs disabled: no token is checked (${said})`);
+  if (refusedToken) {
     return done(false, `${found}; refuses the token (${said}): set ${envName(system, 'TOKEN')} to a token of this ${system} target (tokens are read from the environment)`);
   }
   // A good token on the spec dialect's checks may meet a 404 (the key does not exist): anything but a refusal.

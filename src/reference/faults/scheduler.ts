@@ -87,6 +87,10 @@ export const schedulerFaults: Fault[] = [
   { id: 'scheduler.stats-device-stats-null', system: 'scheduler', breaks: ['scheduler.stats.device-stats'], description: 'DeviceStats is null instead of an array (as Nomad without device statistics)' },
   { id: 'scheduler.readat-limit-zero-unbounded', system: 'scheduler', breaks: ['scheduler.fs.readat-limit-zero'], description: 'readat with limit=0 returns the rest of the file (as Nomad)' },
   { id: 'scheduler.fs-stat-path-required', system: 'scheduler', breaks: ['scheduler.fs.stat-default-path'], description: "stat without path is refused instead of describing the allocation's root (as Nomad)" },
+  // Frames may share an index (Nomad publishes one per state-store transaction): order relaxed to non-decreasing keeps its teeth (issue 53).
+  { id: 'scheduler.events-frame-repeated', system: 'scheduler', breaks: ['scheduler.events.matching', 'scheduler.events.no-topic-all'], description: 'Every frame is sent twice, the copy right after it at the same index' },
+  { id: 'scheduler.events-event-sent-again', system: 'scheduler', breaks: ['scheduler.events.matching', 'scheduler.events.no-topic-all'], description: "A job registration's Job event is published again, in another frame at the same index" },
+  { id: 'scheduler.events-backlog-out-of-order', system: 'scheduler', breaks: ['scheduler.events.matching', 'scheduler.events.no-topic-all'], description: 'A backlog is sent with its first frame and the first frame of a later index swapped' },
   // Events from real actions (issue 17): the payload and type checks the new rules make.
   { id: 'scheduler.events-node-payload-missing-fields', system: 'scheduler', breaks: ['scheduler.events.node-payload'], description: 'Node event payloads leave out Datacenter, SchedulingEligibility, Status and Drain' },
   { id: 'scheduler.events-type-unlisted', system: 'scheduler', breaks: ['scheduler.events.types'], description: "A job register's Job and Evaluation events have Type 'JobUpserted', which the spec does not list" },

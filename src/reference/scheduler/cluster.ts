@@ -93,6 +93,12 @@ export interface ClusterOptions {
   nodeId: string;
   /** The raft index of a change that produces no event (namespaces). */
   nextIndex: () => number;
+  /**
+   * Nomad's frames (hashicorp dialect): one per state-store transaction, so a job's registration or
+   * deregistration is two frames at one index, the job's and then its evaluation's. Otherwise a
+   * change is one frame.
+   */
+  framePerTransaction: boolean;
   /** Whether the node takes new allocations (its scheduling eligibility). */
   nodeEligible: () => boolean;
   /** The node as constraints see it. */
@@ -107,7 +113,8 @@ export interface ClusterOptions {
 /**
  * The scheduler's server state: namespaces, jobs, evaluations and allocations, changed only by
  * real actions, each change publishing the events Nomad's state store publishes for it
- * (nomad/state/events.go eventsFromChanges): one frame per change, its index the change's index.
+ * (nomad/state/events.go eventsFromChanges), its index the change's index: one frame per change,
+ * or with framePerTransaction one per state-store transaction of the change, as Nomad does.
  */
 export class Cluster {
   private readonly namespaces = new Map<string, Namespace>([['default', { Name: 'default', Description: 'Default shared namespace', Quota: '', Meta: null, CreateIndex: 1, ModifyIndex: 1 }]]);
@@ -218,7 +225,7 @@ export class Cluster {
     const f = this.o.faults;
     const type = f.has('scheduler.events-type-unlisted') ? 'JobUpserted' : 'JobRegistered';
     let evalId = '';
-    const frame = this.o.broker.publishWith((index) => {
+    const changeIndex = this.o.broker.publishFrames((index) => {
       const version = prev ? (changed ? (prev.job.Version as number) + 1 : (prev.job.Version as number)) : 0;
       const record: JobRecord = {
         spec,
@@ -244,10 +251,14 @@ export class Cluster {
       this.jobs.set(key, record);
       const evaluation = this.newEval(spec, 'job-register', index);
       evalId = evaluation.ID;
-      return [this.jobEvent(record.job, type), this.evalEvent(evaluation, type)];
+      // Nomad: nomad/fsm.go applyUpsertJob commits the job (state UpsertJobWithRequest, v2.0.5;
+      // UpsertJob, v1.6.1) and then the evaluation (upsertEvals) in two transactions at the log's index.
+      const frames = this.transactions([this.jobEvent(record.job, type)], [this.evalEvent(evaluation, type)]);
+      // The fault: the Job event once more, in a frame of its own at the same index.
+      return f.has('scheduler.events-event-sent-again') ? [...frames, [this.jobEvent(record.job, type)]] : frames;
     });
     setImmediate(() => void this.evaluate(evalId, changed).catch((err) => console.error(`[reference] evaluating ${spec.ID}: ${(err as Error).message}`)));
-    return { EvalID: evalId, EvalCreateIndex: frame.Index, JobModifyIndex: frame.Index, Warnings: '', Index: frame.Index };
+    return { EvalID: evalId, EvalCreateIndex: changeIndex, JobModifyIndex: changeIndex, Warnings: '', Index: changeIndex };
   }
 
   /** DELETE /v1/job/:id: stops the job (Stop true), or with purge removes it from the state (its allocations stay until GC). */
@@ -257,7 +268,9 @@ export class Cluster {
     // Nomad's Job.Deregister answers an unknown job with an empty reply and changes nothing.
     if (!record) return { EvalID: '', EvalCreateIndex: 0, JobModifyIndex: 0, Index: 0 };
     let evalId = '';
-    const frame = this.o.broker.publishWith((index) => {
+    // Nomad: nomad/fsm.go applyDeregisterJob commits the job's change (handleJobDeregister in
+    // WithWriteTransaction) and then the evaluation (upsertEvals) in two transactions at the log's index.
+    const changeIndex = this.o.broker.publishFrames((index) => {
       const evaluation = this.newEval(record.spec, 'job-deregister', index);
       evalId = evaluation.ID;
       if (purge) {
@@ -265,14 +278,19 @@ export class Cluster {
         // eventFromChange, deleted "jobs" row; structs.JobEvent.Deleted).
         this.jobs.delete(key);
         this.forgetBlocked(namespace, id);
-        return [this.jobEvent(record.job, 'JobDeregistered', true), this.evalEvent(evaluation, 'JobDeregistered')];
+        return this.transactions([this.jobEvent(record.job, 'JobDeregistered', true)], [this.evalEvent(evaluation, 'JobDeregistered')]);
       }
       const live = this.liveAllocs(namespace, id).length > 0;
       record.job = { ...record.job, Stop: true, Status: live ? record.job.Status : 'dead', ModifyIndex: index, JobModifyIndex: index, Version: (record.job.Version as number) + 1, SubmitTime: nowNanos() };
-      return [this.jobEvent(record.job, 'JobDeregistered'), this.evalEvent(evaluation, 'JobDeregistered')];
+      return this.transactions([this.jobEvent(record.job, 'JobDeregistered')], [this.evalEvent(evaluation, 'JobDeregistered')]);
     });
     setImmediate(() => void this.evaluate(evalId, false).catch((err) => console.error(`[reference] evaluating ${id}: ${(err as Error).message}`)));
-    return { EvalID: evalId, EvalCreateIndex: frame.Index, JobModifyIndex: frame.Index, Index: frame.Index };
+    return { EvalID: evalId, EvalCreateIndex: changeIndex, JobModifyIndex: changeIndex, Index: changeIndex };
+  }
+
+  /** The frames of a change made of these transactions' events: one each (framePerTransaction), or one for all. */
+  private transactions(...events: EventDraft[][]): EventDraft[][] {
+    return this.o.framePerTransaction ? events : [events.flat()];
   }
 
   /** Whether a namespace holds a job (for deleting it). */

@@ -65,14 +65,16 @@ export function deliveries(event: SchedulerEvent, sub: Subscription, rules: Matc
 }
 
 /**
- * The scheduler's event broker: frames of events with increasing indexes, kept in a bounded
- * buffer, fanned out to live subscribers.
+ * The scheduler's event broker: frames of events with non-decreasing indexes, kept in a bounded
+ * buffer, fanned out to live subscribers. Several frames may share an index (publishFrames).
  */
 export class EventBroker {
   private readonly buffer: Frame[] = [];
   private readonly live = new EventEmitter();
   /** The highest index that was published and has since left the buffer (0: none yet). */
   private evicted = 0;
+  /** How many frames were ever published: a frame's place in the stream, which its index is not when two share one. */
+  private published = 0;
 
   constructor(
     readonly capacity: number,
@@ -91,15 +93,33 @@ export class EventBroker {
    */
   publishWith(build: (index: number) => Omit<SchedulerEvent, 'Index'>[]): Frame {
     const index = this.nextIndex();
-    const events = build(index);
+    return this.append(index, build(index));
+  }
+
+  /**
+   * Publishes one change as several frames at the same index, in order, leaving out empty ones:
+   * Nomad publishes one frame per state-store transaction (nomad/state/state_changes.go txn.Commit
+   * hands each transaction's changes to the broker), and one raft apply may commit several at the
+   * log's index (nomad/fsm.go applyUpsertJob: the job's transaction, then upsertEvals'; the same in
+   * applyDeregisterJob; v1.6.1 and v2.0.5). The frames go out in the same turn, back to back.
+   * Returns the change's index.
+   */
+  publishFrames(build: (index: number) => Omit<SchedulerEvent, 'Index'>[][]): number {
+    const index = this.nextIndex();
+    for (const events of build(index)) if (events.length > 0) this.append(index, events);
+    return index;
+  }
+
+  private append(index: number, events: Omit<SchedulerEvent, 'Index'>[]): Frame {
     const frame: Frame = { Index: index, Events: events.map((e) => ({ ...e, Index: index })) };
     this.buffer.push(frame);
+    this.published += 1;
     while (this.buffer.length > this.capacity) this.evicted = this.buffer.shift()!.Index;
-    this.live.emit('frame', frame);
+    this.live.emit('frame', frame, this.published);
     return frame;
   }
 
-  /** Frames from `index` on; when `index` is no longer buffered, from the oldest frame kept. */
+  /** Frames from `index` on (every frame of that index); when `index` is no longer buffered, from the oldest frame kept. */
   backlog(index: number): Frame[] {
     return this.buffer.filter((f) => f.Index >= index);
   }
@@ -117,7 +137,13 @@ export class EventBroker {
     return this.buffer[this.buffer.length - 1]?.Index ?? 0;
   }
 
-  onFrame(listener: (frame: Frame) => void): () => void {
+  /** The place of the latest frame in the stream (frames published so far). */
+  get latestFrame(): number {
+    return this.published;
+  }
+
+  /** `listener` gets each frame as it is published, with its place in the stream (see latestFrame). */
+  onFrame(listener: (frame: Frame, place: number) => void): () => void {
     this.live.on('frame', listener);
     return () => this.live.off('frame', listener);
   }

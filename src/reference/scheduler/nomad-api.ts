@@ -11,6 +11,9 @@ import { decodeGoValue, type GoType } from './nomad-job/api-job.ts';
 import { unrenderableTemplate } from './runnable-job.ts';
 import type { EventBroker } from './event-broker.ts';
 
+/** What the reference says its version is: no Nomad release (0.0.0), with metadata naming it. */
+const REFERENCE_VERSION = { BuildDate: null, Revision: '', Version: '0.0.0', VersionPrerelease: '', VersionMetadata: 'stackproof-reference' };
+
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /** The node the API manages: its record, and the eligibility change (which publishes the Node event). */
@@ -311,12 +314,16 @@ export class NomadApi {
     });
   }
 
-  /** Nomad needs agent:read here; the reference grants it to management tokens only. */
+  /**
+   * Nomad needs agent:read here; the reference grants it to management tokens only. Its version
+   * (command/agent/config.go Config.Version, a version.VersionInfo) names the reference, not a Nomad
+   * release, so a run does not apply Nomad's version ranges to it.
+   */
   private agentSelf(c: ApiContext): Promise<void> {
     return this.management(c, () => {
       const name = hostname();
       this.json(c, {
-        config: { Region: 'global', Datacenter: 'dc1', NodeName: name, Client: { Enabled: true }, Server: { Enabled: true }, ACL: { Enabled: true }, Version: { Version: '1.9.0', Prerelease: '', Metadata: '' } },
+        config: { Region: 'global', Datacenter: 'dc1', NodeName: name, Client: { Enabled: true }, Server: { Enabled: true }, ACL: { Enabled: true }, Version: REFERENCE_VERSION },
         member: { Name: `${name}.global`, Addr: '127.0.0.1', Port: 4648, Status: 'alive', Tags: { region: 'global', dc: 'dc1', role: 'nomad', build: '1.9.0' } },
         stats: { client: { node_id: this.o.node.nodeId, known_servers: '127.0.0.1:4647', num_allocations: '0', last_heartbeat: '0', heartbeat_ttl: '0' } },
       });

@@ -115,7 +115,12 @@ export class SchedulerService {
     };
     this.metadata = new NodeMetadata(options.staticMeta, options.faults, this.nomad ? 'nomad' : 'spec');
     this.broker = new EventBroker(this.upstream ? EVENT_BUFFER_FRAMES.upstream : EVENT_BUFFER_FRAMES.otherwise, options.nextIndex);
-    this.fanout = new StreamFanout(this.broker, { rules: this.matchRules, omitFilterKeys: f.has('scheduler.events-missing-filterkeys') });
+    this.fanout = new StreamFanout(this.broker, {
+      rules: this.matchRules,
+      omitFilterKeys: f.has('scheduler.events-missing-filterkeys'),
+      repeatFrames: f.has('scheduler.events-frame-repeated'),
+      backlogOutOfOrder: f.has('scheduler.events-backlog-out-of-order'),
+    });
     this.fs = new AllocationFs(options.allocRoot, options.faults.has('scheduler.fs-path-escape'));
     this.acl.add({ management: true, nodeRead: true, nodeWrite: true, readJob: ['*'] }, options.managementToken);
     this.acls = new AclStore(this.broker, options.managementToken, this.nomad);
@@ -126,6 +131,7 @@ export class SchedulerService {
       faults: f,
       nodeId: options.nodeId,
       nextIndex: options.nextIndex,
+      framePerTransaction: this.nomad,
       nodeEligible: () => this.nodeState.eligibility === 'eligible',
       nodeFacts: () => this.nodeFacts(),
       rawExec: options.rawExec !== false,

@@ -14,6 +14,10 @@ export interface StreamFanoutOptions {
   rules: MatchRules;
   /** The fault scheduler.events-missing-filterkeys: events go out without their FilterKeys. */
   omitFilterKeys: boolean;
+  /** The fault scheduler.events-frame-repeated: every frame goes out twice, the copy right after it. */
+  repeatFrames?: boolean;
+  /** The fault scheduler.events-backlog-out-of-order: a subscriber's backlog has its first two frames of different indexes swapped. */
+  backlogOutOfOrder?: boolean;
   /** The least time between two writes to the subscribers (grows with them unless given: FLUSH_GAP_MS_PER_SUBSCRIBER). */
   flushGapMs?: number;
 }
@@ -31,7 +35,11 @@ export const MAX_FLUSH_GAP_MS = 20;
 
 interface Member {
   sink: FrameSink;
-  /** Frames up to this index reached the member through its backlog (or were skipped on purpose). */
+  /**
+   * The frames up to this place in the stream (EventBroker.latestFrame) reached the member through
+   * its backlog, or were skipped on purpose. A place, not an index: a frame published later at the
+   * same index as the backlog's last one is still the member's to receive.
+   */
   after: number;
   /** Frames written since the sink stopped taking more (its buffer past the high-water mark). */
   behind: number;
@@ -43,7 +51,7 @@ interface Group {
   sub: Subscription;
   members: Set<Member>;
   /** This turn's frames for the group, written together when the turn ends. */
-  pending: { index: number; bytes: Buffer }[];
+  pending: { place: number; bytes: Buffer }[];
 }
 
 /** A frame's encodings: each event's JSON once, and the frame's bytes once per distinct selection of its events. */
@@ -74,7 +82,7 @@ export class StreamFanout {
     private readonly broker: EventBroker,
     private readonly options: StreamFanoutOptions,
   ) {
-    broker.onFrame((frame) => this.onFrame(frame));
+    broker.onFrame((frame, place) => this.onFrame(frame, place));
   }
 
   /**
@@ -82,12 +90,20 @@ export class StreamFanout {
    * the returned function is called.
    */
   subscribe(sub: Subscription, sink: FrameSink, index: number, skipBacklog: boolean): () => void {
-    const member: Member = { sink, after: this.broker.latestIndex, behind: 0, waitingForDrain: false };
+    const member: Member = { sink, after: this.broker.latestFrame, behind: 0, waitingForDrain: false };
     if (!skipBacklog) {
       const chunks: Buffer[] = [];
+      const frames: Frame[] = [];
       for (const frame of this.broker.backlog(index)) {
         const bytes = this.bytesFor(frame, sub);
-        if (bytes) chunks.push(bytes);
+        if (bytes) {
+          chunks.push(bytes);
+          frames.push(frame);
+        }
+      }
+      if (this.options.backlogOutOfOrder) {
+        const later = frames.findIndex((f) => f.Index > frames[0]!.Index);
+        if (later > 0) [chunks[0], chunks[later]] = [chunks[later]!, chunks[0]!];
       }
       if (chunks.length) this.write(member, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), chunks.length);
     }
@@ -125,7 +141,8 @@ export class StreamFanout {
       for (let k = 0; k < n; k++) parts.push(json);
     });
     // Byte for byte what JSON.stringify({ Index, Events }) gives: arrays join their elements with ','.
-    const bytes = parts.length ? Buffer.from(`{"Index":${JSON.stringify(frame.Index)},"Events":[${parts.join(',')}]}\n`) : null;
+    const line = `{"Index":${JSON.stringify(frame.Index)},"Events":[${parts.join(',')}]}\n`;
+    const bytes = parts.length ? Buffer.from(this.options.repeatFrames ? line + line : line) : null;
     enc.bySelection.set(selection, bytes);
     return bytes;
   }
@@ -135,11 +152,11 @@ export class StreamFanout {
     return JSON.stringify(this.options.omitFilterKeys ? { ...e, FilterKeys: undefined } : e);
   }
 
-  private onFrame(frame: Frame): void {
+  private onFrame(frame: Frame, place: number): void {
     for (const group of this.groups.values()) {
       const bytes = this.bytesFor(frame, group.sub);
       if (!bytes) continue;
-      group.pending.push({ index: frame.Index, bytes });
+      group.pending.push({ place, bytes });
       this.dirty.add(group);
     }
     if (this.dirty.size && !this.flushScheduled) {
@@ -161,12 +178,12 @@ export class StreamFanout {
       group.pending = [];
       const shared = pending.length === 1 ? pending[0]!.bytes : Buffer.concat(pending.map((p) => p.bytes));
       for (const member of group.members) {
-        if (member.after < pending[0]!.index) {
+        if (member.after < pending[0]!.place) {
           this.write(member, shared, pending.length);
           continue;
         }
         // Joined during this turn: its backlog already held the frames up to `after`.
-        const own = pending.filter((p) => p.index > member.after);
+        const own = pending.filter((p) => p.place > member.after);
         if (own.length) this.write(member, Buffer.concat(own.map((p) => p.bytes)), own.length);
       }
     }

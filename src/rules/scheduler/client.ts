@@ -14,23 +14,28 @@ const FRAMES_BACK_TO_BACK =
 const WITNESS =
   "Events come from real actions made through the fixtures (Nomad's job, node and ACL API): a job registered or stopped, the node's eligibility toggled, ACL policies and tokens made and deleted. Each action returns the index of its frame, and its event is the one with that Index and the action's Key. The judged subscription is compared with a witness opened at the same time: a management subscription listing every topic (Job, Evaluation, Allocation, Deployment, Node, ACLToken, ACLPolicy) with namespace=*, over the same window of indexes; it must receive exactly the witness's events the spec's filter selects, so the rule holds whatever else the scheduler publishes meanwhile (evaluations, plan results, other tests' allocations).";
 
+/** How the event rules read a window (suites/scheduler/event-reader.ts), from what real Nomad 1.6.1 and 2.0.5 do. */
+const WINDOW =
+  "The spec gives a frame an Index and nothing more, so several frames may share one: frames must come in non-decreasing index order, and no event may arrive twice (in two frames; a repeated frame is such a repeat). Nomad publishes a frame per state-store transaction, and a job registration or deregistration commits two at the raft log's index, the Job event's and then the Evaluation event's (hashicorp/nomad nomad/fsm.go applyUpsertJob and applyDeregisterJob; nomad/state/state_changes.go txn.Commit; v1.6.1 and v2.0.5). So a reader has every frame of the window's last index only once a later frame came: after its window each rule makes one more action the subscriptions it reads select. The target keeps a bounded buffer (Nomad: event_buffer_size, 100 frames by default), so the event rules run one at a time; a window that still leaves the buffer before it is read (the target no longer holds its index, as a management subscription from index 0 shows by its first frame, or it ended a stream that fell behind once the frames after it had left the buffer: Nomad's \"event dropped from buffer\") is no verdict: the rule makes its actions again, and after 3 lost windows it is an ERROR saying so.";
+
 /** Spec 002: the event stream. */
 export const schedulerEventRules: Rule[] = [
   rule({
     id: 'scheduler.events.frame-shape',
     title: 'The stream sends frames {Index, Events} whose events have Topic, Type, Key, Namespace, FilterKeys, Index and Payload; a job registration arrives as the frame of its index with the Job event of the job',
     capability: FIX,
-    notes: ['The job is registered through the fixtures (an unplaceable batch job); Nomad: the register response\'s JobModifyIndex is the raft index of the frame with the Job and Evaluation events (hashicorp/nomad nomad/state/events.go eventFromChange, table jobs and evals).'],
+    notes: ["The job is registered through the fixtures (an unplaceable batch job); Nomad: the register response's JobModifyIndex is the raft index of the frames with the Job and Evaluation events, two frames at that index (hashicorp/nomad nomad/state/events.go eventFromChange, table jobs and evals; nomad/fsm.go applyUpsertJob commits the job and then the evaluation). The Job event is looked for in every frame of the index."],
     sources: [
       { file, section: 'Resources and their fields > Event frame', quote: 'Event: Topic (string), Type (string), Key (string), Namespace (string), FilterKeys (null or list), Index (integer), Payload (object keyed by the object kind, e.g. Node).' },
     ],
   }),
   rule({
     id: 'scheduler.events.matching',
-    title: 'For generated sequences of real actions and subscriptions (topics, filter keys, namespace, start index), a subscription receives exactly the events its filter selects, in index order, without duplicate frames or gaps',
+    title: 'For generated sequences of real actions and subscriptions (topics, filter keys, namespace, start index), a subscription receives exactly the events its filter selects, in non-decreasing index order, no event twice, without gaps',
     capability: FIX,
     notes: [
       WITNESS,
+      WINDOW,
       "Up to 7 actions a case (job registrations and deregistrations in default and a namespace of the run, eligibility toggles, policy upserts), then one whose event the subscription selects, so the reader knows when the window is complete. Filter model: a topic's keys match the event's Key or any of its FilterKeys ('*' any); namespace filters namespaced topics only (Node and the ACL topics pass).",
       "Nomad appends an event once per subscribed key it matches, so an event whose Key and FilterKeys match two topic parameters appears twice in its frame (hashicorp/nomad nomad/stream/subscription.go filter, unchanged since 1.1). The spec says nothing about repeats within a frame: the test compares each frame's distinct events, and the hashicorp-dialect reference repeats them like Nomad.",
       "A topic given both bare (or with '*') and with a filter key is left out of the generated subscriptions: that case is scheduler.events.topic-union, where Nomad deviates.",
@@ -51,7 +56,7 @@ export const schedulerEventRules: Rule[] = [
     id: 'scheduler.events.topic-star-equivalence',
     title: "'Topic' and 'Topic:*' subscribe to the same events: every Job event of the window, as a subscription to every topic sees them",
     capability: FIX,
-    notes: [WITNESS],
+    notes: [WITNESS, WINDOW],
     sources: [{ file, section: ESP, quote: "'Node' and 'Node:*' are both valid." }],
   }),
   rule({
@@ -61,6 +66,7 @@ export const schedulerEventRules: Rule[] = [
     sources: [{ file, section: ESP, quote: 'Subscribes to a topic with optional filter key after a colon. Several topic parameters may be given.' }],
     notes: [
       WITNESS,
+      WINDOW,
       "Nomad deviates (expectations/nomad.json): its filter treats '*' as any key only when it is the topic's only key; beside another key it is compared as a literal key, so 'Job' with 'Job:k' receives only k (hashicorp/nomad nomad/stream/subscription.go filter and eventMatchesKey; command/agent/event_endpoint.go parseTopic turns a bare 'Job' into the key '*').",
     ],
   }),
@@ -68,14 +74,14 @@ export const schedulerEventRules: Rule[] = [
     id: 'scheduler.events.no-topic-all',
     title: 'Without a topic parameter the stream carries events of every topic (Job, Evaluation, Node and the ACL topics of real actions among them)',
     capability: FIX,
-    notes: [WITNESS, "The events of topics the witness does not list (Nomad also has NodePool, Service and others) are left out of the comparison. '*' needs a management token: the profile's token must be one (SKIP otherwise)."],
+    notes: [WITNESS, WINDOW, "The events of topics the witness does not list (Nomad also has NodePool, Service and others) are left out of the comparison. '*' needs a management token: the profile's token must be one (SKIP otherwise)."],
     sources: [{ file, section: ESP, quote: 'Omitting topic subscribes to all topics' }],
   }),
   rule({
     id: 'scheduler.events.namespace',
     title: "Namespaced events are filtered to 'default' unless namespace is given; '*' carries every namespace",
     capability: FIX,
-    notes: [WITNESS, 'The same job ID is registered in default and in a namespace the run makes (Nomad Enterprise, or the reference); SKIP where the target has no namespaces.'],
+    notes: [WITNESS, WINDOW, 'The same job ID is registered in default and in a namespace the run makes (Nomad Enterprise, or the reference); SKIP where the target has no namespaces.'],
     sources: [{ file, section: ESP, quote: "namespace | string | 'default' | Namespace filter; '*' means all namespaces for event types that support them" }],
   }),
   rule({
@@ -93,6 +99,7 @@ export const schedulerEventRules: Rule[] = [
     capability: FIX,
     notes: [
       "The test registers a job, then registers it again (20 at a time, at most 3000) until a subscription from the first registration's index no longer starts there, and checks that the stream starts with the oldest Job events of that job still buffered (as a witness opened at the same time sees them), oldest first without a gap, not with live ones. Nomad: nomad/stream/event_broker.go EventBroker.Subscribe starts at eventBuffer.StartAtClosest, the buffer head when the index is older (nomad/stream/event_buffer.go); event_buffer_size defaults to 100 frames.",
+      WINDOW,
     ],
     sources: [{ file, section: ESP, quote: 'If no longer in the buffer, streaming starts at the next available index' }],
   }),
@@ -102,7 +109,9 @@ export const schedulerEventRules: Rule[] = [
     capability: FIX,
     notes: [
       "Tokens are made through the fixtures (an ACL policy with node { policy = \"read\" }, or namespace \"default\" with capabilities [\"read-job\"], and a client token with it); the management token is the profile's. Each refused subscription must show no event at all of the window; each allowed one exactly the witness's events of its topic. SKIP without ACLs, a management token or eligibility toggles (the Node events).",
-      'ACLToken and ACLPolicy events come from real policy and token upserts, and a management token must receive them, so the ACL-topic checks can fail. A refusal is a 4xx or a stream without the events: Nomad 2.x hijacks the connection and writes 200 before the ACL check, so a denied subscription ends with no frames (hashicorp/nomad command/agent/event_endpoint.go EventStream; nomad/event_endpoint.go validateNsOp).',
+      'ACLToken and ACLPolicy events come from real policy and token upserts, and a management token must receive them, so the ACL-topic checks can fail. A refusal is a 4xx or a stream without the events: Nomad 2.x hijacks the connection and writes 200 before the ACL check, so a denied subscription ends with no frames (hashicorp/nomad command/agent/event_endpoint.go EventStream; nomad/event_endpoint.go validateNsOp); Nomad 1.6 answers 500 (nomad/event_endpoint.go Event.stream: the refusal of SubscribeWithACLCheck is sent with code 500).',
+      WITNESS,
+      WINDOW,
     ],
     sources: [
       { file, section: 'Authentication', quote: "Event stream permissions per topic: '*' (all topics, which is the default when no topic is given): management; ACLToken, ACLPolicy: management; Job, Allocation, Deployment, Evaluation: namespace:read-job; Node: node:read." },
@@ -114,7 +123,8 @@ export const schedulerEventRules: Rule[] = [
     capability: FIX,
     sources: [{ file, section: ESP, quote: "'*' means all namespaces for event types that support them; needs a management token or a policy applying to all namespaces" }],
     notes: [
-      "The tokens are made through the fixtures: namespace \"default\" { capabilities = [\"read-job\"] }, and namespace \"*\" { capabilities = [\"read-job\"] } (Nomad's namespace glob). Nomad: nomad/event_endpoint.go validateNsOp checks AllowNsOp(\"*\", read-job), which only a policy for the namespace \"*\" (or a management token) grants (nomad/acl/acl.go AllowNamespaceOperation looks the namespace up by exact name, then by glob). A refusal is a 4xx or a stream without the events, as in scheduler.events.acl.",
+      "The tokens are made through the fixtures: namespace \"default\" { capabilities = [\"read-job\"] }, and namespace \"*\" { capabilities = [\"read-job\"] } (Nomad's namespace glob). Nomad: nomad/event_endpoint.go Event.validateACL replaces '*' with every namespace that exists and checks read-job in each (validateNsOp, AllowNsOp), which a policy for the namespace glob \"*\" (or a management token) grants (acl/acl.go AllowNamespaceOperation looks the namespace up by exact name, then by glob); the filter then passes those namespaces only (nomad/stream/subscription.go filter, req.Namespaces). A refusal is a 4xx or a stream without the events, as in scheduler.events.acl.",
+      "Nomad deviates before the fix of CVE-2025-0937 (expectations/nomad.json, range >=1.1.15 <1.2.0 || >=1.2.9 <1.3.0 || >=1.3.2 <1.7.18 || >=1.8.0 <1.8.10 || >=1.9.0 <1.9.6): nomad/stream/event_broker.go aclAllowsSubscription asks AllowNsOp(\"*\", read-job), which acl/acl.go grants when any namespace allows it, and the filter passes every namespace for '*'; so on 1.6.1 a token with read-job in default receives every namespace's Job events. Fixed by GH-25089 (Event.validateACL) in 1.9.6 and 1.10.0; 2.0.5 refuses it.",
     ],
   }),
   rule({
@@ -124,7 +134,7 @@ export const schedulerEventRules: Rule[] = [
     notes: [
       "The node is made ineligible through Nomad's API (POST /v1/node/:id/eligibility) and eligible again in any case. Nomad publishes the change as a Node event with Type NodeDrain whose Payload.Node is the whole node, sanitized (hashicorp/nomad nomad/state/events.go eventFromChange, table nodes, and MsgTypeEvents: NodeUpdateEligibilityRequestType → TypeNodeDrain; nomad/structs/structs.go Node). Fields whose type the spec leaves open must be there, with any value; Nomad sends null for an empty map or list, which passes where the spec gives no type. SKIP where eligibility may not be changed.",
       'Network entries (NodeResources.Networks) are checked with the types the spec gives (Mode, Device, CIDR, IP strings; MBits integer) where present: Nomad encodes NetworkResource with codec omitempty (hashicorp/nomad nomad/structs/structs.go NetworkResource), so an empty field may be left out.',
-      'Nomad deviates (expectations/nomad.json): its Node has no Resources and no Reserved since 1.11.0 (PR 26951; nomad/structs/structs.go type Node; nomad/structs/extensions.go nodeExt adds back only Drain), and sent Resources as null before. Drain is there through nodeExt.',
+      'Nomad deviates (expectations/nomad.json, >=1.11.0): its Node has no Resources and no Reserved since 1.11.0 (PR 26951; nomad/structs/structs.go type Node; nomad/structs/extensions.go nodeExt adds back only Drain). Before, the client sends both (client/client.go setupNode; filled by the fingerprinters through 1.6), and 1.6.1 passes. Drain is there through nodeExt.',
     ],
     sources: [
       { file, section: 'Resources and their fields > Node (payload of node topics)', quote: 'Top-level fields: ID, Datacenter, Name, HTTPAddr (strings); TLSEnabled (boolean); Attributes (map string to string);' },
