@@ -16,6 +16,15 @@ export interface SweepScope {
   cloudAuthMounts: string[];
 }
 
+/**
+ * How long a deleted namespace may stay listed. OpenBao (2.3 and later) deletes a namespace in the
+ * background: its DELETE answers `{"status":"in-progress"}` and the namespace stays in its parent's
+ * listing, tainted, until its mounts and storage are gone (openbao/openbao vault/namespace_store.go
+ * DeleteNamespace, namespaceDeletionJob), and a parent with a child still listed is refused
+ * ("unable to delete namespace containing child namespaces"). Seconds on an idle machine; generous.
+ */
+export const NAMESPACE_GONE_MS = 120_000;
+
 /** OIDC resources go in this order: Vault refuses to delete what a provider or client still references. */
 const OIDC_ORDER = ['provider', 'client', 'assignment', 'scope'] as const;
 
@@ -25,8 +34,8 @@ const OIDC_ORDER = ['provider', 'client', 'assignment', 'scope'] as const;
  * endpoints; then, with the admin API (hashicorp dialect), entities, groups, signing keys, auth
  * methods, mounts, auth plugin catalog entries and namespaces under the prefix. Names without the prefix are never touched.
  */
-export async function sweepSecrets(api: SecretsApi, admin: VaultAdminApi | undefined, scope: SweepScope, prefix: string | 'all', options: { dryRun?: boolean } = {}): Promise<SweepReport> {
-  const sweep = new SecretsSweep(api, new Sweeper(options.dryRun), (name) => madeByRun(name, prefix));
+export async function sweepSecrets(api: SecretsApi, admin: VaultAdminApi | undefined, scope: SweepScope, prefix: string | 'all', options: { dryRun?: boolean; namespaceGoneMs?: number } = {}): Promise<SweepReport> {
+  const sweep = new SecretsSweep(api, new Sweeper(options.dryRun), (name) => madeByRun(name, prefix), options.namespaceGoneMs ?? NAMESPACE_GONE_MS);
   for (const ns of scope.namespaces) {
     for (const kind of OIDC_ORDER) await sweep.listed(`identity/oidc/${kind}`, ns);
     for (const mount of scope.kvV1Mounts) {
@@ -62,7 +71,8 @@ export async function sweepSecrets(api: SecretsApi, admin: VaultAdminApi | undef
   for (const name of (await sweep.list('sys/plugins/catalog/auth', '')).filter(sweep.mine)) {
     await sweep.sweeper.remove(`sys/plugins/catalog/auth/${name}`, () => admin.deletePlugin('auth', name));
   }
-  // Namespaces last, children before parents: Vault refuses to delete a namespace with children.
+  // Namespaces last, children before parents, each gone before its parent goes: Vault and OpenBao
+  // refuse to delete a namespace with children.
   for (const ns of scope.namespaces) {
     for (const child of (await sweep.list('sys/namespaces', ns)).filter(sweep.mine)) await sweep.namespace(admin, `${ns}${child.replace(/\/$/, '')}/`);
   }
@@ -75,6 +85,7 @@ class SecretsSweep {
     private readonly api: SecretsApi,
     readonly sweeper: Sweeper,
     readonly mine: (name: string) => boolean,
+    private readonly namespaceGoneMs: number,
   ) {}
 
   /** The keys at a LIST path; none where it answers otherwise (404 is an empty list). */
@@ -132,15 +143,46 @@ class SecretsSweep {
     }
   }
 
-  /** A namespace and, first, its children. */
-  async namespace(admin: VaultAdminApi, path: string): Promise<void> {
+  /**
+   * A namespace and, first, its children; whether it is gone from its parent's listing. A parent is
+   * left (and said so) while a child is still there, rather than refused.
+   */
+  async namespace(admin: VaultAdminApi, path: string): Promise<boolean> {
     if (!this.sweeper.dryRun) {
-      for (const child of await this.list('sys/namespaces', path)) await this.namespace(admin, `${path}${child.replace(/\/$/, '')}/`);
+      let childrenGone = true;
+      for (const child of await this.list('sys/namespaces', path)) childrenGone = (await this.namespace(admin, `${path}${child.replace(/\/$/, '')}/`)) && childrenGone;
+      if (!childrenGone) {
+        this.sweeper.report.problems.push(`sys/namespaces/${path}: left, as a namespace inside it is still there`);
+        return false;
+      }
     }
     const parts = path.replace(/\/$/, '').split('/');
     const name = parts.pop()!;
-    const parent = parts.length ? `${parts.join('/')}/` : undefined;
-    await this.sweeper.remove(`sys/namespaces/${path}`, () => admin.deleteNamespace(name, parent));
+    const parent = parts.length ? `${parts.join('/')}/` : '';
+    if (!(await this.sweeper.remove(`sys/namespaces/${path}`, () => admin.deleteNamespace(name, parent || undefined)))) return false;
+    return this.sweeper.dryRun || this.untilUnlisted(parent, name, path);
+  }
+
+  /** Waits for a deleted namespace to leave its parent's listing (the product's signal that it is gone). */
+  private async untilUnlisted(parent: string, name: string, path: string): Promise<boolean> {
+    const started = Date.now();
+    for (;;) {
+      let listed: boolean;
+      try {
+        const res = await this.api.list('sys/namespaces', 'verb', { namespace: parent || undefined });
+        const keys = res.status === 200 ? (res.json() as { data?: { keys?: unknown } }).data?.keys : [];
+        listed = Array.isArray(keys) && keys.includes(`${name}/`);
+      } catch (err) {
+        this.sweeper.report.problems.push(`sys/namespaces/${path}: deleted, but listing ${parent || '(root)'} to see it gone failed: ${(err as Error).message}`);
+        return false;
+      }
+      if (!listed) return true;
+      if (Date.now() - started > this.namespaceGoneMs) {
+        this.sweeper.report.problems.push(`sys/namespaces/${path}: deleted (the target deletes it in the background), but still listed ${Math.round(this.namespaceGoneMs / 1000)} s later`);
+        return false;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
   }
 }
 

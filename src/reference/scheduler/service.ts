@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../../config/dialects.ts';
 import type { ReferenceBehavior } from '../behavior.ts';
@@ -62,13 +61,6 @@ export const EVENT_BUFFER_FRAMES = { upstream: 100, otherwise: 256 } as const;
 /** The Node fields the fault scheduler.events-node-payload-missing-fields leaves out of Node events. */
 const NODE_FIELDS_DROPPED = ['Datacenter', 'SchedulingEligibility', 'Status', 'Drain'];
 
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}
 
 /** The fault scheduler.events-node-network-mbits-text: network entries carry MBits as text ("1000 Mbit/s"). */
 function mbitsAsText(node: Record<string, unknown>): void {
