@@ -19,6 +19,11 @@ const POLICY: BoundaryPolicy = {
     'src/config/dialects.ts',
     'src/config/schema.ts', // SystemName and the like (type-only is fine)
     'src/crypto/',
+    // The simulated cloud (Azure's directory and compute API): the reference's cloud-identity
+    // method trusts it, and a run against a real product routes the product's Azure plugin to it
+    // (src/provision). It belongs to neither side, so both may use it; (a) still checks that it
+    // leads to no harness file.
+    'src/cloud/',
     'src/cli/exit-codes.ts',
   ],
   // (a) The harness, which the reference must not reach even through the files above.

@@ -1,6 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admitJob, type AdmitResult } from '../src/reference/scheduler/nomad-job/admit.ts';
 import { renderEmbeddedTemplate } from '../src/reference/scheduler/nomad-job/template-actions.ts';
+import { findNomad, startNomadAgent, type NomadAgent } from './support/nomad-agent.ts';
 
 /**
  * Each check sends a valid job with one field broken through admitJob and expects what Nomad answers
@@ -447,3 +449,76 @@ describe('renderEmbeddedTemplate (the reference renders env and string literals 
     expect(renderEmbeddedTemplate('{{ "a}}b" }}!', '', '', {})).toEqual({ ok: true, text: 'a}}b!' });
   });
 });
+
+/**
+ * Checks Nomad added in v1.11.0 (nomad/structs/structs.go Task.Validate: a task named "alloc";
+ * TaskGroup.Validate: sysbatch groups checked as system ones, "System or sysbatch jobs should not
+ * have a reschedule policy"; api/tasks.go TaskGroup.Canonicalize gives sysbatch groups no default
+ * policy). The reference answers as the release it claims (1.9.0 unless told), and as 2.0.5 when told.
+ */
+describe('Nomad job registration: the checks of v1.11.0, by the release answered as', () => {
+  const allocTask = (): { Job: J } => {
+    const b = base();
+    task(b).Name = 'alloc';
+    return b;
+  };
+  const sysbatch = (policy: boolean): { Job: J } => {
+    const b = base();
+    b.Job.Type = 'sysbatch';
+    if (!policy) delete group(b).ReschedulePolicy;
+    else group(b).ReschedulePolicy = { Attempts: 1, Interval: 86_400 * S, Delay: 5 * S, DelayFunction: 'constant', Unlimited: false };
+    return b;
+  };
+  const system = (): { Job: J } => {
+    const b = base();
+    b.Job.Type = 'system';
+    return b;
+  };
+  const as = (version: string | undefined, body: unknown) => admitJob(body, { ...opts, ...(version ? { version } : {}) });
+
+  it.each([undefined, '1.9.7', '1.10.5'])('before v1.11.0 (%s): a task named alloc and a sysbatch reschedule policy are accepted', (version) => {
+    expect(as(version, allocTask()).ok).toBe(true);
+    expect(as(version, sysbatch(true)).ok).toBe(true);
+    expectRefusal(as(version, system()), 500, inGroup('System jobs should not have a reschedule policy'));
+  });
+
+  it.each(['1.11.0', '2.0.5'])('since v1.11.0 (%s): both refused, and a system job in the new words', (version) => {
+    expectRefusal(as(version, allocTask()), 500, ml(`Task group fixture validation failed: ${ml(`Task alloc validation failed: ${ml('Task cannot be named "alloc"')}`)}`));
+    expectRefusal(as(version, sysbatch(true)), 500, inGroup('System or sysbatch jobs should not have a reschedule policy'));
+    expectRefusal(as(version, system()), 500, inGroup('System or sysbatch jobs should not have a reschedule policy'));
+    // Without a policy of its own a sysbatch group gets none, and is accepted.
+    expect(as(version, sysbatch(false)).ok).toBe(true);
+  });
+});
+
+for (const which of ['current', '1.6.1'] as const) {
+  const found = findNomad(which);
+  describe.skipIf(!found.path)(`the same registrations on real Nomad (${which === 'current' ? '2.0.5' : '1.6.1'}), answered as its release`, () => {
+    let agent: NomadAgent;
+    beforeAll(async () => {
+      agent = await startNomadAgent(found.path!);
+    }, 120_000);
+    afterAll(async () => agent?.stop(), 60_000);
+
+    const bodies: [string, () => { Job: J }][] = [
+      ['a task named alloc', () => { const b = base(); task(b).Name = 'alloc'; return b; }],
+      ['a sysbatch group with a reschedule policy', () => { const b = base(); b.Job.Type = 'sysbatch'; group(b).ReschedulePolicy = { Attempts: 1, Interval: 86_400 * S, Delay: 5 * S, DelayFunction: 'constant', Unlimited: false }; return b; }],
+      ['a sysbatch group without one', () => { const b = base(); b.Job.Type = 'sysbatch'; delete group(b).ReschedulePolicy; return b; }],
+      ['a system group with a reschedule policy', () => { const b = base(); b.Job.Type = 'system'; return b; }],
+    ];
+    it.each(bodies)('%s', async (_, make) => {
+      const body = make();
+      body.Job.ID = `sp-v111-${Math.random().toString(36).slice(2, 8)}`;
+      // The node's datacenter: a job that is accepted is also placed, and purged at once.
+      body.Job.Datacenters = ['dc1'];
+      const res = await request(`${agent.url}/v1/jobs`, { method: 'PUT', headers: { 'x-nomad-token': agent.token }, body: JSON.stringify(body) });
+      const text = await res.body.text();
+      const mine = admitJob(body, { ...opts, version: agent.version });
+      if (mine.ok) {
+        expect(res.statusCode, text).toBe(200);
+        await (await request(`${agent.url}/v1/job/${body.Job.ID}?purge=true`, { method: 'DELETE', headers: { 'x-nomad-token': agent.token } })).body.dump();
+      } else expect({ status: res.statusCode, text }).toEqual({ status: mine.status, text: mine.message });
+    });
+  });
+  if (!found.path) console.log(`reference-nomad-job-validation: no Nomad ${which} binary (${found.why}): the comparison with the real product is skipped`);
+}

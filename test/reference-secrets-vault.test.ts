@@ -53,6 +53,10 @@ describe('secrets reference, hashicorp dialect (spec behaviour): Vault where the
     expect(((await call(ref, 'GET', 'identity/oidc/provider/fresh/.well-known/keys')).json().keys as unknown[]).length).toBe(1);
   });
 
+  it('refuses every made-up token with 403, batch-shaped ones whose body is no base64url too', async () => {
+    for (const token of ['b.a', 'b.ab!c', 'hvb.abcd', 'not-issued']) expect((await call(ref, 'GET', `${ref.secrets.kvV1Mount}x`, { token })).status, token).toBe(403);
+  });
+
   it('keeps to the spec where Vault deviates: 400 for a broken body, the issuer as written, 404 {"errors":[]} for a deleted version', async () => {
     expect((await call(ref, 'POST', `${ref.secrets.kvV1Mount}x`, { body: '{"a":"b"}}' })).status).toBe(400);
     expect((await call(ref, 'POST', 'identity/oidc/provider/p1', { body: '{}' })).status).toBeLessThan(300);
@@ -85,6 +89,32 @@ describe('secrets reference, upstream behaviour: Vault\'s listed deviations', ()
     expect((await call(ref, 'POST', path, { body: '  {"a":"b"}  ' })).status).toBe(204);
   });
 
+  it('answers 500 to a batch-shaped token whose body is no base64url, before any route, as OpenBao 2.6.2 did (lookupBatchTokenInternal, PopulateTokenEntry)', async () => {
+    // Each token with what OpenBao 2.6.2 answered to GET identity/oidc/provider/default with it.
+    const answers: [string, number, string][] = [
+      ['b.a', 500, 'error performing token check: illegal base64 data at input byte 0'],
+      ['b.a=', 500, 'error performing token check: illegal base64 data at input byte 1'],
+      ['b.ab!c', 500, 'error performing token check: illegal base64 data at input byte 2'],
+      ['b.abcde', 500, 'error performing token check: illegal base64 data at input byte 4'],
+      ['b.a-b_c', 500, 'error performing token check: illegal base64 data at input byte 4'],
+      ['b.ab+c', 500, 'error performing token check: illegal base64 data at input byte 2'],
+      ['b.abc', 403, 'permission denied'],
+      ['b.abcdefgh', 403, 'permission denied'],
+      ['hvb.abcd', 403, 'permission denied'],
+      ['b.abc.def', 403, 'permission denied'],
+      ['b.-_', 403, 'permission denied'],
+      ['s.abc.def', 403, 'permission denied'],
+      ['abcdefgh', 403, 'permission denied'],
+    ];
+    for (const [token, status, message] of answers) {
+      const res = await call(ref, 'GET', 'identity/oidc/provider/default', { token });
+      expect({ status: res.status, body: res.json() }, token).toEqual({ status, body: { errors: [message] } });
+    }
+    // Before any route: on a path that needs no token too, and through Authorization: Bearer.
+    expect((await call(ref, 'GET', 'identity/oidc/provider/default/.well-known/keys', { token: 'b.a' })).status).toBe(500);
+    expect((await call(ref, 'GET', `${ref.secrets.kvV1Mount}x`, { token: null, headers: { authorization: 'Bearer hvb.x' } })).status).toBe(500);
+  });
+
   it('answers a version 2 read of a deleted version 404 with data and metadata, no errors (pathDataRead)', async () => {
     const path = `${ref.secrets.kvV2Mount}data/gone`;
     await call(ref, 'POST', path, { body: '{"data":{"a":"b"}}' });
@@ -96,6 +126,31 @@ describe('secrets reference, upstream behaviour: Vault\'s listed deviations', ()
     expect(body.data.data).toBeNull();
     expect(body.data.metadata.version).toBe(1);
     expect(body.data.metadata.deletion_time).not.toBe('');
+  });
+
+  it('answers a destroyed version, and a deleted one asked for by number, 404 with data null and that version\'s metadata, as OpenBao 2.6.2 did', async () => {
+    const path = `${ref.secrets.kvV2Mount}data/versions`;
+    await call(ref, 'POST', path, { body: '{"data":{"a":"1"}}' });
+    await call(ref, 'POST', path, { body: '{"data":{"a":"2"}}' });
+    await call(ref, 'DELETE', path);
+    await call(ref, 'POST', `${ref.secrets.kvV2Mount}destroy/versions`, { body: '{"versions":[1]}' });
+    type Body = { data: { data: unknown; metadata: Record<string, unknown> } };
+    const read = async (query: string) => {
+      const res = await call(ref, 'GET', `${path}${query}`);
+      return { status: res.status, body: res.json() as Record<string, unknown> & Body };
+    };
+    for (const [query, version, deleted, destroyed] of [['', 2, true, false], ['?version=2', 2, true, false], ['?version=1', 1, false, true]] as const) {
+      const { status, body } = await read(query);
+      expect(status, query).toBe(404);
+      // OpenBao's answer, field for field: the ordinary envelope, no errors.
+      expect(Object.keys(body).sort(), query).toEqual(['auth', 'data', 'lease_duration', 'lease_id', 'renewable', 'request_id', 'warnings', 'wrap_info']);
+      expect(body.data.data, query).toBeNull();
+      expect(Object.keys(body.data.metadata).sort(), query).toEqual(['created_time', 'custom_metadata', 'deletion_time', 'destroyed', 'version']);
+      expect(body.data.metadata, query).toMatchObject({ version, destroyed, custom_metadata: null });
+      expect(body.data.metadata.deletion_time !== '', query).toBe(deleted);
+    }
+    const never = await call(ref, 'GET', `${path}?version=3`);
+    expect({ status: never.status, body: never.json() }, 'a version that never was').toEqual({ status: 404, body: { errors: [] } });
   });
 
   it('reads back the effective issuer (pathOIDCReadProvider)', async () => {

@@ -76,15 +76,50 @@ describe('KV version 2 PATCH (hashicorp dialect)', () => {
     expect((await patch(k, { a: '2' })).status).toBe(404);
   });
 
-  it('answers PATCH 405 where the engine has no patch: metadata/, a version 1 engine; and media types first (400, 415)', async () => {
+  it('answers PATCH 405 where the engine has no patch: a version 1 engine, delete/ of a version 2 one; and media types first (400, 415)', async () => {
     const k = key();
     await put(k, { a: '1' });
-    expect((await call(ref, 'PATCH', `${mount}metadata/${k}`, { max_versions: 3 })).status).toBe(405);
+    expect((await call(ref, 'PATCH', `${mount}delete/${k}`, { versions: [1] })).status).toBe(405);
     expect((await call(ref, 'PATCH', `${ref.secrets.kvV1Mount}x`, { data: { a: '1' } })).status).toBe(405);
     expect((await call(ref, 'PATCH', `${mount}data/${k}`, { data: { a: '2' } }, 'application/json')).status).toBe(415);
     // Without a token: refused before the path is looked at.
     const anonymous = await fetch(`${ref.secrets.url}/v1/${mount}data/${k}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: '{"data":{}}' });
     expect(anonymous.status).toBe(403);
+  });
+
+  /**
+   * PATCH metadata/<path> as `vault kv metadata patch` and hvac's patch_metadata send it, answered as
+   * vault-plugin-secrets-kv path_metadata.go pathMetadataPatch; each answer below is also what
+   * OpenBao 2.6.2 (builtin/logical/kv, the same handler) gave for it, but the one noted.
+   */
+  it('patches a key\'s metadata (pathMetadataPatch): the fields given merged in, custom_metadata key by key, a null removing', async () => {
+    const k = key();
+    await put(k, { a: '1' });
+    const meta = async () => (await call(ref, 'GET', `${mount}metadata/${k}`)).json().data;
+    expect((await call(ref, 'POST', `${mount}metadata/${k}`, { custom_metadata: { x: '1', y: '2' }, max_versions: 3 })).status).toBe(204);
+    expect((await call(ref, 'PATCH', `${mount}metadata/${k}`, { custom_metadata: { x: null, z: 3 }, cas_required: true })).status).toBe(204);
+    expect(await meta()).toMatchObject({ custom_metadata: { y: '2', z: '3' }, max_versions: 3, cas_required: true });
+    expect((await call(ref, 'PATCH', `${mount}metadata/${k}`, { max_versions: 5 })).status).toBe(204);
+    expect(await meta(), 'what the patch does not name stays').toMatchObject({ custom_metadata: { y: '2', z: '3' }, max_versions: 5, cas_required: true });
+    expect((await call(ref, 'PATCH', `${mount}metadata/${k}`, { custom_metadata: null })).status).toBe(204);
+    expect((await meta()).custom_metadata, 'a null custom_metadata removes every key').toBeNull();
+    expect((await call(ref, 'PATCH', `${mount}metadata/${k}`, { unrelated: 1 })).status, 'no field of its own: nothing changes').toBe(204);
+    expect((await meta()).max_versions).toBe(5);
+  });
+
+  it('refuses a metadata patch as pathMetadataPatch does: no key 404, custom_metadata checked (its nulls left out), a negative max_versions 500', async () => {
+    // OpenBao answers a patch with none of the fields 204 even for a key with no metadata (its
+    // handler returns before the lookup); Vault looks the key up first, as here.
+    expect((await call(ref, 'PATCH', `${mount}metadata/${key()}`, { max_versions: 2 })).status).toBe(404);
+    const k = key();
+    await put(k, { a: '1' });
+    const empty = await call(ref, 'PATCH', `${mount}metadata/${k}`, { custom_metadata: { k: '', gone: null } });
+    expect(empty.status).toBe(400);
+    expect(empty.json().errors).toEqual(['1 error occurred:\n\t* custom_metadata validation failed: length of value for key "k" is 0 but must be 0 < len(value) <= 512\n\n']);
+    const negative = await call(ref, 'PATCH', `${mount}metadata/${k}`, { max_versions: -1 });
+    expect(negative.status).toBe(500);
+    expect(negative.json().errors).toEqual(['1 error occurred:\n\t* json: cannot unmarshal number -1 into Go struct field KeyMetadata.max_versions of type uint32\n\n']);
+    expect((await call(ref, 'GET', `${mount}metadata/${k}`)).json().data.max_versions, 'a refused patch changes nothing').toBe(0);
   });
 
   it('mergePatch follows RFC 7396: the examples of its appendix A', () => {

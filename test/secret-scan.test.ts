@@ -47,6 +47,7 @@ describe('no secret reaches a report', () => {
         for (const [what, shape] of SECRET_SHAPES) expect(shape.exec(text)?.[0], `${file} shows ${what}`).toBeUndefined();
       }
       for (const [what, shape] of SECRET_SHAPES) expect(shape.test(res.stdout + res.stderr), `the log shows ${what}`).toBe(false);
+      for (const secret of seeded) expect((res.stdout + res.stderr).includes(secret), 'the log shows a seeded secret').toBe(false);
     } finally {
       await ref.stop();
     }

@@ -104,6 +104,25 @@ export function buildProgram(): Command {
   });
 
   program
+    .command('diff')
+    .description("send the same generated requests to two targets of one system (the embedded reference and a product, or two product versions) and report every difference in status, error and field set by endpoint, with the spec's word on each")
+    .option('--a <url|reference>', 'the first target: its URL (token in STACKPROOF_DIFF_A_TOKEN), or "reference" for the embedded reference in the hashicorp dialect')
+    .option('--b <url|reference>', 'the second target (token in STACKPROOF_DIFF_B_TOKEN)')
+    .addOption(new Option('--system <system>', 'which API to compare').choices([...SYSTEMS]))
+    .option('--runs <n>', 'generated cases per request template (default 2)')
+    .option('--seed <n>', 'seed of the generated cases (printed; the same seed sends the same requests)')
+    .option('--only <text>', 'only the endpoints whose "METHOD /path" contains this text')
+    .option('--json', 'print the whole diff as JSON instead of the summary')
+    .option('--reports-dir <dir>', 'where to write diff-<system>.md and diff-<system>.json (default reports)')
+    .option('--request-timeout <ms>', 'deadline of every request (default 10000)')
+    .option('--no-fail-on-unlisted', 'exit 0 even when a difference is not listed in docs/reference-fidelity.md')
+    .addHelpText('after', '\nExit codes: 0 no difference the known-differences table of docs/reference-fidelity.md does not list; 1 one it does not list (or something the diff made could not be removed); 2 usage; 3 a target does not answer as its product, or refuses its token.\nTokens: STACKPROOF_DIFF_A_TOKEN, STACKPROOF_DIFF_B_TOKEN (management tokens: the diff makes its fixtures under a run prefix and removes them).')
+    .action(async (opts) => {
+      const { runDiffCommand } = await import('./commands/diff.ts');
+      process.exitCode = await runDiffCommand(opts);
+    });
+
+  program
     .command('coverage')
     .description('every rule-bearing sentence and table row of the specs, and the rules that cover it')
     .option('--json', 'print JSON')

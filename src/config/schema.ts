@@ -69,6 +69,26 @@ const secretsTarget = z
       })
       .strict()
       .optional(),
+    cloudRoute: z
+      .object({
+        enabled: z.boolean().default(true).describe('false: the run never registers a plugin catalog entry, and the cloud-identity login rules SKIP.'),
+        plugin: z.string().min(1).optional().describe("The plugin catalog's name of the external Azure auth plugin whose binary the run registers a copy of (default: the dialect's, azure)."),
+        listenHost: z.string().min(1).default('127.0.0.1').describe("The address the simulator's proxy listens on (0.0.0.0 for a server on another host)."),
+        listenPort: z.number().int().min(0).max(65535).default(0).describe("The port the simulator's proxy listens on (0: a free one)."),
+        proxyUrl: baseUrl.optional().describe("The proxy's URL as the server reaches it, for the plugin's HTTPS_PROXY (default: http://<listenHost>:<port>)."),
+        serverCaFile: z.string().min(1).optional().describe("Where the server reads the certificate of the simulator's authority, for the plugin's SSL_CERT_FILE (default: a file the run writes on this machine)."),
+        caDir: z.string().min(1).optional().describe("A directory on this machine that keeps the simulator's authority (ca.pem, ca-key.pem) across runs, made on first use, so that a copy on the server stays valid (default: a new authority each run)."),
+        clientAddresses: z
+          .array(z.union([z.ipv4(), z.ipv6()]))
+          .length(2)
+          .optional()
+          .describe('Two local source addresses the target tells apart, for the token_bound_cidrs rules: the first the one requests come from, the second another (default for a target at 127.0.0.1: 127.0.0.1 and 127.0.0.2).'),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "How a run lets a real Vault's or OpenBao's Azure auth plugin reach the cloud simulator: it registers a copy of the plugin under its run prefix with HTTPS_PROXY and SSL_CERT_FILE in the catalog entry's env, and removes it at the end (docs/cloud-identity-real-products.md). Needs the right to write sys/plugins/catalog.",
+      ),
     oidcAltKey: z.string().min(1).optional().describe("The name of a signing key other than 'default' that exists on the target (the spec does not show how keys are made)."),
     maxRequestBytes: z.number().int().positive().default(32 * 1024 * 1024).describe("The listener's maximum request size in bytes (the spec's default is 32 MB)."),
     /**
@@ -110,6 +130,12 @@ const secretsTarget = z
     }
     if (t.capabilities.cloudIdentity && !t.cloudIdentity) {
       ctx.addIssue({ code: 'custom', path: ['cloudIdentity'], message: 'capabilities.cloudIdentity needs the simulator the auth method trusts (cloudIdentity.simulatorUrl, simulatorToken, tenantId)' });
+    }
+    if (t.cloudRoute && ['0.0.0.0', '::'].includes(t.cloudRoute.listenHost) && !t.cloudRoute.proxyUrl) {
+      ctx.addIssue({ code: 'custom', path: ['cloudRoute', 'proxyUrl'], message: `cloudRoute.listenHost ${t.cloudRoute.listenHost} listens on every address: name the one the server reaches the proxy at (cloudRoute.proxyUrl)` });
+    }
+    if (t.cloudRoute?.serverCaFile && !t.cloudRoute.caDir) {
+      ctx.addIssue({ code: 'custom', path: ['cloudRoute', 'serverCaFile'], message: "cloudRoute.serverCaFile names the server's copy of the simulator's authority, which only an authority kept across runs can match: name the directory that keeps it (cloudRoute.caDir)" });
     }
     if (t.capabilities.kvV2 && !t.kv.v2Mount) {
       ctx.addIssue({ code: 'custom', path: ['kv', 'v2Mount'], message: 'capabilities.kvV2 needs the mount path of the version 2 engine' });

@@ -308,6 +308,24 @@ async function sweepNode(api: NomadAdminApi, metadataApi: NomadAdminApi, sweeper
     if (isEligibilityRecord(key) && (!restored || recorded.length > 1)) continue;
     await sweeper.remove(`node metadata key ${key} (run ${runOfKey(key)})`, () => metadataApi.unsetMetadata(nodeId, [key]));
   }
+  if (!sweeper.dryRun) await noteKeptNulls(metadataApi, sweeper, nodeId, ours);
+}
+
+/**
+ * Says which of the runs' keys the node keeps as null once unset. Spec 002 lets a target keep an
+ * unset key as null in Dynamic; Nomad 1.5.0-1.5.9 and 1.6.0-1.6.2 do (hashicorp/nomad
+ * client/meta_endpoint.go NodeMeta.Apply copies the null into the dynamic map; PR 18664 deletes it
+ * since 1.5.10, 1.6.3 and 1.7.0), and no API call removes such a key: the node's Meta is as found,
+ * its Dynamic map is not, and the run says so.
+ */
+async function noteKeptNulls(metadataApi: NomadAdminApi, sweeper: Sweeper, nodeId: string, ours: (key: string) => boolean): Promise<void> {
+  const after = await sweeper.attempt(`read the metadata of node ${nodeId} again`, () => metadataApi.metadata(nodeId));
+  const kept = Object.entries(after?.Dynamic ?? {}).filter(([k, v]) => v === null && ours(k)).map(([k]) => k).sort();
+  if (kept.length === 0) return;
+  const runs = [...new Set(kept.map(runOfKey))].join(', ');
+  (sweeper.report.notes ??= []).push(
+    `node ${nodeId} keeps ${kept.length} dynamic metadata key(s) of run ${runs} as null (${kept.join(', ')}): the target keeps a key unset through the API, as spec 002 allows and Nomad 1.5.0-1.5.9 and 1.6.0-1.6.2 do (client/meta_endpoint.go NodeMeta.Apply), and no API call removes one; the node's Meta is as found`,
+  );
 }
 
 /** The run prefix in a metadata key has underscores: the run as the listings name it. */

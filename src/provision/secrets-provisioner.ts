@@ -5,6 +5,7 @@ import { sweepSecrets, type SweepScope } from './secrets-sweep.ts';
 import type { Provision } from './sweep-report.ts';
 import { secretsApiFor } from './secrets-admin-client.ts';
 import { VaultAdminApi } from './vault-admin-api.ts';
+import { routeCloudPlugin, type CloudRoute } from './cloud-plugin-route.ts';
 
 /** What the suites learn about the fixtures beyond the target profile (plain data: it crosses into vitest's workers). */
 export interface ProvisionedSecrets {
@@ -21,7 +22,12 @@ export interface ProvisionedSecrets {
 export type SecretsProvision = Provision<SecretsTarget, ProvisionedSecrets>;
 
 const SIMULATOR_MISSING =
-  "the cloud-identity login rules need machine tokens from a simulator the auth method trusts: a real Vault's azure plugin verifies them against Microsoft's endpoints and cannot be pointed at one (run against `stackproof serve`, or declare cloudIdentity in the profile)";
+  "the cloud-identity login rules need machine tokens from a simulator the auth method trusts: a real Vault's or OpenBao's Azure plugin verifies them against Microsoft's endpoints, and reaches the simulator only through a copy of it the run registers in the plugin catalog (hashicorp dialect, with catalog rights: docs/cloud-identity-real-products.md); or run against `stackproof serve`, or declare cloudIdentity in the profile";
+
+/** Why the login rules SKIP when the route to the simulator was tried and did not work. */
+function notRouted(why: string): string {
+  return `the cloud-identity login rules need machine tokens from a simulator the auth method trusts, and the run could not route the server's Azure plugin to one: ${why}`;
+}
 
 const PROXY_MISSING =
   'no request-header proxy: a proxy in front of the service that refuses requests without the request header is a deployment choice, not part of the product; name one in requestHeaderProxyUrl (`stackproof serve` starts one)';
@@ -169,10 +175,23 @@ async function provisionUpstream(
     const key = `${prefix}-key`;
     if (await attempt('oidcAltKey', `a second OIDC signing key ${key}`, () => admin.createOidcKey(key))) resolved.oidcAltKey = key;
   }
+  // Last, so that nothing after it can break off with the simulator's proxy left running.
+  let route: CloudRoute | undefined;
   if (!target.cloudIdentity) {
-    const type = api.dialect.secrets.cloudAuthMount;
-    const mount = `${prefix}-${type}`;
-    if (await attempt('cloudIdentityMount', `an auth method of type ${type} at auth/${mount}/ (config and role rules)`, () => admin.enableAuth(mount, type))) provisioned.cloudAuthMount = mount;
+    const routed = await routeCloudPlugin(admin, target, prefix);
+    made.push(...routed.made);
+    if (routed.kind === 'routed') {
+      route = routed.route;
+      resolved.capabilities.cloudIdentity = true;
+      resolved.cloudIdentity = route.cloudIdentity;
+      delete missing.cloudIdentity;
+    } else {
+      missing.cloudIdentity = notRouted(routed.why);
+      // The config and role rules need no cloud: a plain mount of the catalog's plugin does for them.
+      const type = api.dialect.secrets.cloudAuthMount;
+      const mount = `${prefix}-${type}-plain`;
+      if (await attempt('cloudIdentityMount', `an auth method of type ${type} at auth/${mount}/ (config and role rules)`, () => admin.enableAuth(mount, type))) provisioned.cloudAuthMount = mount;
+    }
   }
 
   return {
@@ -183,8 +202,13 @@ async function provisionUpstream(
       ...made.map((m) => `  made ${m}`),
       ...Object.entries(missing).map(([c, why]) => `  not available: ${c}: ${why}`),
     ],
-    // The run's own mounts go whole; the profile's own ones are swept key by key.
-    teardown: () => sweepSecrets(api, admin, scope({ kvV1Mounts: target.kv.v1Mount === resolved.kv.v1Mount ? [target.kv.v1Mount] : [] }), prefix),
+    // The run's own mounts go whole; the profile's own ones are swept key by key. The simulator
+    // stops after the sweep has removed the auth method whose plugin reached it.
+    teardown: async () => {
+      const report = await sweepSecrets(api, admin, scope({ kvV1Mounts: target.kv.v1Mount === resolved.kv.v1Mount ? [target.kv.v1Mount] : [] }), prefix);
+      await route?.close();
+      return report;
+    },
   };
 }
 

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import type { HttpResponse } from '../client/http-client.ts';
 import type { SecretsApi } from '../client/secrets-api.ts';
 import { madeByRun } from './run-prefix.ts';
 import { Sweeper, type SweepReport } from './sweep-report.ts';
@@ -14,6 +16,15 @@ export interface SweepScope {
   cloudAuthMounts: string[];
 }
 
+/**
+ * How long a deleted namespace may stay listed. OpenBao (2.3 and later) deletes a namespace in the
+ * background: its DELETE answers `{"status":"in-progress"}` and the namespace stays in its parent's
+ * listing, tainted, until its mounts and storage are gone (openbao/openbao vault/namespace_store.go
+ * DeleteNamespace, namespaceDeletionJob), and a parent with a child still listed is refused
+ * ("unable to delete namespace containing child namespaces"). Seconds on an idle machine; generous.
+ */
+export const NAMESPACE_GONE_MS = 120_000;
+
 /** OIDC resources go in this order: Vault refuses to delete what a provider or client still references. */
 const OIDC_ORDER = ['provider', 'client', 'assignment', 'scope'] as const;
 
@@ -21,10 +32,10 @@ const OIDC_ORDER = ['provider', 'client', 'assignment', 'scope'] as const;
  * Removes what a run (or, with 'all', any stackproof run) left on a secrets target: OIDC
  * resources, key-value keys and cloud-identity roles under the run prefix, through the spec's own
  * endpoints; then, with the admin API (hashicorp dialect), entities, groups, signing keys, auth
- * methods, mounts and namespaces under the prefix. Names without the prefix are never touched.
+ * methods, mounts, auth plugin catalog entries and namespaces under the prefix. Names without the prefix are never touched.
  */
-export async function sweepSecrets(api: SecretsApi, admin: VaultAdminApi | undefined, scope: SweepScope, prefix: string | 'all', options: { dryRun?: boolean } = {}): Promise<SweepReport> {
-  const sweep = new SecretsSweep(api, new Sweeper(options.dryRun), (name) => madeByRun(name, prefix));
+export async function sweepSecrets(api: SecretsApi, admin: VaultAdminApi | undefined, scope: SweepScope, prefix: string | 'all', options: { dryRun?: boolean; namespaceGoneMs?: number } = {}): Promise<SweepReport> {
+  const sweep = new SecretsSweep(api, new Sweeper(options.dryRun), (name) => madeByRun(name, prefix), options.namespaceGoneMs ?? NAMESPACE_GONE_MS);
   for (const ns of scope.namespaces) {
     for (const kind of OIDC_ORDER) await sweep.listed(`identity/oidc/${kind}`, ns);
     for (const mount of scope.kvV1Mounts) {
@@ -46,6 +57,7 @@ export async function sweepSecrets(api: SecretsApi, admin: VaultAdminApi | undef
 
   for (const ns of scope.namespaces) {
     for (const path of ['identity/oidc/key', 'identity/group/name', 'identity/entity/name', 'sys/policies/acl']) await sweep.listed(path, ns);
+    await sweep.loginEntities(ns);
     for (const kind of ['auth', 'mounts'] as const) {
       const table = (await sweep.sweeper.attempt(`read ${ns}sys/${kind}`, () => admin.mounts(kind, ns || undefined))) ?? {};
       for (const path of Object.keys(table).filter(sweep.mine)) {
@@ -54,7 +66,13 @@ export async function sweepSecrets(api: SecretsApi, admin: VaultAdminApi | undef
       }
     }
   }
-  // Namespaces last, children before parents: Vault refuses to delete a namespace with children.
+  // A run's copies of a plugin (the cloud-identity route, cloud-plugin-route.ts) go after the auth
+  // methods that ran them. The catalog is the root namespace's.
+  for (const name of (await sweep.list('sys/plugins/catalog/auth', '')).filter(sweep.mine)) {
+    await sweep.sweeper.remove(`sys/plugins/catalog/auth/${name}`, () => admin.deletePlugin('auth', name));
+  }
+  // Namespaces last, children before parents, each gone before its parent goes: Vault and OpenBao
+  // refuse to delete a namespace with children.
   for (const ns of scope.namespaces) {
     for (const child of (await sweep.list('sys/namespaces', ns)).filter(sweep.mine)) await sweep.namespace(admin, `${ns}${child.replace(/\/$/, '')}/`);
   }
@@ -67,6 +85,7 @@ class SecretsSweep {
     private readonly api: SecretsApi,
     readonly sweeper: Sweeper,
     readonly mine: (name: string) => boolean,
+    private readonly namespaceGoneMs: number,
   ) {}
 
   /** The keys at a LIST path; none where it answers otherwise (404 is an empty list). */
@@ -86,6 +105,28 @@ class SecretsSweep {
     for (const name of (await this.list(path, ns)).filter(this.mine)) await this.delete(ns, `${path}/${name}`);
   }
 
+  /**
+   * The entities a login made for itself: a login through an auth method gives the caller an entity
+   * (named entity_<random>, not under the run prefix) with an alias on the method's accessor, and
+   * disabling the method leaves both (met on OpenBao 2.6.2). An entity goes when every alias it has
+   * is on an accessor of a run's auth method: `auth_<type>_<random>`, and the run's own plugin types
+   * (cloud-plugin-route.ts) are named under its prefix. Entities with other aliases are left alone.
+   */
+  async loginEntities(ns: string): Promise<void> {
+    const res = await this.sweeper.attempt(`list ${ns}identity/entity/id`, () => this.api.list('identity/entity/id', 'verb', { namespace: ns || undefined }));
+    if (res?.status !== 200) return;
+    const parsed = entityListSchema.safeParse(safeJson(res));
+    if (!parsed.success) return void this.sweeper.report.problems.push(`${ns}identity/entity/id: answered a listing without key_info`);
+    const runAccessor = (accessor: string) => /^auth_/.test(accessor) && this.mine(accessor.replace(/^auth_/, ''));
+    for (const [id, info] of Object.entries(parsed.data.data.key_info)) {
+      const aliases = info.aliases ?? [];
+      if (aliases.length === 0 || !aliases.every((a) => runAccessor(a.mount_accessor))) continue;
+      // Named with the accessor, whose run prefix tells `stackproof cleanup` whose it is.
+      const what = `${ns}identity/entity/id/${id} (made by a login through ${aliases[0]!.mount_accessor})`;
+      await this.sweeper.remove(what, () => this.api.delete(`identity/entity/id/${id}`, { namespace: ns || undefined }));
+    }
+  }
+
   /** Deletes every key below a version 1 path (a LIST shows one level at a time). */
   async kvTree(ns: string, path: string, depth = 0): Promise<void> {
     if (!path.endsWith('/') || this.sweeper.dryRun) return this.delete(ns, path);
@@ -102,14 +143,60 @@ class SecretsSweep {
     }
   }
 
-  /** A namespace and, first, its children. */
-  async namespace(admin: VaultAdminApi, path: string): Promise<void> {
+  /**
+   * A namespace and, first, its children; whether it is gone from its parent's listing. A parent is
+   * left (and said so) while a child is still there, rather than refused.
+   */
+  async namespace(admin: VaultAdminApi, path: string): Promise<boolean> {
     if (!this.sweeper.dryRun) {
-      for (const child of await this.list('sys/namespaces', path)) await this.namespace(admin, `${path}${child.replace(/\/$/, '')}/`);
+      let childrenGone = true;
+      for (const child of await this.list('sys/namespaces', path)) childrenGone = (await this.namespace(admin, `${path}${child.replace(/\/$/, '')}/`)) && childrenGone;
+      if (!childrenGone) {
+        this.sweeper.report.problems.push(`sys/namespaces/${path}: left, as a namespace inside it is still there`);
+        return false;
+      }
     }
     const parts = path.replace(/\/$/, '').split('/');
     const name = parts.pop()!;
-    const parent = parts.length ? `${parts.join('/')}/` : undefined;
-    await this.sweeper.remove(`sys/namespaces/${path}`, () => admin.deleteNamespace(name, parent));
+    const parent = parts.length ? `${parts.join('/')}/` : '';
+    if (!(await this.sweeper.remove(`sys/namespaces/${path}`, () => admin.deleteNamespace(name, parent || undefined)))) return false;
+    return this.sweeper.dryRun || this.untilUnlisted(parent, name, path);
+  }
+
+  /** Waits for a deleted namespace to leave its parent's listing (the product's signal that it is gone). */
+  private async untilUnlisted(parent: string, name: string, path: string): Promise<boolean> {
+    const started = Date.now();
+    for (;;) {
+      let listed: boolean;
+      try {
+        const res = await this.api.list('sys/namespaces', 'verb', { namespace: parent || undefined });
+        const keys = res.status === 200 ? (res.json() as { data?: { keys?: unknown } }).data?.keys : [];
+        listed = Array.isArray(keys) && keys.includes(`${name}/`);
+      } catch (err) {
+        this.sweeper.report.problems.push(`sys/namespaces/${path}: deleted, but listing ${parent || '(root)'} to see it gone failed: ${(err as Error).message}`);
+        return false;
+      }
+      if (!listed) return true;
+      if (Date.now() - started > this.namespaceGoneMs) {
+        this.sweeper.report.problems.push(`sys/namespaces/${path}: deleted (the target deletes it in the background), but still listed ${Math.round(this.namespaceGoneMs / 1000)} s later`);
+        return false;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+/** LIST identity/entity/id: each entity's aliases, with the accessor of the auth method each is on. */
+const entityListSchema = z.object({
+  data: z.object({
+    key_info: z.record(z.string(), z.object({ aliases: z.array(z.object({ mount_accessor: z.string() }).passthrough()).nullable().optional() }).passthrough()),
+  }),
+});
+
+function safeJson(res: HttpResponse): unknown {
+  try {
+    return res.json();
+  } catch {
+    return undefined;
   }
 }

@@ -87,6 +87,29 @@ export class VaultAdminApi {
     return { token: auth.client_token, entityId: auth.entity_id };
   }
 
+  /** Writes an ACL policy (vault/logical_system.go handlePoliciesSet); Vault and OpenBao take HCL. */
+  async writePolicy(name: string, policy: string, namespace?: string): Promise<void> {
+    expectDone(await this.secrets.write(`sys/policies/acl/${name}`, { policy }, 'POST', { namespace }), `write ACL policy ${name}`);
+  }
+
+  /**
+   * A plugin catalog entry (vault/logical_system.go handlePluginCatalogRead): the raw answer, for
+   * the caller to tell "no such plugin" (404) from "no right to read the catalog" (403). Both
+   * products leave the entry's env out of the answer.
+   */
+  pluginEntry(kind: 'auth', name: string): Promise<HttpResponse> {
+    return this.secrets.read(`sys/plugins/catalog/${kind}/${name}`);
+  }
+
+  /** Registers a catalog entry: the fields Vault and OpenBao both accept (handlePluginCatalogUpdate). */
+  registerPlugin(kind: 'auth', name: string, entry: { sha256: string; command: string; args: string[]; env: string[] }): Promise<HttpResponse> {
+    return this.secrets.write(`sys/plugins/catalog/${kind}/${name}`, entry);
+  }
+
+  deletePlugin(kind: 'auth', name: string): Promise<HttpResponse> {
+    return this.secrets.delete(`sys/plugins/catalog/${kind}/${name}`);
+  }
+
   async createOidcKey(name: string, namespace?: string): Promise<void> {
     expectDone(await this.secrets.write(`identity/oidc/key/${name}`, { algorithm: 'RS256', allowed_client_ids: ['*'] }, 'POST', { namespace }), `create OIDC signing key ${name}`);
   }
@@ -96,6 +119,19 @@ export interface MountEntry {
   type: string;
   accessor?: string;
 }
+
+/** A catalog entry as handlePluginCatalogRead answers it; a builtin one has no command or sha256. */
+export const pluginEntrySchema = z.object({
+  data: z
+    .object({
+      builtin: z.boolean().optional(),
+      command: z.string().optional(),
+      sha256: z.string().optional(),
+      args: z.array(z.string()).nullable().optional(),
+      version: z.string().optional(),
+    })
+    .passthrough(),
+});
 
 const mountTableSchema = z.object({ data: z.record(z.string(), z.object({ type: z.string(), accessor: z.string().optional() }).passthrough()) });
 const listSchema = z.object({ data: z.object({ keys: z.array(z.string()) }) });

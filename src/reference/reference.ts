@@ -17,7 +17,7 @@ import { SecretsService } from './secrets/service.ts';
 import { SigningKey } from './secrets/oidc/signing-key.ts';
 import { ControlService } from './control.ts';
 import type { ReferenceBehavior } from './behavior.ts';
-import { CloudSimulator } from './cloud/simulator.ts';
+import { CloudSimulator } from '../cloud/simulator.ts';
 import { EXIT } from '../cli/exit-codes.ts';
 
 export class ReferenceBehaviorError extends Error {
@@ -39,6 +39,8 @@ export interface ReferenceOptions {
   rawExec?: boolean;
   /** At most this many allocations run at once (default 64). */
   maxRunningAllocations?: number;
+  /** The Nomad release the scheduler answers as in the hashicorp dialect (default src/reference/scheduler/nomad-version.ts). */
+  nomadVersion?: string;
 }
 
 export interface ReferenceEndpoint {
@@ -141,6 +143,7 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
     nextIndex: () => ++schedulerIndex,
     rawExec: options.rawExec !== false,
     ...(options.maxRunningAllocations !== undefined ? { maxRunningAllocations: options.maxRunningAllocations } : {}),
+    ...(options.nomadVersion !== undefined ? { nomadVersion: options.nomadVersion } : {}),
   });
   liveSchedulers.add(scheduler);
   await seedScheduler(scheduler);

@@ -128,7 +128,7 @@ export async function schedulerProduct(authed: Fetcher): Promise<TargetProduct> 
       const parsed = nomadSelfSchema.safeParse(JSON.parse(self.body));
       if (parsed.success) {
         const v = parsed.data.config.Version;
-        if (v.VersionMetadata === REFERENCE_METADATA) return { name: 'the stackproof reference (hashicorp dialect)', how: 'GET /v1/agent/self: version metadata stackproof-reference; no Nomad release, every listed deviation applies' };
+        if (v.VersionMetadata === REFERENCE_METADATA) return { name: 'the stackproof reference (hashicorp dialect)', how: `GET /v1/agent/self: version ${v.Version}+${REFERENCE_METADATA}, the reference answering as that release; every listed deviation applies` };
         const version = `${v.Version}${v.VersionPrerelease ? `-${v.VersionPrerelease}` : ''}${v.VersionMetadata ? `+${v.VersionMetadata}` : ''}`;
         return { key: 'nomad', name: `HashiCorp Nomad${/ent/.test(v.VersionMetadata ?? '') ? ' Enterprise' : ''}`, version, how: 'GET /v1/agent/self, config.Version' };
       }

@@ -23,6 +23,7 @@ import type { Rule } from '../../src/rules/types.ts';
 import type { Observation, RuleEvidence } from '../../src/run/evidence.ts';
 import type { SuiteContext } from '../../src/run/suite-context.ts';
 import { ExchangeLog } from './exchange-log.ts';
+import { uniqueName } from './run-names.ts';
 import { KIT_BOUNDS, KIT_MARGINS } from './bounds/bound.ts';
 
 /** A tenant for the config of an auth method no login goes through (any well-formed ID is taken). */
@@ -139,6 +140,22 @@ export class RuleKit {
       return e;
     };
     return fixtures;
+  }
+
+  /**
+   * An ACL policy that lets a token read `path`, for a rule whose login token must use it: Vault
+   * and OpenBao enforce policies, and the spec shows neither their language nor how they are made
+   * ("Permission policies decide access per path ... The policy language and the capability
+   * required per endpoint: not shown"). Made through the product's admin API where the upstream
+   * provisioner works, named under the run prefix (the sweep removes it); undefined elsewhere,
+   * where the profile is taken to let any valid token of its namespace read it (the embedded
+   * reference does not enforce policies).
+   */
+  async readPolicy(path: string): Promise<string | undefined> {
+    if (this.ctx.provisioned?.secrets?.provisioner !== 'upstream') return undefined;
+    const name = uniqueName('read');
+    await this.vaultAdmin.writePolicy(name, `path "${path}" {\n  capabilities = ["read"]\n}\n`);
+    return name;
   }
 
   /** The secrets API through the request-header proxy the target declares. */

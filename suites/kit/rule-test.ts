@@ -48,6 +48,22 @@ export function inOrder(why: string, declare: () => void): void {
 }
 
 /**
+ * A rule's failure as the console, the live verdict lines and the reports see it, with the secrets
+ * the rule learnt on the way (issued tokens, client secrets, registered with kit.secret) and the
+ * secret shapes blanked: the message may quote an answer, and an assertion's actual and expected
+ * values may be one.
+ */
+function redacted(err: unknown, kit: RuleKit): unknown {
+  if (!(err instanceof Error)) return typeof err === 'string' ? kit.redactor.text(err) : err;
+  err.message = kit.redactor.text(err.message);
+  if (err.stack) err.stack = kit.redactor.text(err.stack);
+  const assertion = err as Error & { actual?: unknown; expected?: unknown };
+  if ('actual' in assertion) assertion.actual = kit.redactor.value(assertion.actual);
+  if ('expected' in assertion) assertion.expected = kit.redactor.value(assertion.expected);
+  return err;
+}
+
+/**
  * Declares the test of one catalog rule. Its name starts with the rule id, which is how the
  * collector, the filters and the fault matrix find it. The rule must exist in the catalog.
  */
@@ -74,8 +90,8 @@ export function ruleTest(ruleId: string, body: (kit: RuleKit) => Promise<void>, 
       try {
         await body(kit);
       } catch (err) {
-        if (err instanceof SkipRule) skip(err.message);
-        throw err;
+        if (err instanceof SkipRule) skip(kit.redactor.text(err.message));
+        throw redacted(err, kit);
       } finally {
         context.task.meta.stackproof ??= kit.evidence();
       }

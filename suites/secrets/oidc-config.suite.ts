@@ -4,9 +4,11 @@ import { assignmentReadSchema, clientReadSchema, discoverySchema, providerReadSc
 import { listResultSchema } from '../../src/client/schemas/secrets.ts';
 import { expectShape } from '../kit/expect-shape.ts';
 import { authorize, authorizeParams, codeFlow, expectWritten, setupOidc, uniqueName, verifyIdToken, type OidcSetupOptions } from '../kit/oidc-fixture.ts';
+import { batchShaped } from '../kit/generators/secrets.ts';
 import { SkipRule, type RuleKit } from '../kit/rule-kit.ts';
 import type { EntityFixture } from '../../src/client/identity-fixtures.ts';
 import { ruleTest } from '../kit/rule-test.ts';
+import { expectNotSuccess } from '../kit/refusal.ts';
 
 async function expectListed(kit: RuleKit, kind: 'provider' | 'scope' | 'client' | 'assignment', name: string, present: boolean): Promise<void> {
   const res = await kit.oidc().list(kind);
@@ -94,8 +96,7 @@ ruleTest('secrets.oidc.scope-crud', async (kit) => {
 
 ruleTest('secrets.oidc.scope-openid-reserved', async (kit) => {
   const res = await kit.oidc().write('scope', 'openid', { template: '{}', description: 'not allowed' });
-  expect(res.status, "creating the scope 'openid' is refused").toBeGreaterThanOrEqual(400);
-  expect(res.status).toBeLessThan(500);
+  expectNotSuccess(res, "creating the scope 'openid' is refused");
 });
 
 /** The claims the forms template gives an entity; an entity in no group may get groups absent, null or []. */
@@ -104,7 +105,9 @@ function formsClaims(entity: EntityFixture): Record<string, unknown> {
 }
 
 ruleTest('secrets.oidc.scope-template-forms', async (kit) => {
-  const template = '{"username":{{identity.entity.name}},"groups":{{identity.entity.groups.names}},"contact":{"email":{{identity.entity.metadata.email}}}}';
+  // The closing braces are spaced: "}}" after an expression is refused by Vault's and OpenBao's
+  // template parser (sdk/helper/identitytpl PopulateString, "unbalanced templating characters").
+  const template = '{"username":{{identity.entity.name}},"groups":{{identity.entity.groups.names}},"contact":{"email":{{identity.entity.metadata.email}} } }';
   // Each form is compared with what it renders for its own entity: entities made beforehand (static
   // fixtures) differ between the two setups, so the two renderings need not be equal to each other.
   for (const [form, text] of [
@@ -182,7 +185,7 @@ ruleTest('secrets.oidc.client-key-immutable', async (kit) => {
     const name = uniqueName('client');
     expectWritten(await kit.oidc().write('client', name, { key: from }), `create a client with key ${from}`);
     const res = await kit.oidc().write('client', name, { key: to });
-    expect(res.status, `changing the key from ${from} to ${to} (which exists) is refused`).toBeGreaterThanOrEqual(400);
+    expectNotSuccess(res, `changing the key from ${from} to ${to} (which exists) is refused`);
     const same = await kit.oidc().write('client', name, { key: from });
     expect(same.status, 'naming the same key again is an ordinary update').toBeLessThan(300);
     const read = (await kit.oidc().read('client', name)).parse(clientReadSchema).data;
@@ -199,7 +202,7 @@ ruleTest('secrets.oidc.client-type-immutable', async (kit) => {
     const name = uniqueName('client');
     expectWritten(await kit.oidc().write('client', name, { client_type: from }), `create a ${from} client`);
     const res = await kit.oidc().write('client', name, { client_type: to });
-    expect(res.status, `changing client_type from ${from} to ${to} is refused`).toBeGreaterThanOrEqual(400);
+    expectNotSuccess(res, `changing client_type from ${from} to ${to} is refused`);
     const read = (await kit.oidc().read('client', name)).parse(clientReadSchema).data;
     kit.secret(read.client_secret);
     expect(read.client_type, 'the type is unchanged').toBe(from);
@@ -245,7 +248,7 @@ ruleTest('secrets.oidc.assignment-allow-all', async (kit) => {
 ruleTest('secrets.oidc.client-no-assignments-denies', async (kit) => {
   const setup = await setupOidc(kit, { assignments: 'none' });
   const res = await authorize(setup);
-  expect(res.status, 'authorize through a client with no assignments is refused').toBeGreaterThanOrEqual(400);
+  expectNotSuccess(res, 'authorize through a client with no assignments is refused');
   expect((res.json() as { code?: unknown }).code, 'and no code is issued').toBeUndefined();
 });
 
@@ -266,7 +269,7 @@ ruleTest('secrets.oidc.allowed-client-ids', async (kit) => {
     const setup = await setupOidc(kit, { allowedClientIds: allowed, providerFirst });
     const res = await authorize(setup);
     if (expectOk) expect(res.status, `${what}: ${res.text.slice(0, 200)}`).toBe(200);
-    else expect(res.status, what).toBeGreaterThanOrEqual(400);
+    else expectNotSuccess(res, what);
     if (expectOk) {
       const { token } = await codeFlow(setup);
       await verifyIdToken(setup, token.id_token);
@@ -287,7 +290,7 @@ ruleTest('secrets.oidc.allowed-client-ids', async (kit) => {
       const res = await setup.api.authorize(provider, authorizeParams(setup), setup.entity.token);
       const what = `allowed_client_ids ${JSON.stringify(list)} for client_id ${id}`;
       if (form === 'itself') expect(res.status, `${what} admits it: ${res.text.slice(0, 200)}`).toBe(200);
-      else expect(res.status, `${what} (the ${form === 'prefix' ? 'client_id shortened' : 'client_id extended'}, not itself) refuses it`).toBeGreaterThanOrEqual(400);
+      else expectNotSuccess(res, `${what} (the ${form === 'prefix' ? 'client_id shortened' : 'client_id extended'}, not itself) refuses it`);
     },
     { numRuns: Math.min(kit.ctx.runs, 10), examples: [{ others: ['a1b2c3d4'], position: 1, form: 'itself', cut: 1 }] },
   );
@@ -436,8 +439,12 @@ async function expectGuarded(kit: RuleKit, set: ConfigSet, kind: Kind, op: Confi
   }
 }
 
-/** A string that looks like a token but that the service never issued. */
-const forgedToken = fc.stringMatching(/^[A-Za-z0-9._-]{8,40}$/);
+/**
+ * A string that looks like a token but that the service never issued. Not one shaped like a batch
+ * token (b., hvb.): how those are read is secrets.auth.bad-token-refused's to judge, which sends
+ * them on purpose; here they would only make the verdict depend on the seed.
+ */
+const forgedToken = fc.stringMatching(/^[A-Za-z0-9._-]{8,40}$/).filter((t) => !batchShaped(t));
 
 ruleTest('secrets.oidc.config-requires-token', async (kit) => {
   const set = await makeConfigSet(kit);

@@ -35,7 +35,8 @@ export interface OpenBaoServer {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function startOpenBao(binary: string, options: { azurePlugin?: string; timeoutMs?: number } = {}): Promise<OpenBaoServer> {
+/** `env`: variables to set in the server's environment on top of the cleaned one (e.g. a CA bundle, to see it override a catalog entry's). */
+export async function startOpenBao(binary: string, options: { azurePlugin?: string; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<OpenBaoServer> {
   const dir = mkdtempSync(join(tmpdir(), 'stackproof-openbao-'));
   const plugins = join(dir, 'plugins');
   mkdirSync(plugins);
@@ -44,6 +45,13 @@ export async function startOpenBao(binary: string, options: { azurePlugin?: stri
   const env = { ...process.env };
   delete env.AWS_CA_BUNDLE;
   for (const k of Object.keys(env)) if (k.startsWith('VAULT_') || k.startsWith('BAO_')) delete env[k];
+  // A plugin process gets the server's environment after its catalog entry's env, and the last
+  // value of a name wins (go-plugin appends os.Environ(); os/exec keeps the last duplicate), so a
+  // CA bundle or proxy setting of this machine's would override what a run puts in a catalog entry
+  // (the cloud-identity route: docs/cloud-identity-real-products.md). The server starts without
+  // them, as a service does from a clean environment.
+  for (const k of Object.keys(env)) if (/^(SSL_CERT_FILE|SSL_CERT_DIR|HTTPS?_PROXY|NO_PROXY|ALL_PROXY)$/i.test(k)) delete env[k];
+  Object.assign(env, options.env);
   const args = ['server', '-dev', `-dev-root-token-id=${token}`, `-dev-listen-address=127.0.0.1:${port}`, `-dev-plugin-dir=${plugins}`];
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
   let output = '';

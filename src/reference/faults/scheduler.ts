@@ -91,6 +91,10 @@ export const schedulerFaults: Fault[] = [
   { id: 'scheduler.events-frame-repeated', system: 'scheduler', breaks: ['scheduler.events.matching', 'scheduler.events.no-topic-all'], description: 'Every frame is sent twice, the copy right after it at the same index' },
   { id: 'scheduler.events-event-sent-again', system: 'scheduler', breaks: ['scheduler.events.matching', 'scheduler.events.no-topic-all'], description: "A job registration's Job event is published again, in another frame at the same index" },
   { id: 'scheduler.events-backlog-out-of-order', system: 'scheduler', breaks: ['scheduler.events.matching', 'scheduler.events.no-topic-all'], description: 'A backlog is sent with its first frame and the first frame of a later index swapped' },
+  { id: 'scheduler.cat-readat-errors-200', system: 'scheduler', breaks: ['scheduler.fs.refusal-status'], description: "cat and readat answer every refusal with 200 and the error's text (as Nomad since 0.10.5)" },
+  // cat and readat are judged by what they deliver: a refusal that delivers the file fails, whatever its status.
+  { id: 'scheduler.cat-readat-acl-unchecked', system: 'scheduler', breaks: ['scheduler.acl.client-endpoints'], description: 'cat and readat skip the read-fs check (the other endpoints keep theirs): any known token reads the file' },
+  { id: 'scheduler.readat-escape-as-nomad', system: 'scheduler', breaks: ['scheduler.fs.path-escape'], description: "cat and readat answer their refusals 200 with the error's text, as Nomad does, and readat also serves files outside the allocation directory" },
   // Events from real actions (issue 17): the payload and type checks the new rules make.
   { id: 'scheduler.events-node-payload-missing-fields', system: 'scheduler', breaks: ['scheduler.events.node-payload'], description: 'Node event payloads leave out Datacenter, SchedulingEligibility, Status and Drain' },
   { id: 'scheduler.events-type-unlisted', system: 'scheduler', breaks: ['scheduler.events.types'], description: "A job register's Job and Evaluation events have Type 'JobUpserted', which the spec does not list" },

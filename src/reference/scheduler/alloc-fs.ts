@@ -15,6 +15,8 @@ export interface Allocation {
   tasks: TaskSpec[];
   /** Stopped allocations are the ones garbage collection removes. */
   stopped: boolean;
+  /** Garbage collection removed its directory (the allocation stays known, as to Nomad's servers). */
+  collected?: boolean;
 }
 
 /** The path escapes the allocation directory. */
@@ -98,6 +100,15 @@ export class AllocationFs {
     return { Name: name, IsDir: s.isDirectory(), Size: s.isDirectory() ? 4096 : s.size, FileMode: modeString(s.mode, s.isDirectory()), ModTime: s.mtime.toISOString() };
   }
 
+  /** Whether the path names a file that is not a directory (false for anything missing). */
+  async isFile(id: string, path: string): Promise<boolean> {
+    try {
+      return !(await lstat(await this.real(id, path))).isDirectory();
+    } catch {
+      return false;
+    }
+  }
+
   async list(id: string, path: string) {
     const full = await this.real(id, path);
     const names = (await readdir(full)).sort();
@@ -114,7 +125,10 @@ export class AllocationFs {
   async collect(id: string): Promise<void> {
     await rm(this.dirOf(id), { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     const alloc = this.allocations.get(id);
-    if (alloc) alloc.stopped = true;
+    if (alloc) {
+      alloc.stopped = true;
+      alloc.collected = true;
+    }
   }
 
   exists(id: string): boolean {

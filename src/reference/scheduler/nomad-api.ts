@@ -6,13 +6,14 @@ import { Router } from '../http/router.ts';
 import { AclRequestError, type AclStore } from './acl-policies.ts';
 import { SchedulerAcl, type NamespaceCapability, type SchedulerToken } from './acl.ts';
 import { ClusterError, type Cluster } from './cluster.ts';
+import { NOMAD_VERSION } from './nomad-version.ts';
 import { admitJob } from './nomad-job/admit.ts';
 import { decodeGoValue, type GoType } from './nomad-job/api-job.ts';
 import { unrenderableTemplate } from './runnable-job.ts';
 import type { EventBroker } from './event-broker.ts';
 
-/** What the reference says its version is: no Nomad release (0.0.0), with metadata naming it. */
-const REFERENCE_VERSION = { BuildDate: null, Revision: '', Version: '0.0.0', VersionPrerelease: '', VersionMetadata: 'stackproof-reference' };
+/** The build metadata of the version the reference reports: the release it answers as, marked as the reference's. */
+const REFERENCE_METADATA = 'stackproof-reference';
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -33,6 +34,8 @@ export interface NomadApiOptions {
   nomad: boolean;
   /** The agent's region, the default of a job's. */
   region: string;
+  /** The Nomad release to answer as (default nomad-version.ts NOMAD_VERSION): what /v1/agent/self reports, and job admission's checks. */
+  version?: string;
 }
 
 interface ApiContext {
@@ -70,6 +73,10 @@ const ALLOC_SIGNAL_REQUEST: GoType = { k: 'struct', go: 'structs.AllocSignalRequ
  */
 export class NomadApi {
   private readonly router = new Router<ApiHandler>();
+
+  private get version(): string {
+    return this.o.version ?? NOMAD_VERSION;
+  }
 
   constructor(private readonly o: NomadApiOptions) {
     const r = this.router;
@@ -196,7 +203,7 @@ export class NomadApi {
     const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
     const namespace = text(c.url.searchParams.get('namespace')) ?? text(body.Namespace) ?? text(given) ?? 'default';
     this.require(c, namespace, 'submit-job');
-    const admitted = admitJob(body, { namespaceParam: c.url.searchParams.get('namespace'), region: this.o.region });
+    const admitted = admitJob(body, { namespaceParam: c.url.searchParams.get('namespace'), region: this.o.region, version: this.version });
     if (!admitted.ok) throw new ApiError(admitted.status, admitted.message);
     const unrenderable = unrenderableTemplate(admitted.job);
     if (unrenderable) throw new ApiError(400, unrenderable);
@@ -274,7 +281,7 @@ export class NomadApi {
   private listNodes(c: ApiContext): void {
     this.nodeRead(c);
     const n = this.o.node.node();
-    const stub = { Address: '127.0.0.1', ID: n.ID, Datacenter: n.Datacenter, Name: n.Name, NodeClass: n.NodeClass, NodePool: 'default', Version: '1.9.0', Drain: n.Drain, SchedulingEligibility: n.SchedulingEligibility, Status: n.Status, StatusDescription: n.StatusDescription, Drivers: n.Drivers, NodeResources: n.NodeResources, ReservedResources: n.ReservedResources, LastDrain: null, CreateIndex: n.CreateIndex, ModifyIndex: n.ModifyIndex };
+    const stub = { Address: '127.0.0.1', ID: n.ID, Datacenter: n.Datacenter, Name: n.Name, NodeClass: n.NodeClass, NodePool: 'default', Version: this.version, Drain: n.Drain, SchedulingEligibility: n.SchedulingEligibility, Status: n.Status, StatusDescription: n.StatusDescription, Drivers: n.Drivers, NodeResources: n.NodeResources, ReservedResources: n.ReservedResources, LastDrain: null, CreateIndex: n.CreateIndex, ModifyIndex: n.ModifyIndex };
     const prefix = c.url.searchParams.get('prefix') ?? '';
     this.json(c, String(n.ID).startsWith(prefix) ? [stub] : []);
   }
@@ -316,15 +323,16 @@ export class NomadApi {
 
   /**
    * Nomad needs agent:read here; the reference grants it to management tokens only. Its version
-   * (command/agent/config.go Config.Version, a version.VersionInfo) names the reference, not a Nomad
-   * release, so a run does not apply Nomad's version ranges to it.
+   * (command/agent/config.go Config.Version, a version.VersionInfo) is the release it answers as,
+   * with build metadata naming the reference, so a run does not apply Nomad's version ranges to it:
+   * under the upstream behaviour it reproduces every listed deviation, whatever release it claims.
    */
   private agentSelf(c: ApiContext): Promise<void> {
     return this.management(c, () => {
       const name = hostname();
       this.json(c, {
-        config: { Region: 'global', Datacenter: 'dc1', NodeName: name, Client: { Enabled: true }, Server: { Enabled: true }, ACL: { Enabled: true }, Version: REFERENCE_VERSION },
-        member: { Name: `${name}.global`, Addr: '127.0.0.1', Port: 4648, Status: 'alive', Tags: { region: 'global', dc: 'dc1', role: 'nomad', build: '1.9.0' } },
+        config: { Region: 'global', Datacenter: 'dc1', NodeName: name, Client: { Enabled: true }, Server: { Enabled: true }, ACL: { Enabled: true }, Version: { BuildDate: null, Revision: '', Version: this.version, VersionPrerelease: '', VersionMetadata: REFERENCE_METADATA } },
+        member: { Name: `${name}.global`, Addr: '127.0.0.1', Port: 4648, Status: 'alive', Tags: { region: 'global', dc: 'dc1', role: 'nomad', build: this.version } },
         stats: { client: { node_id: this.o.node.nodeId, known_servers: '127.0.0.1:4647', num_allocations: '0', last_heartbeat: '0', heartbeat_ttl: '0' } },
       });
     });

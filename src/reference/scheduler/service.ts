@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../../config/dialects.ts';
 import type { ReferenceBehavior } from '../behavior.ts';
@@ -9,12 +8,15 @@ import { Router, type RouteContext, type RouteHandler } from '../http/router.ts'
 import { SchedulerAcl, type NamespaceCapability, type SchedulerToken } from './acl.ts';
 import { AclStore } from './acl-policies.ts';
 import { AllocationFs, PathEscapeError } from './alloc-fs.ts';
+import { ClientError } from './client-error.ts';
 import { Cluster } from './cluster.ts';
 import { NomadApi } from './nomad-api.ts';
 import { admitJob } from './nomad-job/admit.ts';
 import { EventBroker, type Frame, type MatchRules, type Subscription } from './event-broker.ts';
 import { StreamFanout } from './stream-fanout.ts';
-import { streamFile } from './file-stream.ts';
+import { FsEndpoints } from './fs-endpoints.ts';
+import { memdbUuidError } from './memdb-uuid.ts';
+import { NOMAD_VERSION } from './nomad-version.ts';
 import { MetadataError, NodeMetadata } from './node-metadata.ts';
 import { nodeRecord } from './node.ts';
 import { allocationStats, hostStats } from './stats.ts';
@@ -40,20 +42,13 @@ export interface SchedulerServiceOptions {
   rawExec?: boolean;
   /** At most this many allocations run at once (default 64). */
   maxRunningAllocations?: number;
+  /** The Nomad release to answer as in the hashicorp dialect (default nomad-version.ts NOMAD_VERSION). */
+  nomadVersion?: string;
 }
 
 /** The agent's region and the node's datacenter, as `nomad agent -dev` names them. */
 export const REGION = 'global';
 
-/** A request that cannot be served: the status and the plain-text message. */
-class ClientError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 /**
  * How many frames the event broker keeps. Nomad's default event_buffer_size is 100, and behaviour
@@ -66,13 +61,6 @@ export const EVENT_BUFFER_FRAMES = { upstream: 100, otherwise: 256 } as const;
 /** The Node fields the fault scheduler.events-node-payload-missing-fields leaves out of Node events. */
 const NODE_FIELDS_DROPPED = ['Datacenter', 'SchedulingEligibility', 'Status', 'Drain'];
 
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}
 
 /** The fault scheduler.events-node-network-mbits-text: network entries carry MBits as text ("1000 Mbit/s"). */
 function mbitsAsText(node: Record<string, unknown>): void {
@@ -92,6 +80,7 @@ export class SchedulerService {
   readonly broker: EventBroker;
   private readonly fanout: StreamFanout;
   readonly fs: AllocationFs;
+  private readonly files: FsEndpoints;
   readonly cluster: Cluster;
   readonly acls: AclStore;
   /** Nomad's job, node, ACL and namespace API (hashicorp dialect listener; the control prefix in every dialect). */
@@ -122,6 +111,15 @@ export class SchedulerService {
       backlogOutOfOrder: f.has('scheduler.events-backlog-out-of-order'),
     });
     this.fs = new AllocationFs(options.allocRoot, options.faults.has('scheduler.fs-path-escape'));
+    this.files = new FsEndpoints({
+      fs: this.fs,
+      faults: f,
+      nomad: this.nomad,
+      upstream: this.upstream,
+      version: options.nomadVersion ?? NOMAD_VERSION,
+      allocId: (raw, prefixFault) => this.allocId(raw, prefixFault),
+      requireNamespace: (req, namespace, caps) => this.requireNamespace(req, namespace, caps),
+    });
     this.acl.add({ management: true, nodeRead: true, nodeWrite: true, readJob: ['*'] }, options.managementToken);
     this.acls = new AclStore(this.broker, options.managementToken, this.nomad);
     this.acl.resolve = (secret) => this.acls.grantsOf(secret);
@@ -138,7 +136,7 @@ export class SchedulerService {
       maxRunningAllocations: options.maxRunningAllocations ?? 64,
       region: REGION,
     });
-    this.nomadApi = new NomadApi({ cluster: this.cluster, acls: this.acls, broker: this.broker, node: this, nomad: this.nomad, region: REGION });
+    this.nomadApi = new NomadApi({ cluster: this.cluster, acls: this.acls, broker: this.broker, node: this, nomad: this.nomad, region: REGION, version: options.nomadVersion });
     const r = this.router;
     r.add('GET', '/v1/event/stream', (ctx) => this.eventStream(ctx));
     r.add('GET', '/v1/client/metadata', (ctx) => this.readMetadata(ctx));
@@ -201,7 +199,7 @@ export class SchedulerService {
 
   /** Registers one of the reference's own jobs (setup), through the same validation as the API's. */
   registerOwnJob(body: unknown): void {
-    const admitted = admitJob(body, { namespaceParam: null, region: REGION });
+    const admitted = admitJob(body, { namespaceParam: null, region: REGION, version: this.options.nomadVersion });
     if (!admitted.ok) throw new Error(`the reference's own job is invalid: ${admitted.message}`);
     this.cluster.register(admitted.job);
   }
@@ -232,14 +230,15 @@ export class SchedulerService {
     const token = this.token(req);
     if (!token) {
       req.resume();
-      return sendPlainError(res, 403, 'Permission denied');
+      return this.sendError(res, url.pathname, 403, 'Permission denied');
     }
     try {
       await match.handler({ req, res, url, params: match.params });
     } catch (err) {
-      if (err instanceof ClientError) return sendPlainError(res, err.status, err.message);
-      if (err instanceof PathEscapeError) return sendPlainError(res, this.escapeStatus(url.pathname), err.message);
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return sendPlainError(res, 404, 'no such file or directory');
+      if (err instanceof ClientError) return this.sendError(res, url.pathname, err.status, err.message);
+      // Nomad's allocdir error names no path: "Path escapes the alloc directory".
+      if (err instanceof PathEscapeError) return this.sendError(res, url.pathname, this.escapeStatus(url.pathname), this.nomad ? 'Path escapes the alloc directory' : err.message);
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return this.sendError(res, url.pathname, 404, 'no such file or directory');
       throw err;
     }
   }
@@ -251,6 +250,19 @@ export class SchedulerService {
    */
   private escapeStatus(pathname: string): number {
     return this.nomad && /^\/v1\/client\/fs\/(ls|stat)\//.test(pathname) ? 500 : 400;
+  }
+
+  /**
+   * A refusal as plain text. Behaviour upstream answers every cat and readat refusal with 200 and its
+   * text, as Nomad does: command/agent/http.go wrapUntrustedContent closes helper/noxssrw's writer
+   * when the handler returns, and its Write of the empty buffer commits a 200 (Content-Type
+   * text/plain; charset=utf-8, sniffed from nothing) before wrap writes the error with the status it
+   * meant, which Go drops ("superfluous WriteHeader"). Since 0.10.5; listed in expectations/nomad.json.
+   */
+  private sendError(res: ServerResponse, pathname: string, status: number, message: string): void {
+    const f = this.options.faults;
+    const as200 = this.upstream || f.has('scheduler.cat-readat-errors-200') || f.has('scheduler.readat-escape-as-nomad');
+    sendPlainError(res, as200 && /^\/v1\/client\/fs\/(cat|readat)\//.test(pathname) ? 200 : status, message);
   }
 
   private secretOf(req: IncomingMessage): string | undefined {
@@ -306,8 +318,14 @@ export class SchedulerService {
     }
     if (prefixFault !== undefined && this.options.faults.has(prefixFault) && this.options.nodeId.startsWith(nodeId)) return;
     if (this.options.faults.has('scheduler.metadata-node-id-ignored') && !SHORT_ID.test(nodeId)) return;
-    if (SHORT_ID.test(nodeId) && !this.options.faults.has('scheduler.short-ids-accepted')) throw new ClientError(400, `node_id must be the full node ID, not the short form "${nodeId}"`);
-    if (nodeId === this.options.nodeId || (this.options.faults.has('scheduler.short-ids-accepted') && this.options.nodeId.startsWith(nodeId))) return;
+    const shortAccepted = this.options.faults.has('scheduler.short-ids-accepted') && this.options.nodeId.startsWith(nodeId);
+    if (nodeId === this.options.nodeId || shortAccepted) return;
+    if (this.nomad) {
+      // Nomad: another node's ID goes to the servers (command/agent/helpers.go rpcHandlerForNode), whose
+      // state store refuses one go-memdb cannot index, a plain error: 500 "node lookup failed: index error: …".
+      const refused = memdbUuidError(nodeId);
+      if (refused) throw new ClientError(500, `node lookup failed: index error: ${refused}`);
+    } else if (SHORT_ID.test(nodeId)) throw new ClientError(400, `node_id must be the full node ID, not the short form "${nodeId}"`);
     throw new ClientError(404, `Unknown node ${nodeId}`);
   }
 
@@ -318,7 +336,14 @@ export class SchedulerService {
       const full = [...this.fs.allocations.keys()].find((k) => k.startsWith(id));
       const f = this.options.faults;
       if ((f.has('scheduler.short-ids-accepted') || (prefixFault !== undefined && f.has(prefixFault))) && full) return full;
-      throw new ClientError(400, `alloc ID must be the full ID, not the short form "${id}"`);
+      if (!this.nomad) throw new ClientError(400, `alloc ID must be the full ID, not the short form "${id}"`);
+    }
+    // Nomad: an ID the local client does not hold goes to the server, whose state store looks it up
+    // through go-memdb's UUIDFieldIndex: a plain error, 500 (command/agent/helpers.go rpcHandlerForAlloc;
+    // nomad/state/state_store.go AllocByID "alloc lookup failed: %v"; go-memdb UUIDFieldIndex parseString).
+    if (this.nomad && id !== '' && !FULL_ID.test(id)) {
+      const refused = memdbUuidError(id);
+      throw refused ? new ClientError(500, `alloc lookup failed: index error: ${refused}`) : new ClientError(404, `Unknown allocation "${id}"`);
     }
     if (!FULL_ID.test(id)) throw new ClientError(400, 'must provide a valid alloc id');
     if (!this.fs.exists(id)) throw new ClientError(404, `Unknown allocation "${id}"`);
@@ -479,158 +504,7 @@ export class SchedulerService {
 
   // --- files ------------------------------------------------------------------------------
 
-  /**
-   * Spec 002's Produces column lists text/plain for ls and stat; Nomad answers their JSON as
-   * application/json (command/agent/http.go wrap), a deviation behaviour upstream reproduces.
-   */
-  private fileInfoType(): Record<string, string> {
-    return { 'content-type': this.upstream ? 'application/json' : 'text/plain' };
-  }
-
-  private int(url: URL, name: string, required: boolean, fallback = 0): number {
-    const raw = url.searchParams.get(name);
-    if (raw === null || raw === '') {
-      if (required) throw new ClientError(400, `must provide ${name}`);
-      return fallback;
-    }
-    if (!/^\d+$/.test(raw)) throw new ClientError(400, `error parsing ${name}: ${JSON.stringify(raw)} is not a non-negative integer`);
-    return Number(raw);
-  }
-
-  /**
-   * readat's offset and limit; an undefined limit means the rest of the file. Spec 002: "up to limit
-   * bytes from offset", so limit 0 reads nothing. Nomad's streamFile (client/fs_endpoint.go) reads
-   * to the end for a limit <= 0 (behaviour upstream, or the fault), and its FileReadAtRequest takes
-   * a missing limit as 0 (hashicorp dialect: the spec marks limit required but states no refusal).
-   */
-  private readatRange(url: URL): { offset: number; limit: number | undefined } {
-    const offset = this.int(url, 'offset', true);
-    const limit = this.int(url, 'limit', !this.nomad, 0);
-    const unbounded = limit === 0 && (this.upstream || this.options.faults.has('scheduler.readat-limit-zero-unbounded') || (this.nomad && !url.searchParams.get('limit')));
-    return { offset, limit: unbounded ? undefined : limit };
-  }
-
-  private bool(url: URL, name: string, fallback: boolean): boolean {
-    const raw = url.searchParams.get(name);
-    if (raw === null || raw === '') return fallback;
-    if (/^(true|1)$/i.test(raw)) return true;
-    if (/^(false|0)$/i.test(raw)) return false;
-    throw new ClientError(400, `failed to parse ${name} field to boolean: ${JSON.stringify(raw)}`);
-  }
-
-  private origin(url: URL, fallback: 'start' | 'end' = 'start'): 'start' | 'end' {
-    const raw = url.searchParams.get('origin') ?? fallback;
-    if (raw !== 'start' && raw !== 'end' && this.options.faults.has('scheduler.fs-bad-origin-accepted')) return 'start';
-    if (raw !== 'start' && raw !== 'end') throw new ClientError(400, 'origin must be start or end');
-    return raw;
-  }
-
-  /**
-   * Whether the containment check applies to this request's path. Faults drop it for the streaming
-   * reads only, or check the path before percent-decoding it (so '%2e%2e' passes as a name).
-   */
-  private confined(url: URL, op: string): boolean {
-    const f = this.options.faults;
-    if (f.has('scheduler.fs-stream-path-escape') && (op === 'stream' || op === 'readat')) return false;
-    if (f.has('scheduler.readat-path-escape') && op === 'readat') return false;
-    if (f.has('scheduler.fs-escape-check-before-decoding')) {
-      const raw = url.search.slice(1).split('&').find((p) => p.startsWith('path='))?.slice(5) ?? '';
-      return raw.includes('..');
-    }
-    return true;
-  }
-
-  private async fsOp(ctx: RouteContext): Promise<void> {
-    const { req, res, url, params } = ctx;
-    const f = this.options.faults;
-    const id = this.allocId(params.alloc, params.op === 'readat' ? 'scheduler.readat-short-id' : undefined);
-    this.requireNamespace(req, this.fs.allocations.get(id)!.namespace, params.op === 'logs' ? ['read-logs', 'read-fs'] : ['read-fs']);
-    const given = url.searchParams.get('path');
-    if (f.has('scheduler.fs-path-required') && !given) throw new ClientError(400, 'must provide a file name');
-    // Spec 002 gives stat the default path '/'; Nomad's FileStatRequest refuses a missing path.
-    if (params.op === 'stat' && !given && (this.upstream || f.has('scheduler.fs-stat-path-required'))) throw new ClientError(400, 'must provide a file name');
-    let path = given || '/';
-    let confined = this.confined(url, params.op ?? '');
-    // Faults: a second percent-decoding after the containment check; an absolute path taken from the machine's root.
-    if (f.has('scheduler.fs-path-decoded-twice') && path.includes('%')) {
-      if (!this.fs.isInside(id, path)) throw new PathEscapeError(`Path "${path}" escapes the alloc directory`);
-      path = safeDecode(path);
-      confined = false;
-    }
-    if (f.has('scheduler.fs-absolute-path-from-root') && path.startsWith('/') && path !== '/' && !path.includes('..')) {
-      path = `${'../'.repeat(32)}${path.slice(1)}`;
-      confined = false;
-    }
-    const framing = this.nomad ? 'nomad' : 'lines';
-    switch (params.op) {
-      case 'ls': {
-        const list = await this.fs.list(id, path);
-        return sendJsonBody(res, 200, f.has('scheduler.ls-sizes-zero') ? list.map((e) => ({ ...e, Size: 0 })) : list, this.fileInfoType());
-      }
-      case 'stat': {
-        const full = this.fs.inside(id, path, confined);
-        await this.fs.real(id, path, confined);
-        return sendJsonBody(res, 200, await this.fs.info(full, path === '/' ? '/' : path.replace(/\/+$/, '').split('/').pop()!), this.fileInfoType());
-      }
-      case 'cat': {
-        const s = await this.fs.stat(id, path, confined);
-        if (s.isDir) throw new ClientError(400, `file "${path}" is a directory`);
-        const bytes = await this.fs.read(id, path, confined);
-        const out = f.has('scheduler.cat-truncated') && bytes.length > 1 ? bytes.subarray(0, bytes.length - 1) : bytes;
-        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': out.length });
-        return void res.end(out);
-      }
-      case 'readat': {
-        const { offset, limit } = this.readatRange(url);
-        const s = await this.fs.stat(id, path, confined);
-        if (s.isDir) throw new ClientError(400, `file "${path}" is a directory`);
-        const bytes = await this.fs.read(id, path, confined);
-        const start = Math.min(f.has('scheduler.readat-off-by-one') && offset > 0 ? offset - 1 : offset, bytes.length);
-        const out = bytes.subarray(start, limit === undefined ? bytes.length : Math.min(start + limit, bytes.length));
-        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': out.length });
-        return void res.end(out);
-      }
-      case 'stream': {
-        // Spec 002 marks offset required without stating a refusal; Nomad's Stream defaults it to 0.
-        const offset = this.int(url, 'offset', !this.nomad, 0);
-        const origin = this.origin(url, f.has('scheduler.stream-default-origin-end') ? 'end' : 'start');
-        // Spec 002: follow defaults to true for files (false for logs, below).
-        const follow = this.bool(url, 'follow', !f.has('scheduler.stream-follow-default-false')) || f.has('scheduler.stream-follow-false-tails');
-        const s = await this.fs.stat(id, path, confined);
-        if (s.isDir) throw new ClientError(400, `file "${path}" is a directory`);
-        // Spec 002: stream produces text/plain (Nomad's answer has no type of its own; Go sniffs its JSON frames as text/plain).
-        return streamFile(req, res, { file: s.full, name: path, offset, origin, follow, plain: false, framing, framedType: f.has('scheduler.stream-content-type-json') ? 'application/json' : 'text/plain', faults: f });
-      }
-      case 'logs': {
-        const task = url.searchParams.get('task');
-        if (!task) throw new ClientError(400, 'must provide task name');
-        const type = url.searchParams.get('type');
-        if (type !== 'stdout' && type !== 'stderr') throw new ClientError(400, 'must provide log type (stdout/stderr)');
-        const spec = this.fs.allocations.get(id)!.tasks.find((t) => t.name === task);
-        // The fault takes any task name, and builds the log file's path from it.
-        const unchecked = f.has('scheduler.logs-task-path-escape');
-        if (!spec && !unchecked) throw new ClientError(400, `unknown task name "${task}"`);
-        const follow = this.bool(url, 'follow', f.has('scheduler.logs-follow-default-true')) && !f.has('scheduler.logs-follow-ignored');
-        const plain = this.bool(url, 'plain', false);
-        const offset = this.int(url, 'offset', false, 0);
-        const origin = this.origin(url, f.has('scheduler.logs-default-origin-end') ? 'end' : 'start');
-        if (spec?.logsDisabled) {
-          if (f.has('scheduler.logs-disabled-empty')) {
-            res.writeHead(200, { 'content-type': plain ? 'text/plain' : 'application/json' });
-            return void res.end();
-          }
-          throw new ClientError(404, `logging is disabled for task "${task}"`);
-        }
-        const file = this.fs.logPath(id, task, type);
-        await stat(file);
-        // Nomad's logsImpl (client/fs_endpoint.go) negates the offset for origin=end, and findClosest
-        // takes an offset of 0 as the start of the log file it picked, the newest: offset 0 from the
-        // end is that file from its first byte, not from its end (behaviour upstream; expectations/nomad.json).
-        const from = this.upstream && origin === 'end' && offset === 0 ? 'start' : origin;
-        return streamFile(req, res, { file, name: `alloc/logs/${task}.${type}.0`, offset, origin: from, follow, plain: plain && !f.has('scheduler.logs-plain-framed'), framing, framedType: this.upstream ? 'application/json' : 'text/plain', faults: f });
-      }
-      default:
-        throw new ClientError(404, 'Invalid method');
-    }
+  private fsOp(ctx: RouteContext): Promise<void> {
+    return this.files.serve(ctx);
   }
 }

@@ -18,6 +18,12 @@ interface ComputeMachine {
   principalId?: string;
 }
 
+/** A tenant's issuer and signing keys, from its discovery document. */
+interface TenantProvider {
+  issuer: string;
+  keys: ReturnType<typeof createRemoteJWKSet>;
+}
+
 interface LoginFields {
   role: string;
   jwt: string;
@@ -38,7 +44,7 @@ interface LoginFields {
  * RespondErrorCommon makes a plain error 500). Missing or malformed input is 400 in both.
  */
 export class CloudAuthLogin {
-  private readonly jwks = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
+  private readonly providers = new Map<string, Promise<TenantProvider>>();
 
   constructor(private readonly ctx: CloudAuthContext) {}
 
@@ -97,13 +103,43 @@ export class CloudAuthLogin {
     return this.issue(role, input);
   }
 
-  private keySet(tenant: string) {
-    let set = this.jwks.get(tenant);
-    if (!set) {
-      set = createRemoteJWKSet(new URL(`${this.ctx.cloudBase()}/${tenant}/discovery/keys`), { timeoutDuration: 5_000 });
-      this.jwks.set(tenant, set);
+  /**
+   * What the tenant's discovery document says: the issuer its tokens carry and where its signing
+   * keys are. The Azure plugin reads both from there rather than deriving them from the URL
+   * (azure.go newAzureProvider: Azure AD's issuer, https://sts.windows.net/<tenant>/, is not the
+   * host the document is served from). Kept per tenant, as the plugin keeps its provider; a
+   * discovery that failed is tried again at the next login.
+   */
+  private provider(tenant: string): Promise<TenantProvider> {
+    let provider = this.providers.get(tenant);
+    if (!provider) {
+      provider = this.discover(tenant);
+      this.providers.set(tenant, provider);
+      provider.catch(() => this.providers.delete(tenant));
     }
-    return set;
+    return provider;
+  }
+
+  private async discover(tenant: string): Promise<TenantProvider> {
+    const url = `${this.ctx.cloudBase()}/${encodeURIComponent(tenant)}/.well-known/openid-configuration`;
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+      text = await res.text();
+    } catch (err) {
+      throw this.deny(`Get "${url}": ${(err as Error).message}`);
+    }
+    // The plugin's own words for a document it could not use (azure.go newAzureProvider).
+    if (res.status !== 200) throw this.deny(`${res.status} ${res.statusText}: ${text}`);
+    let doc: { issuer?: unknown; jwks_uri?: unknown };
+    try {
+      doc = JSON.parse(text) as typeof doc;
+    } catch (err) {
+      throw this.deny(`unable to unmarshal discovery url: ${(err as Error).message}`);
+    }
+    if (typeof doc.issuer !== 'string' || typeof doc.jwks_uri !== 'string' || !URL.canParse(doc.jwks_uri)) throw this.deny('unable to unmarshal discovery url: no issuer and jwks_uri');
+    return { issuer: doc.issuer, keys: createRemoteJWKSet(new URL(doc.jwks_uri), { timeoutDuration: 5_000 }) };
   }
 
   /** Verifies the managed-identity JWT: signature from the cloud's key set, issuer of the configured tenant, audience the configured resource, and times. */
@@ -119,9 +155,9 @@ export class CloudAuthLogin {
     if (f.has('secrets.cloudauth-signature-unchecked') || (f.has('secrets.cloudauth-alg-none-accepted') && decodeProtectedHeader(jwt).alg === 'none')) {
       return decodeJwt(jwt);
     }
-    const issuer = `${this.ctx.cloudBase()}/${config.tenant_id}/`;
+    const { issuer, keys } = await this.provider(config.tenant_id);
     try {
-      const { payload } = await jwtVerify(jwt, this.keySet(config.tenant_id), {
+      const { payload } = await jwtVerify(jwt, keys, {
         algorithms: ['RS256'],
         issuer: f.has('secrets.cloudauth-issuer-unchecked') ? undefined : issuer,
         audience: f.has('secrets.cloudauth-audience-unchecked') ? undefined : config.resource,
@@ -291,7 +327,9 @@ export class CloudAuthLogin {
           client_token: token.id,
           accessor: f.has('secrets.cloudauth-login-no-accessor') ? undefined : token.accessor,
           policies,
-          token_policies: policies,
+          // Vault and OpenBao leave an empty list out (sdk/logical/translate_response.go HTTPAuth:
+          // token_policies has omitempty): the listed deviation, under the upstream behaviour.
+          ...(this.ctx.behavior === 'upstream' && policies.length === 0 ? {} : { token_policies: policies }),
           metadata,
           lease_duration: ttl,
           renewable: role.token_type !== 'batch',

@@ -57,6 +57,9 @@ export class IdentityAdmin {
     if (p === 'entity') return op === 'create-or-update' ? this.writeEntity(req.data) : unsupportedOperation();
     if (p === 'entity-alias') return op === 'create-or-update' ? this.writeAlias(req.data) : unsupportedOperation();
     if (p === 'group') return op === 'create-or-update' ? this.writeGroup(req.data) : unsupportedOperation();
+    if (p === 'group-alias') return op === 'create-or-update' ? this.writeGroupAlias(req.data) : unsupportedOperation();
+    const groupAlias = /^group-alias\/id\/?(.*)$/.exec(p);
+    if (groupAlias) return this.groupAliasAt(req, groupAlias[1]!);
     const m = /^(entity|entity-alias|group)\/(id|name)\/?(.*)$/.exec(p);
     if (!m) return undefined;
     const [, kind, by, key] = m as unknown as [string, 'entity' | 'entity-alias' | 'group', 'id' | 'name', string];
@@ -313,6 +316,48 @@ export class IdentityAdmin {
       last_update_time: g.updatedAt,
       modify_index: g.modifyIndex,
     };
+  }
+
+  // ---- group aliases (identity_store_group_aliases.go) ----
+
+  /**
+   * A group alias ties an external group to an auth method's group name; every group of the
+   * reference is internal, so no alias ever exists. What a client sends is still answered as Vault
+   * answers it (pathGroupAliasRegister, handleGroupAliasUpdateCommon; OpenBao 2.6.2 answered each
+   * the same): the name and mount accessor are required, a canonical_id must name a group and an
+   * internal one is refused; without one Vault would make a new external group, which the reference
+   * refuses as it refuses `type: external`.
+   */
+  private writeGroupAlias(d: Record<string, unknown>): EngineResult {
+    if (d.id !== undefined && d.id !== null) return optionalString(d.id, 'id') ? badRequest('invalid group alias ID') : badRequest('empty group alias ID');
+    const name = optionalString(d.name, 'name') ?? '';
+    if (!name) return badRequest('missing alias name');
+    const accessor = optionalString(d.mount_accessor, 'mount_accessor') ?? '';
+    if (!accessor) return badRequest('missing mount_accessor');
+    const canonicalId = optionalString(d.canonical_id, 'canonical_id') ?? '';
+    if (canonicalId) {
+      if (!this.store.groups.has(canonicalId)) return badRequest("invalid group ID given in 'canonical_id'");
+      return badRequest("alias can't be set on an internal group");
+    }
+    const mount = this.ctx.mountByAccessor(accessor);
+    if (!mount) return badRequest(`invalid mount accessor "${accessor}"`);
+    if (mount.namespace !== this.ctx.namespace) return forbidden("mount referenced via 'mount_accessor' not in the same namespace as alias");
+    return badRequest('external groups are not implemented by the reference; a group alias needs one');
+  }
+
+  /** pathGroupAliasIDRead, pathGroupAliasIDUpdate, pathGroupAliasIDDelete, pathGroupAliasIDList with no alias to find. */
+  private groupAliasAt(req: EngineRequest, id: string): EngineResult {
+    if (id === '') return req.operation === 'list' ? notFound() : unsupportedOperation();
+    switch (req.operation) {
+      case 'read':
+        return notFound();
+      case 'delete':
+        return done();
+      case 'create-or-update':
+        return badRequest('invalid group alias ID');
+      default:
+        return unsupportedOperation();
+    }
   }
 
   // ---- lists ----

@@ -6,9 +6,11 @@ import { IdentityAdmin, type AccessorLookup } from './identity-admin.ts';
 import { IdentityStore } from './identity-store.ts';
 import { NamedCollection } from './named-collection.ts';
 import { OidcKeyAdmin } from './oidc-keys.ts';
+import { OidcRoleAdmin } from './oidc-roles.ts';
 import { OidcConfig } from './oidc/config.ts';
 import { OidcFlows } from './oidc/flows.ts';
 import { OidcKeyRing } from './oidc/key-ring.ts';
+import { scopeTemplates } from './oidc/scope-templates.ts';
 import type { SigningKey } from './oidc/signing-key.ts';
 import { mayConfigureOidc, OIDC_CONFIG_PATH } from './oidc/access.ts';
 import { notFound, type EngineResult } from './respond.ts';
@@ -43,7 +45,7 @@ export class IdentityOidcEngine implements SecretsEngine {
   readonly keys: OidcKeyRing;
   readonly config: OidcConfig;
   readonly flows: OidcFlows;
-  private readonly admin?: { identity: IdentityAdmin; keys: OidcKeyAdmin };
+  private readonly admin?: { identity: IdentityAdmin; keys: OidcKeyAdmin; roles: OidcRoleAdmin };
 
   get namespacePath(): string {
     return this.ctx.namespace;
@@ -51,12 +53,14 @@ export class IdentityOidcEngine implements SecretsEngine {
 
   constructor(private readonly ctx: IdentityEngineContext) {
     this.keys = new OidcKeyRing(ctx.keys);
-    this.config = new OidcConfig(ctx.faults, this.keys, ctx.flavor.vaultDeviations ? (name, provider) => this.flows.issuer(name, provider) : undefined);
+    this.config = new OidcConfig(ctx.faults, this.keys, scopeTemplates(ctx.flavor.vaultChoices), ctx.flavor.vaultDeviations ? (name, provider) => this.flows.issuer(name, provider) : undefined);
     this.flows = new OidcFlows({ ...ctx, keys: this.keys, config: this.config, identity: this.identity });
     if (ctx.flavor.vaultChoices) {
+      const roles = new OidcRoleAdmin(this.keys, this.config.templates);
       this.admin = {
         identity: new IdentityAdmin({ identity: this.identity, namespace: ctx.namespace, namespaceId: ctx.namespaceId, mountByAccessor: ctx.mountByAccessor }),
-        keys: new OidcKeyAdmin(this.keys, this.config.clients),
+        keys: new OidcKeyAdmin(this.keys, this.config.clients, roles),
+        roles,
       };
     }
   }
@@ -74,6 +78,8 @@ export class IdentityOidcEngine implements SecretsEngine {
     if (this.admin) {
       const key = /^oidc\/key(?:\/([^/]*))?$/.exec(req.path);
       if (key) return this.admin.keys.handle(req, key[1] ?? '');
+      const role = /^oidc\/role(?:\/([^/]*))?$/.exec(req.path);
+      if (role) return this.admin.roles.handle(req, role[1] ?? '');
       const answer = this.admin.identity.handle(req);
       if (answer) return answer;
     }
@@ -93,6 +99,9 @@ export class IdentityOidcEngine implements SecretsEngine {
   help(path: string): HelpDocument | undefined {
     if (this.admin && /^(entity|entity-alias|group)(\/(id|name)(\/[^/]+)?)?$/.test(path)) {
       return helpDocument('Identity', `Entities, entity aliases and groups at \`${path}\`.`, { summary: path, verbs: ['get', 'post', 'put', 'delete', 'list'] });
+    }
+    if (this.admin && /^oidc\/role(\/[^/]+)?$/.test(path)) {
+      return helpDocument('OIDC roles', `Create, read, list and delete identity-token roles at \`${path}\`.`, { summary: path, verbs: ['get', 'post', 'put', 'delete', 'list'] });
     }
     if (this.admin && /^oidc\/key(\/[^/]+)?$/.test(path)) {
       return helpDocument('OIDC named keys', `Create, read, list and delete named signing keys at \`${path}\`.`, { summary: path, verbs: ['get', 'post', 'put', 'delete', 'list'] });

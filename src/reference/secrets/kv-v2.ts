@@ -52,9 +52,10 @@ export class KvV2Engine implements SecretsEngine {
     return this.faults.has('secrets.kv2-data-unauthenticated') && path.startsWith('data/');
   }
 
-  /** path_data.go registers a PatchOperation on data/<name> (Vault 1.9+). */
+  /** path_data.go and path_metadata.go register a PatchOperation on data/<name> and metadata/<name> (Vault 1.9+, 1.10+). */
   patches(path: string): boolean {
-    return this.flavor.vaultChoices && path.startsWith('data/') && path.length > 'data/'.length && !path.endsWith('/');
+    const [area, ...rest] = path.split('/');
+    return this.flavor.vaultChoices && (area === 'data' || area === 'metadata') && rest.join('/') !== '' && !path.endsWith('/');
   }
 
   handle(req: EngineRequest): EngineResult {
@@ -78,6 +79,7 @@ export class KvV2Engine implements SecretsEngine {
         this.keys.delete(key);
         return { kind: 'no-content' };
       }
+      if (req.operation === 'patch') return this.patchMetadata(key, req.data);
     }
     if (area === 'metadata' && req.operation === 'list') {
       // Vault lists every key that has metadata, also one whose versions are all deleted (only a
@@ -285,6 +287,47 @@ export class KvV2Engine implements SecretsEngine {
   }
 
   /**
+   * path_metadata.go pathMetadataPatch (Vault 1.10+, what `vault kv metadata patch` and hvac's
+   * patch_metadata send): the key's settings with the fields given merged in as RFC 7396 says
+   * (framework.HandlePatchOperation over max_versions, cas_required, delete_version_after,
+   * custom_metadata; in custom_metadata a null removes a key, and a null for the whole of it removes
+   * them all). custom_metadata is checked first, its nulls left out; a key with no metadata is 404
+   * (Vault's body is empty, the reference's {"errors":[]}); a negative max_versions fails where Go
+   * reads the merged JSON back into the uint32 field, a 500; cas_required false where the mount
+   * requires it is kept and warned about, as a write warns.
+   */
+  private patchMetadata(key: string, body: Record<string, unknown>): EngineResult {
+    let custom: Record<string, string> | null | undefined;
+    if (body.custom_metadata !== undefined && body.custom_metadata !== null) {
+      const raw = body.custom_metadata;
+      const given = typeof raw === 'object' && !Array.isArray(raw) ? Object.fromEntries(Object.entries(raw as Record<string, unknown>).filter(([, v]) => v !== null)) : raw;
+      const checked = customMetadata(given);
+      if (typeof checked === 'string') return badRequest(checked);
+    }
+    const max = body.max_versions === undefined ? undefined : weakInt(body.max_versions);
+    if (body.max_versions !== undefined && max === undefined) return badRequest(`Field validation failed: error converting input ${JSON.stringify(body.max_versions)} for field "max_versions"`);
+    if (body.delete_version_after !== undefined && vaultDuration(body.delete_version_after) !== 0) return badRequest('the reference deletes no version on a timer: delete_version_after can only be 0 (0s) here');
+    const meta = this.keys.get(key);
+    if (!meta) return notFound();
+    if (max !== undefined && max < 0) {
+      return { kind: 'error', status: 500, errors: [`1 error occurred:\n\t* json: cannot unmarshal number ${max} into Go struct field KeyMetadata.max_versions of type uint32\n\n`] };
+    }
+    if (body.custom_metadata === null) custom = null;
+    else if (body.custom_metadata !== undefined) {
+      const merged = mergePatch(meta.customMetadata ?? {}, body.custom_metadata) as Record<string, unknown>;
+      const entries = Object.entries(merged).map(([k, v]) => [k, String(v)] as const);
+      custom = entries.length ? Object.fromEntries(entries) : null;
+    }
+    if (max !== undefined) meta.maxVersions = max;
+    if (body.cas_required !== undefined) meta.casRequired = body.cas_required === true || body.cas_required === 'true';
+    if (custom !== undefined) meta.customMetadata = custom;
+    if (body.cas_required !== undefined && !meta.casRequired && this.config.casRequired) {
+      return { kind: 'raw', status: 200, body: dataEnvelope(null, { warnings: ['"cas_required" set to false, but is mandated by backend config. This value will be ignored.'] }) };
+    }
+    return { kind: 'no-content' };
+  }
+
+  /**
    * path_metadata.go pathMetadataWrite: with none of its fields, nothing is made (204); otherwise
    * the key is made if missing and the fields given are set. custom_metadata is checked as
    * validateCustomMetadata checks it; delete_version_after as in configure().
@@ -328,7 +371,8 @@ function customMetadata(raw: unknown): Record<string, string> | string {
   const out: Record<string, string> = {};
   const problems: string[] = [];
   const entries = Object.entries(raw as Record<string, unknown>);
-  if (entries.length > MAX_CUSTOM_KEYS) problems.push(`payload must contain at most ${MAX_CUSTOM_KEYS} keys, provided ${entries.length}`);
+  // Too many keys: said alone, the keys are not checked one by one.
+  if (entries.length > MAX_CUSTOM_KEYS) return `1 error occurred:\n\t* custom_metadata validation failed: payload must contain at most ${MAX_CUSTOM_KEYS} keys, provided ${entries.length}\n\n`;
   for (const [k, v] of entries) {
     const value = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
     if (value === undefined) return `custom_metadata validation failed: '${k}' expected type 'string', got unconvertible type '${Array.isArray(v) ? 'slice' : typeof v}'`;
@@ -338,7 +382,8 @@ function customMetadata(raw: unknown): Record<string, string> | string {
     if (UNPRINTABLE.test(value)) problems.push(`value for key "${k}" contains unprintable characters`);
     out[k] = value;
   }
-  if (problems.length === 1) return `custom_metadata validation failed: ${problems[0]}`;
+  // validateCustomMetadata collects its problems in a go-multierror, whose text lists even one.
+  if (problems.length === 1) return `1 error occurred:\n\t* custom_metadata validation failed: ${problems[0]}\n\n`;
   if (problems.length > 1) return `${problems.length} errors occurred:\n${problems.map((p) => `\t* custom_metadata validation failed: ${p}`).join('\n')}\n\n`;
   return out;
 }

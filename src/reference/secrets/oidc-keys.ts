@@ -2,6 +2,7 @@ import { DurationError, parseDuration } from './durations.ts';
 import type { EngineRequest } from './engine.ts';
 import { FieldError, NamedCollection, optionalString, stringList } from './named-collection.ts';
 import type { Client } from './oidc/config.ts';
+import type { OidcRoleAdmin } from './oidc-roles.ts';
 import type { OidcKeyRing } from './oidc/key-ring.ts';
 import { SigningKey } from './oidc/signing-key.ts';
 import { badRequest, notFound, type EngineResult } from './respond.ts';
@@ -19,6 +20,7 @@ export class OidcKeyAdmin {
   constructor(
     private readonly keys: OidcKeyRing,
     private readonly clients: NamedCollection<Client>,
+    private readonly roles: OidcRoleAdmin,
   ) {}
 
   async handle(req: EngineRequest, name: string): Promise<EngineResult> {
@@ -54,6 +56,8 @@ export class OidcKeyAdmin {
 
   private remove(name: string): EngineResult {
     if (name === 'default') return badRequest('deletion of key "default" not allowed');
+    const roles = this.roles.using(name).map(([n]) => n);
+    if (roles.length) return badRequest(`unable to delete key "${name}" because it is currently referenced by these roles: ${roles.join(', ')}`);
     const users = this.clientsUsing(name).map(([n]) => n);
     if (users.length) return badRequest(`unable to delete key "${name}" because it is currently referenced by these clients: ${users.join(', ')}`);
     this.keys.delete(name);
@@ -67,6 +71,9 @@ export class OidcKeyAdmin {
     if (rotationPeriod < 60) return badRequest('rotation_period must be at least one minute');
     const verificationTtl = d.verification_ttl === undefined ? (existing?.verificationTtl ?? DAY) : parseDuration(d.verification_ttl, 'verification_ttl');
     if (verificationTtl > 10 * rotationPeriod) return badRequest('verification_ttl cannot be longer than 10x rotation_period');
+    if (existing && this.roles.using(name).some(([, r]) => r.ttl > verificationTtl)) {
+      return badRequest(`unable to update key "${name}" because it is currently referenced by one or more roles with a token ttl greater than ${verificationTtl} seconds`);
+    }
     if (existing && this.clientsUsing(name).some(([, c]) => c.id_token_ttl > verificationTtl)) {
       return badRequest(`unable to update key "${name}" because it is currently referenced by one or more clients with an id_token_ttl greater than ${verificationTtl} seconds`);
     }

@@ -173,6 +173,9 @@ export const schedulerEventRules: Rule[] = [
   }),
 ];
 
+const CAT_READAT_BY_CONTENT =
+  "cat and readat are judged by what they deliver, not by their status: none of the file's bytes (any 16-byte run of it at a multiple of 16; an error text naming the path or the allocation never matches). Their status is scheduler.fs.refusal-status's: Nomad answers every cat and readat error with 200 and the error's text as the body (command/agent/http.go wrapUntrustedContent: helper/noxssrw's writer is closed before wrap writes the error, and its Write of the empty buffer commits a 200; since 0.10.5), which would otherwise FAIL every rule that refuses a read, hiding what else the rule checks.";
+
 /** Spec 002: metadata, stats, files, logs, GC, IDs. */
 export const schedulerClientRules: Rule[] = [
   rule({
@@ -183,13 +186,14 @@ export const schedulerClientRules: Rule[] = [
       { file, section: 'Resources and their fields > Node metadata response', quote: 'Merge of Static and Dynamic' },
     ],
     notes: [
-      'Current Nomad deletes a key set to null from Dynamic unless the key is also static (hashicorp/nomad client/meta_endpoint.go NodeMeta.Apply, PR 18664: 1.5.10, 1.6.3 and 1.7.0 on); older releases keep it as null. Absent and null both pass. The generated keys carry a per-run prefix and are set to null again afterwards.',
+      "Current Nomad deletes a key set to null from Dynamic unless the key is also static (hashicorp/nomad client/meta_endpoint.go NodeMeta.Apply, PR 18664: 1.5.10, 1.6.3 and 1.7.0 on); 1.5.0-1.5.9 and 1.6.0-1.6.2 keep it as null, and no API call removes it. Absent and null both pass. The updates draw from two keys of the run (per-run prefix: the key the metadata rules share, and a dotted key the seed picks), set to null again afterwards: on a Nomad that keeps nulls each key a run touches stays, so a run touches few (suites/scheduler/run-metadata-keys.ts), and the end-of-run cleanup says which stay.",
     ],
   }),
   rule({
     id: 'scheduler.metadata.invalid-keys',
     title: 'Keys that are not dotted identifiers (a slash, empty, other characters) are refused and change nothing',
     sources: [{ file, section: EP, quote: 'Keys must be valid dotted identifiers (a dotted name is valid; a name with a slash is not).' }],
+    notes: ['The spec names no status for the refusal: any answer that is not a success passes (Nomad: 400, nomad/structs/node.go NodeMetaApplyRequest.Validate through client/meta_endpoint.go NodeMeta.Apply as a coded 400).'],
   }),
   rule({
     id: 'scheduler.metadata.static',
@@ -203,6 +207,7 @@ export const schedulerClientRules: Rule[] = [
     id: 'scheduler.metadata.node-id',
     title: "node_id with the node's full ID reads its metadata; a node_id of no node is refused",
     sources: [{ file, section: EP, quote: 'Parameter node_id (string, optional): full node ID; required through a server, defaults to the receiving node otherwise; given as query parameter.' }],
+    notes: ['The spec names no status for the refusal: any answer that is not a success passes.'],
   }),
   rule({
     id: 'scheduler.stats.fields',
@@ -277,11 +282,12 @@ export const schedulerClientRules: Rule[] = [
   }),
   rule({
     id: 'scheduler.fs.path-escape',
-    title: 'For generated paths that leave the allocation directory (dot segments from any depth, with or without a leading slash or a ./ segment; percent-encoded, with encoded slashes, mixed or double-encoded; absolute paths; a traversing task name for logs), cat, readat, ls, stat, stream and logs answer no success and return nothing from outside the directory',
+    title: 'For generated paths that leave the allocation directory (dot segments from any depth, with or without a leading slash or a ./ segment; percent-encoded, with encoded slashes, mixed or double-encoded; absolute paths; a traversing task name for logs), cat, readat, ls, stat, stream and logs return nothing from outside the directory, and ls, stat, stream and logs answer no success',
     capability: FIX,
     sources: [{ file, section: EP, quote: "path (string, default '/', relative to the allocation directory root)" }],
     notes: [
-      'The spec states no status for a refused path: any non-2xx passes. Nomad answers 500 for ls and stat (client/allocdir/alloc_dir.go AllocDir.List and AllocDir.Stat return a plain "Path escapes the alloc directory" error, which command/agent/http.go errCodeFromHandler makes a 500) and 400 for cat, readat and stream (client/fs_endpoint.go FileSystem.stream fails its Stat with code 400); logs refuses a task name it does not know with 400 (FileSystem.logs).',
+      'The spec states no status for a refused path: any non-2xx passes. Nomad answers 500 for ls and stat (client/allocdir/alloc_dir.go AllocDir.List and AllocDir.Stat return a plain "Path escapes the alloc directory" error, which command/agent/http.go errCodeFromHandler makes a 500) and 400 for stream (client/fs_endpoint.go FileSystem.stream fails its Stat with code 400); logs refuses a task name it does not know with 400 (FileSystem.logs).',
+      CAT_READAT_BY_CONTENT,
       "Percent-encoded dots are sent as they are ('%2e%2e'), not re-encoded by the client, and stream frames are decoded before looking for outside bytes. A double-encoded '%252e%252e', decoded once as a server must, names a directory literally called '%2e%2e', which does not exist: no success either way. An absolute path is relative to the allocation directory's root (the spec's 'relative to the allocation directory root'; Nomad joins it to the allocation directory, client/allocdir/alloc_dir.go), so /etc/passwd names nothing there.",
       'The generated probes (suites/scheduler/path-escape.ts) run after explicit examples that give every operation every encoding toward a sibling allocation and toward the machine, an absolute path, and the logs task forms, so any seed reaches them. Symlinks are not tried: the fixture job makes none (its task writes files through templates and appends to one).',
     ],
@@ -302,7 +308,7 @@ export const schedulerClientRules: Rule[] = [
     capability: FIX,
     notes: [
       FRAMES_BACK_TO_BACK,
-      'The running fixture task appends "tick <n>" to local/grow.txt every 250 ms. The file is read back with readat afterwards. The spec says only "Offset into the stream": both readings are accepted, the frame\'s start or its end (Nomad sends the position after the bytes read: client/fs_endpoint.go streamFile passes the offset after each read to the framer), but one must hold for every frame, frames following without gap or overlap.',
+      'The running fixture task appends "tick <n>" to local/grow.txt every 250 ms. The file is read back with readat afterwards. The spec says only "Offset into the stream": frames follow each other without gap or overlap, and each frame\'s Offset must point into its own bytes, at their start, their end or between. Nomad sends the position after a read (client/fs_endpoint.go streamFile passes the offset after each read to the framer), and a frame its framer batched from several reads within its 200 ms window keeps the Offset of its first read (client/lib/streamframer/framer.go StreamFramer.Send), which a loaded host makes likely: demanding the start or the end of every frame made a verdict of the host\'s load.',
     ],
     sources: [{ file, section: EP, quote: 'follow (bool, default true, tail the file)' }],
   }),
@@ -314,6 +320,7 @@ export const schedulerClientRules: Rule[] = [
     notes: [
       FRAMES_BACK_TO_BACK,
       "The fixture task appends a tick line every 300 ms, truncates its file right after tick 12 (: > file) and deletes it right after tick 20, then stops ticking. Nomad (hashicorp/nomad client/fs_endpoint.go streamFile): on a truncation it reopens the file at offset 0 and sends the next read with FileEvent \"file truncated\"; on a deletion it sends a frame with FileEvent \"file deleted\" and the offset reached, and ends the stream; StreamFrame's Offset is omitempty (client/lib/streamframer/framer.go), so a missing Offset reads as 0. Offset is read at the frame's start or after its bytes, as in scheduler.fs.stream-follow. The line written just before the truncation or the deletion may or may not reach the stream (the file changes again at once): only the ticks between are required.",
+      "A repeated FileEvent frame counts once: a frame without data whose FileEvent, File and Offset are those of the frame before it (heartbeats aside) reports the same event again, and the spec does not say an event is reported once. Nomad sends 'file truncated' twice: client/lib/streamframer/framer.go StreamFramer.Send forces a frame without data out but leaves it uncleared, so the next flush or Send sends it again (v1.6.1 and v2.0.5).",
     ],
   }),
   rule({
@@ -367,6 +374,7 @@ export const schedulerClientRules: Rule[] = [
     capability: FIX,
     notes: [
       'Nomad collects only terminal allocations: client/gc.go AllocGarbageCollector.Collect finds a running one nowhere and client/alloc_endpoint.go Allocations.GarbageCollect answers a plain error (500). The spec states no status for that refusal: only the running allocation\'s files are checked.',
+      'Collected means ls answers no success and cat delivers none of the file\'s bytes. ' + CAT_READAT_BY_CONTENT,
     ],
     sources: [{ file, section: EP, quote: 'Forces garbage collection of one stopped allocation on the node' }],
   }),
@@ -376,6 +384,7 @@ export const schedulerClientRules: Rule[] = [
     capability: FIX,
     notes: [
       'Nomad collects in the background: client/gc.go AllocGarbageCollector.CollectAll starts destroyAllocRunner in a goroutine per allocation and the endpoint answers at once, so the test waits up to 10 s for the files to go.',
+      'Collected means ls answers no success and cat delivers none of the file\'s bytes. ' + CAT_READAT_BY_CONTENT,
     ],
     sources: [{ file, section: EP, quote: 'GC all. Parameter node_id (string, optional; required through a server). Collects all stopped allocations on the node.' }],
   }),
@@ -388,7 +397,8 @@ export const schedulerClientRules: Rule[] = [
       { file, section: EP, quote: 'GET | /v1/client/fs/logs/:alloc_id | text/plain | namespace:read-logs or namespace:read-fs' },
     ],
     notes: [
-      'Every token is made through the fixtures with exactly one grant (a policy with node { policy = "read" | "write" }, or namespace "<ns>" { capabilities = [<one>] }); each is tried on every endpoint of the table. The spec states no status for a refusal: any answer that is not a success passes (Nomad: 403 Permission denied).',
+      'Every token is made through the fixtures with exactly one grant (a policy with node { policy = "read" | "write" }, or namespace "<ns>" { capabilities = [<one>] }); each is tried on every endpoint of the table. The spec states no status for a refusal: any answer that is not a success passes (Nomad: 403 Permission denied). Accepted, cat and readat also deliver the file.',
+      CAT_READAT_BY_CONTENT,
       "Nomad checks the same grants on the client (hashicorp/nomad client/meta_endpoint.go NodeMeta.Read AllowNodeRead and Apply AllowNodeWrite; client/client_stats_endpoint.go AllowNodeRead; client/alloc_endpoint.go Stats read-job, GarbageCollect submit-job (or gc-allocation, which no token here holds), GarbageCollectAll AllowNodeWrite; client/fs_endpoint.go List, Stat and stream read-fs, logs read-fs or read-logs; AllowNsOp in the allocation's namespace). A node policy \"write\" includes read in Nomad (nomad/acl/acl.go AllowNodeRead): the spec does not say, so a node:write token is not judged on node:read endpoints.",
       'GC of all is tried with the node:write token only where the profile allows collecting the node (gcAll); refusals are tried everywhere.',
     ],
@@ -420,6 +430,25 @@ export const schedulerClientRules: Rule[] = [
     title: 'The short 8-character form of an allocation ID (stats, cat, readat, stream, logs, ls, stat, GC) or node ID (metadata read and update, stats, GC of all) is refused where the full ID works, and a refused GC collects nothing',
     capability: FIX,
     sources: [{ file, section: 'What the service does', quote: 'Node IDs and allocation IDs in these endpoints must be full IDs, not the short 8-character form.' }],
+    notes: [
+      'The spec names no status for the refusal: any answer that is not a success passes. Nomad answers 500 "alloc lookup failed: index error: UUID must be 36 characters" (or "node lookup failed: …"): an ID the local client does not hold goes to the server, whose state store looks it up through go-memdb\'s UUIDFieldIndex (command/agent/helpers.go rpcHandlerForAlloc, rpcHandlerForNode; nomad/state/state_store.go AllocByID), and command/agent/http.go wrap makes the plain error a 500.',
+      CAT_READAT_BY_CONTENT,
+    ],
+  }),
+  rule({
+    id: 'scheduler.fs.refusal-status',
+    title: 'cat and readat answer what they refuse (a missing file, a path outside the allocation directory, an unknown, short or collected allocation ID, a token without read-fs) with a status that is not a success, and deliver none of the file\'s bytes',
+    capability: FIX,
+    sources: [
+      { file, section: EP, quote: "path (string, default '/', relative to the allocation directory root)" },
+      { file, section: 'What the service does', quote: 'Node IDs and allocation IDs in these endpoints must be full IDs, not the short 8-character form.' },
+      { file, section: 'Authentication', quote: 'Access control uses ACLs; required permissions are in the endpoint table.' },
+      { file, section: EP, quote: 'Response: file content.' },
+    ],
+    notes: [
+      'The one rule that judges the status of cat and readat when they refuse (the others judge what they deliver): the spec names no status for a refusal, so any answer that is not a success passes, and a success status says the file was read. Each answer is first checked to deliver none of the file\'s bytes, so a leak fails this rule whatever its status. The token case needs ACLs (the profile\'s capability acl); the collected allocation is the run\'s own, collected through GET /v1/client/allocation/:alloc_id/gc.',
+      "Nomad deviates (expectations/nomad.json): every cat and readat error is answered 200 with the error's text as the body (command/agent/http.go wrapUntrustedContent, helper/noxssrw; since 0.10.5), though Nomad logs the status it meant (400, 403, 404 or 500).",
+    ],
   }),
 ];
 

@@ -15,7 +15,7 @@ export const schedulerMetadataRules: Rule[] = [
       { file, section: 'Endpoints', quote: "Each value is a string, or null to mark the key unset ('' is a valid, distinct value)." },
     ],
     notes: [
-      "Current Nomad deletes a key set to null from Dynamic unless the key is also static (hashicorp/nomad client/meta_endpoint.go NodeMeta.Apply, PR 18664: 1.5.10, 1.6.3 and 1.7.0 on); older releases keep it as null. Either way the key is unset, so absent and null both pass.",
+      "Current Nomad deletes a key set to null from Dynamic unless the key is also static (hashicorp/nomad client/meta_endpoint.go NodeMeta.Apply, PR 18664: 1.5.10, 1.6.3 and 1.7.0 on); 1.5.0-1.5.9 and 1.6.0-1.6.2 keep it as null, and no API call removes it. Either way the key is unset, so absent and null both pass.",
     ],
   },
   {

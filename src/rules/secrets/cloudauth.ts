@@ -22,8 +22,9 @@ const PLUGIN = 'hashicorp/vault-plugin-auth-azure';
 const ROLE_NEEDS_BOUND = `Every role the suite writes names a bound: Vault refuses a role without one (400 "must have at least one bound constraint when creating/updating a role", ${PLUGIN} path_role.go pathRoleCreateUpdate), validation the spec is silent on.`;
 const TTL_NOT_OVER_MAX = `Roles keep token_ttl <= token_max_ttl: Vault refuses a larger token_ttl (400 "'token_ttl' cannot be greater than 'token_max_ttl'", hashicorp/vault sdk/helper/tokenutil/tokenutil.go ParseTokenFields), validation the spec is silent on.`;
 const IDENTITY_BOUND = `Every role a login goes through names bound_service_principal_ids or bound_group_ids: since plugin v0.21.0 (PR 219) Vault refuses every login of a role with neither (${PLUGIN} path_login.go additionalClaims.verifyRole), a requirement the spec is silent on; each bound on its own may still be empty.`;
-const REFUSAL = `A refused login is any status >= 400 with the spec's error body {errors:[...]} and no client token: the spec shows no status per login condition ("Which condition of each individual OIDC or login operation yields which status: not shown"), and Vault answers 500 for every failed verification or bound (${PLUGIN} path_login.go pathLogin returns plain errors; hashicorp/vault sdk/logical/response_util.go RespondErrorCommon makes those 500), 400 for missing input and 403 outside token_bound_cidrs.`;
+const REFUSAL = `A refused login is any status but 2xx, with the spec's error body {errors:[...]} when it is >= 400, and no client token: the spec shows no status per login condition ("Which condition of each individual OIDC or login operation yields which status: not shown"), and Vault answers 500 for every failed verification or bound (${PLUGIN} path_login.go pathLogin returns plain errors; hashicorp/vault sdk/logical/response_util.go RespondErrorCommon makes those 500), 400 for missing input and 403 outside token_bound_cidrs.`;
 const CIDRS_AS_NETWORKS = 'CIDR blocks compare as networks: Vault reads a host block back without its suffix ("10.0.0.5/32" as "10.0.0.5"; hashicorp/vault sdk/helper/tokenutil PopulateTokenData prints go-sockaddr SockAddrMarshaler, whose IPv4Addr.String drops a /32: hashicorp/go-sockaddr ipv4addr.go).';
+const READABLE = 'The role also names an ACL policy that lets its tokens read the probe secret, made through the admin API where the upstream provisioner works: Vault and OpenBao enforce policies, and the spec says "Permission policies decide access per path" but shows neither their language nor how they are made. Elsewhere the role names none (the embedded reference enforces no policies).';
 const ANY_ORDER = 'Lists read back compare in any order: the spec gives none (Vault happens to keep the order written).';
 const ENVIRONMENT_NAMES = `Environment names go through the dialect: the hashicorp dialect sends AzurePublicCloud, AzureUSGovernmentCloud, AzureChinaCloud, AzureGermanCloud for CloudPublic, CloudUSGovernment, CloudChina, CloudGerman (${PLUGIN} azure.go cloudConfigFromName, compared upper-cased).`;
 
@@ -266,7 +267,7 @@ export const secretsCloudAuthRules: Rule[] = [
       { file, section: ROLE, quote: "token_no_default_policy | bool | false | If true the 'default' policy is not added to the token" },
       { file, section: ROLE, quote: 'Policies put on generated tokens; may be supplemented' },
     ],
-    notes: [IDENTITY_BOUND, "Lists of 0 to 4 names (never 'default' or 'root'), as arrays or comma-delimited strings, with and without token_no_default_policy; both settings are explicit examples.", 'Compared as sets: Vault returns token_policies sorted, de-duplicated and lower-cased (hashicorp/vault vault/request_handling.go LoginCreateToken -> sdk/helper/policyutil SanitizePolicies), and the spec gives no order.'],
+    notes: [IDENTITY_BOUND, "Lists of 0 to 4 names (never 'default' or 'root'), as arrays or comma-delimited strings, with and without token_no_default_policy; both settings are explicit examples. The corner of no names with token_no_default_policy (a token with no policy at all, whose token_policies must be []) is checked on its own after the property, so that a target that leaves the empty list out fails there on every seed and hides nothing else.", 'Compared as sets: Vault returns token_policies sorted, de-duplicated and lower-cased (hashicorp/vault vault/request_handling.go LoginCreateToken -> sdk/helper/policyutil SanitizePolicies), and the spec gives no order.'],
   }),
   rule({
     id: 'secrets.cloudauth.login-lease-duration',
@@ -281,7 +282,7 @@ export const secretsCloudAuthRules: Rule[] = [
       { file, section: ROLE, quote: 'Max uses of a token; 0 is unlimited' },
       { file, section: 'Limits', quote: 'Default role token_num_uses | 0 (unlimited)' },
     ],
-    notes: [IDENTITY_BOUND, 'N is generated (0 to 4), with 0 and 1 among the explicit examples; a token of unlimited uses is used N + 4 times.'],
+    notes: [IDENTITY_BOUND, 'N is generated (0 to 4), with 0 and 1 among the explicit examples; a token of unlimited uses is used N + 4 times.', READABLE],
   }),
   rule({
     id: 'secrets.cloudauth.login-ttl-caps',
@@ -309,13 +310,13 @@ export const secretsCloudAuthRules: Rule[] = [
     id: 'secrets.cloudauth.token-bound-cidrs',
     title: 'A token from a role with token_bound_cidrs is refused when used from an address outside them',
     sources: [{ file, section: ROLE, quote: 'the token is tied to them' }],
-    notes: [IDENTITY_BOUND],
+    notes: [IDENTITY_BOUND, READABLE],
   }),
   rule({
     id: 'secrets.cloudauth.token-works',
     title: 'The token login returns works as a client token on the rest of the service',
     sources: [{ file, section: 'Authentication', quote: 'The token is then sent in either header.' }],
-    notes: [IDENTITY_BOUND],
+    notes: [IDENTITY_BOUND, READABLE],
   }),
 ];
 

@@ -139,12 +139,13 @@ export const secretsCoreRules: Rule[] = [
   }),
   rule({
     id: 'secrets.limits.max-request-size',
-    title: 'A request over the maximum request size (32 MB by default) is refused with a 4xx and the error body; one just under it is accepted',
+    title: 'A request over the maximum request size (32 MB by default) is refused (not 2xx) with the error body and stores nothing; one just under it is accepted',
     level: 'MUST',
     sources: [{ file, section: 'Limits', quote: 'Maximum request size | 32 MB; tunable per listener in the server configuration' }],
     notes: [
       'The oversized body is made of fields under 1 MB each: Vault 1.20.3 and later check JSON limits first and answer a string value over max_json_string_value_length (1 MiB) with 500 (hashicorp/vault http/util.go wrapJSONLimitsHandler, sdk/helper/jsonutil VerifyMaxDepthStreaming); the size limit itself answers 413 (wrapMaxRequestSizeHandler, http.MaxBytesReader; sdk/logical AdjustErrorStatusCode).',
       'The body just under the limit is whitespace before a small object, so no storage entry limit (Raft max_entry_size) comes into play.',
+      'Refused means not 2xx: the spec names the limit, not the status of the refusal (issue 53: refusals are "not 2xx" wherever the spec names no code).',
     ],
   }),
 ];
@@ -165,6 +166,9 @@ export const secretsAuthRules: Rule[] = [
     title: 'A token the service did not issue is refused with 403 and reads no data',
     level: 'MUST',
     sources: [{ file, section: 'Errors', quote: 'Forbidden: wrong authentication' }],
+    notes: [
+      'Generated tokens leave out the shape Vault and OpenBao read as a batch token ("b." or "hvb." and a base64url body); three such tokens are sent last, on purpose: hvb.<base64url>, b.<base64url>, then b.<not base64url>. The products answer the last one 500 "error performing token check: illegal base64 data at input byte N" (vault/token_store.go lookupBatchTokenInternal, request_handling.go PopulateTokenEntry), listed in expectations/vault.json and openbao.json; checked last so that everything else is judged first.',
+    ],
   }),
   rule({
     id: 'secrets.auth.token-headers-equivalent',

@@ -166,6 +166,7 @@ export const secretsOidcConfigRules: Rule[] = [
     ],
     notes: [
       'Refused means 403 or 404: the spec lets a path the caller may not see answer 404. The names exist beforehand, so a 404 cannot come from "not found" alone being mistaken for a refusal of a missing thing; the read with the real token afterwards shows nothing changed. Vault answers 403 permission denied (vault/request_handling.go CheckToken).',
+      'The made-up tokens are never shaped like batch tokens ("b." or "hvb." first), which Vault and OpenBao decode before any route and answer 500 when the body is no base64url: that shape is secrets.auth.bad-token-refused\'s to judge, where it is sent on purpose and listed; met here by chance, it made the verdict depend on the seed (OpenBao 2.6.2, seed 1210883866).',
     ],
   }),
   rule({

@@ -28,7 +28,7 @@ export const schedulerStatements: StatementMap = {
     { id: 'scheduler.node.both-roles', section: SVC, quote: 'Both clients and servers handle them.', untestable: 'a run talks to the one agent of its profile and cannot tell whether it is a client, a server or both; the client endpoints are judged on that agent by the rules below' },
     { id: 'scheduler.node.node-id-through-server', section: SVC, quote: 'When accessed through a server and the node is ambiguous from the URL, the query parameter node_id must be given.', claim: 'Through a server, a request without node_id is refused; on the node itself it is answered (asserted through the operations’ node_id parameter)', rules: ['scheduler.metadata.node-id-default'] },
     { id: 'scheduler.node.direct-access-preferred', section: SVC, quote: 'For high-volume use, especially file streaming, direct access to the node is preferred.', untestable: 'advice to the caller, with no behaviour of the service attached' },
-    { id: 'scheduler.ids.full-only', section: SVC, quote: 'Node IDs and allocation IDs in these endpoints must be full IDs, not the short 8-character form.', rules: ['scheduler.ids.full-only'] },
+    { id: 'scheduler.ids.full-only', section: SVC, quote: 'Node IDs and allocation IDs in these endpoints must be full IDs, not the short 8-character form.', rules: ['scheduler.ids.full-only', 'scheduler.fs.refusal-status'] },
     // Event frame
     { id: 'scheduler.frame.index', section: FRAME, quote: 'Index | integer | Index of the frame', rules: ['scheduler.events.frame-shape'] },
     { id: 'scheduler.frame.events', section: FRAME, quote: 'Events | array of event', rules: ['scheduler.events.frame-shape'] },
@@ -98,7 +98,7 @@ export const schedulerStatements: StatementMap = {
     { id: 'scheduler.stats.response', section: EP, quote: 'Response: client stats response.', rules: ['scheduler.stats.fields'] },
     { id: 'scheduler.alloc-stats.alloc-id', section: EP, quote: 'Path parameter alloc_id (string, required).', rules: ['scheduler.alloc-stats.fields', 'scheduler.ids.full-only'] },
     { id: 'scheduler.alloc-stats.response', section: EP, quote: 'Response: allocation stats response.', rules: ['scheduler.alloc-stats.fields'] },
-    { id: 'scheduler.fs.cat-path', section: EP, quote: "Parameters: alloc_id (path, required); path (string, default '/', relative to the allocation directory root).", rules: ['scheduler.fs.cat', 'scheduler.fs.path-escape'] },
+    { id: 'scheduler.fs.cat-path', section: EP, quote: "Parameters: alloc_id (path, required); path (string, default '/', relative to the allocation directory root).", rules: ['scheduler.fs.cat', 'scheduler.fs.path-escape', 'scheduler.fs.refusal-status'] },
     { id: 'scheduler.fs.cat-response', section: EP, quote: 'Response: file content.', rules: ['scheduler.fs.cat'] },
     { id: 'scheduler.fs.readat-params', section: EP, quote: "Parameters: alloc_id; path (default '/'); offset (integer, required, byte offset); limit (integer, required, number of bytes).", rules: ['scheduler.fs.readat'] },
     { id: 'scheduler.fs.readat-response', section: EP, quote: 'Response: up to limit bytes from offset.', rules: ['scheduler.fs.readat', 'scheduler.fs.readat-limit-zero'] },

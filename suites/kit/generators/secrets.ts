@@ -24,6 +24,15 @@ export const keySegment = fc
 /** A key of one to three segments, e.g. `a/b.c/日本`. */
 export const kvKey = fc.array(keySegment, { minLength: 1, maxLength: 3 }).map((segments) => segments.join('/'));
 
+/**
+ * Whether a made-up token has the shape Vault and OpenBao read as a batch token: "b." or "hvb." and
+ * a body they decode as base64url (vault/token_store.go Lookup, lookupBatchTokenInternal; a body
+ * that is not base64url is answered 500, a listed deviation). Rules that generate made-up tokens
+ * leave these out and secrets.auth.bad-token-refused sends them on purpose, last, so that no
+ * verdict depends on whether the seed happened to make one.
+ */
+export const batchShaped = (token: string): boolean => /^(hvb|b)\./.test(token);
+
 /** A secret's data: a small object of string fields. */
 export const kvValue = fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9_]{0,7}$/), fc.string({ maxLength: 24 }), { minKeys: 1, maxKeys: 3 });
 

@@ -24,13 +24,18 @@ import type { CanonicalJob } from './canonical-job.ts';
 import { canonicalizeJob } from './canonicalize.ts';
 import { formatList } from './multierror.ts';
 import { jobValidate, memoryOversubscriptionWarnings } from './validate.ts';
+import { NOMAD_VERSION } from '../nomad-version.ts';
 
 export type { CanonicalJob } from './canonical-job.ts';
 
 export type AdmitResult = { ok: true; job: CanonicalJob; warnings: string[] } | { ok: false; status: number; message: string };
 
-/** `body` is the parsed JSON request body of PUT /v1/jobs (with its `Job` field); `namespaceParam` the ?namespace= query value or null; `region` the agent's region ('global'). */
-export function admitJob(body: unknown, options: { namespaceParam: string | null; region: string }): AdmitResult {
+/**
+ * `body` is the parsed JSON request body of PUT /v1/jobs (with its `Job` field); `namespaceParam` the
+ * ?namespace= query value or null; `region` the agent's region ('global'); `version` the Nomad release
+ * to answer as (default the one the reference claims, nomad-version.ts): v1.11.0 added checks.
+ */
+export function admitJob(body: unknown, options: { namespaceParam: string | null; region: string; version?: string }): AdmitResult {
   // command/agent/http.go decodeBody: no body at all.
   if (body === undefined) return { ok: false, status: 400, message: 'Request body is empty' };
   const decoded = decodeJobRegisterRequest(body);
@@ -60,10 +65,11 @@ export function admitJob(body: unknown, options: { namespaceParam: string | null
   // nomad/rpc.go forwardRegion -> findRegionServer: structs.ErrNoRegionPath, a plain error -> 500.
   if (region !== options.region) return { ok: false, status: 500, message: 'No path to region' };
 
-  const { job, extras } = canonicalizeJob(apiJob, namespace, region);
+  const version = options.version ?? NOMAD_VERSION;
+  const { job, extras } = canonicalizeJob(apiJob, namespace, region, version);
 
   // nomad/job_endpoint_hooks.go admissionValidators: jobValidate's errors, flattened into one multierror.
-  const errors = jobValidate(job, extras);
+  const errors = jobValidate(job, extras, version);
   if (errors.length > 0) return { ok: false, status: 500, message: formatList(errors) };
   return { ok: true, job, warnings: memoryOversubscriptionWarnings(job) };
 }

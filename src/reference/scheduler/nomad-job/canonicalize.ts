@@ -15,6 +15,7 @@ import type {
   CanonicalConstraint, CanonicalJob, CanonicalReschedulePolicy, CanonicalRestartPolicy, CanonicalTask,
   CanonicalTaskGroup, CanonicalTemplate, GroupExtras,
 } from './canonical-job.ts';
+import { NOMAD_VERSION, nomadAtLeast } from '../nomad-version.ts';
 
 export const SECOND = 1_000_000_000;
 export const MINUTE = 60 * SECOND;
@@ -141,16 +142,18 @@ function task(t: ApiTask | undefined, groupRestart: CanonicalRestartPolicy): Can
   };
 }
 
-function reschedule(job: ApiJob, g: ApiTaskGroup, jobType: string): CanonicalReschedulePolicy | null {
+function reschedule(job: ApiJob, g: ApiTaskGroup, jobType: string, version: string): CanonicalReschedulePolicy | null {
   // api/tasks.go TaskGroup.Canonicalize: job.Reschedule merged under the group's; the type's default
-  // when neither is given, except for system jobs; then ReschedulePolicy.Canonicalize fills gaps from the type's default.
+  // when neither is given, except for system jobs (and, since v1.11.0, sysbatch jobs: the check
+  // `*job.Type != JobTypeSysbatch && *job.Type != JobTypeSystem`); then ReschedulePolicy.Canonicalize
+  // fills gaps from the type's default.
   let rp: ApiReschedulePolicy | undefined;
   if (job.Reschedule && g.ReschedulePolicy) rp = { ...job.Reschedule, ...definedOnly(g.ReschedulePolicy) };
   else if (job.Reschedule) rp = { ...job.Reschedule };
   else if (g.ReschedulePolicy) rp = { ...g.ReschedulePolicy };
   if (rp === undefined) {
-    if (jobType === 'system') {
-      // structs TaskGroup.Canonicalize: NewReschedulePolicy("system") is nil too.
+    if (jobType === 'system' || (jobType === 'sysbatch' && nomadAtLeast(version, '1.11.0'))) {
+      // structs TaskGroup.Canonicalize: NewReschedulePolicy("system") and ("sysbatch") are nil too.
       return null;
     }
     return defaultReschedulePolicy(jobType);
@@ -176,7 +179,7 @@ function progressDeadlineOf(u: unknown): number | undefined {
   return typeof entry?.[1] === 'number' ? entry[1] : undefined;
 }
 
-function group(job: ApiJob & { Migrate?: unknown }, g: ApiTaskGroup | undefined, jobType: string): { group: CanonicalTaskGroup; extras: GroupExtras } {
+function group(job: ApiJob & { Migrate?: unknown }, g: ApiTaskGroup | undefined, jobType: string, version: string): { group: CanonicalTaskGroup; extras: GroupExtras } {
   const ag = g ?? {};
   // api/tasks.go TaskGroup.Canonicalize: Count from scaling.min when given, else 1.
   const scalingMin = typeof ag.Scaling === 'object' && ag.Scaling !== null ? (ag.Scaling as Record<string, unknown>).Min : undefined;
@@ -194,7 +197,7 @@ function group(job: ApiJob & { Migrate?: unknown }, g: ApiTaskGroup | undefined,
       Count: count,
       Constraints: constraints(ag.Constraints),
       RestartPolicy: restart,
-      ReschedulePolicy: reschedule(job, ag, jobType),
+      ReschedulePolicy: reschedule(job, ag, jobType, version),
       // api/tasks.go DefaultEphemeralDisk / EphemeralDisk.Canonicalize: 300 MB, not sticky, no migrate.
       EphemeralDisk: { SizeMB: ed.SizeMB ?? 300, Sticky: ed.Sticky ?? false, Migrate: ed.Migrate ?? false },
       Meta: emptyToNull(ag.Meta),
@@ -217,10 +220,10 @@ function group(job: ApiJob & { Migrate?: unknown }, g: ApiTaskGroup | undefined,
  * The canonical job, given the namespace and region command/agent/job_endpoint.go
  * apiJobAndRequestToStructs settled on (namespaceForJob, regionForJob).
  */
-export function canonicalizeJob(job: ApiJob & { Migrate?: unknown }, namespace: string, region: string): { job: CanonicalJob; extras: GroupExtras[] } {
+export function canonicalizeJob(job: ApiJob & { Migrate?: unknown }, namespace: string, region: string, version: string = NOMAD_VERSION): { job: CanonicalJob; extras: GroupExtras[] } {
   const id = job.ID ?? '';
   const type = job.Type ?? 'service'; // api/jobs.go Job.Canonicalize
-  const groups = (job.TaskGroups ?? []).map((g) => group(job, g, type));
+  const groups = (job.TaskGroups ?? []).map((g) => group(job, g, type, version));
   // api Job.Canonicalize Priority 50 when nil; jobCanonicalizer.Mutate: 0 becomes the server's JobDefaultPriority (50).
   const priority = job.Priority === undefined || job.Priority === 0 ? JOB_DEFAULT_PRIORITY : job.Priority;
   return {

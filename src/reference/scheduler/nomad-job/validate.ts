@@ -15,6 +15,7 @@ import type {
 import { goRegexpError, semverConstraintError, versionConstraintError } from './constraint-operands.ts';
 import { flatten, formatList, goDuration, goDurationRound, goQuote, goQuoteList, nest } from './multierror.ts';
 import { SECOND } from './canonicalize.ts';
+import { NOMAD_VERSION, nomadAtLeast } from '../nomad-version.ts';
 
 // nomad/structs/structs.go constants
 const JOB_MIN_PRIORITY = 1; // JobMinPriority
@@ -314,11 +315,13 @@ export function validateTemplate(t: CanonicalTemplate): string[] {
   return errs;
 }
 
-// nomad/structs/structs.go Task.Validate (v1.9.7). main also refuses a task named "alloc"
-// (`Task cannot be named "alloc"`), which v1.9.7, v1.10.5 and v1.11.0 do not.
-export function validateTask(t: CanonicalTask, jobType: string, tg: CanonicalTaskGroup, extras: GroupExtras): string[] {
+// nomad/structs/structs.go Task.Validate (v1.9.7). Since v1.11.0 (and in v2.0.5) it also refuses a task
+// named "alloc", right after the missing name: the name of the allocation's shared directory
+// ("conflicts with and breaks task filesystem isolation features").
+export function validateTask(t: CanonicalTask, jobType: string, tg: CanonicalTaskGroup, extras: GroupExtras, version: string = NOMAD_VERSION): string[] {
   const errs: string[] = [];
   if (t.Name === '') errs.push('Missing task name');
+  if (t.Name === 'alloc' && nomadAtLeast(version, '1.11.0')) errs.push('Task cannot be named "alloc"');
   if (/[/\\]/.test(t.Name)) errs.push('Task name cannot include slashes');
   else if (t.Name.includes('\0')) errs.push('Task name cannot include null characters');
   if (t.Driver === '') errs.push('Missing task driver');
@@ -350,7 +353,7 @@ export function validateTask(t: CanonicalTask, jobType: string, tg: CanonicalTas
 
 // nomad/structs/structs.go TaskGroup.Validate (v1.9.7). Uses multierror.Append, so the restart and
 // reschedule policies' errors are flattened into the group's list.
-export function validateTaskGroup(tg: CanonicalTaskGroup, job: CanonicalJob, extras: GroupExtras): string[] {
+export function validateTaskGroup(tg: CanonicalTaskGroup, job: CanonicalJob, extras: GroupExtras, version: string = NOMAD_VERSION): string[] {
   const errs: string[] = [];
   if (tg.Name === '') errs.push('Missing task group name');
   else if (tg.Name.includes('\0')) errs.push('Task group name contains null character');
@@ -365,8 +368,17 @@ export function validateTaskGroup(tg: CanonicalTaskGroup, job: CanonicalJob, ext
     if (ce.length > 0) errs.push(`Constraint ${i + 1} validation failed: ${formatList(ce)}`);
   });
   flatten(errs, validateRestartPolicy(tg.RestartPolicy));
-  if (job.Type === 'system') {
-    // main (not v1.11.0) says "System or sysbatch jobs should not have a reschedule policy" and applies it to sysbatch too.
+  if (nomadAtLeast(version, '1.11.0')) {
+    // Since v1.11.0 (and in v2.0.5) sysbatch groups are checked as system ones, in new words; their
+    // canonical policy is nil unless the job gives one (api/tasks.go TaskGroup.Canonicalize, canonicalize.ts).
+    if (job.Type === 'system' || job.Type === 'sysbatch') {
+      if (tg.ReschedulePolicy !== null) errs.push('System or sysbatch jobs should not have a reschedule policy');
+    } else if (tg.ReschedulePolicy !== null) {
+      flatten(errs, validateReschedulePolicy(tg.ReschedulePolicy));
+    } else {
+      errs.push(`Task Group ${tg.Name} should have a reschedule policy`);
+    }
+  } else if (job.Type === 'system') {
     if (tg.ReschedulePolicy !== null) errs.push('System jobs should not have a reschedule policy');
   } else if (tg.ReschedulePolicy !== null) {
     flatten(errs, validateReschedulePolicy(tg.ReschedulePolicy));
@@ -389,7 +401,7 @@ export function validateTaskGroup(tg: CanonicalTaskGroup, job: CanonicalJob, ext
   });
   if (leaders > 1) errs.push('Only one task may be marked as leader');
   for (const t of tg.Tasks) {
-    const te = validateTask(t, job.Type, tg, extras);
+    const te = validateTask(t, job.Type, tg, extras, version);
     if (te.length > 0) errs.push(`Task ${t.Name} validation failed: ${formatList(te)}`);
   }
   return errs;
@@ -397,7 +409,7 @@ export function validateTaskGroup(tg: CanonicalTaskGroup, job: CanonicalJob, ext
 
 // nomad/structs/structs.go Job.Validate (v1.9.7). v1.10.5 dropped the stop_after_client_disconnect and
 // max_client_disconnect/prevent_reschedule_on_lost checks from here (they moved into Disconnect).
-export function validateJobStruct(job: CanonicalJob, extras: GroupExtras[]): string[] {
+export function validateJobStruct(job: CanonicalJob, extras: GroupExtras[], version: string = NOMAD_VERSION): string[] {
   const errs: string[] = [];
   if (job.Region === '') errs.push('Missing job region');
   if (job.ID === '') errs.push('Missing job ID');
@@ -443,7 +455,7 @@ export function validateJobStruct(job: CanonicalJob, extras: GroupExtras[]): str
     }
   });
   job.TaskGroups.forEach((tg, i) => {
-    const ge = validateTaskGroup(tg, job, extras[i]!);
+    const ge = validateTaskGroup(tg, job, extras[i]!, version);
     if (ge.length > 0) errs.push(`Task group ${tg.Name} validation failed: ${formatList(ge)}`);
   });
   return errs;
@@ -453,8 +465,8 @@ export function validateJobStruct(job: CanonicalJob, extras: GroupExtras[]): str
  * nomad/job_endpoint_hooks.go jobValidate.Validate (v1.9.7..main): Job.Validate's errors (flattened),
  * then the core type and the priority range against the server's JobMaxPriority (100 by default).
  */
-export function jobValidate(job: CanonicalJob, extras: GroupExtras[]): string[] {
-  const errs = validateJobStruct(job, extras);
+export function jobValidate(job: CanonicalJob, extras: GroupExtras[], version: string = NOMAD_VERSION): string[] {
+  const errs = validateJobStruct(job, extras, version);
   if (job.Type === '_core') errs.push('job type cannot be core');
   if (job.Priority < JOB_MIN_PRIORITY || job.Priority > JOB_MAX_PRIORITY) {
     errs.push(`job priority must be between [${JOB_MIN_PRIORITY}, ${JOB_MAX_PRIORITY}]`);

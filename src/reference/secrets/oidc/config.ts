@@ -3,9 +3,9 @@ import type { FaultSet } from '../../faults/types.ts';
 import { DurationError, parseDuration } from '../durations.ts';
 import type { EngineRequest } from '../engine.ts';
 import { FieldError, NamedCollection, optionalString, stringList } from '../named-collection.ts';
-import { badRequest, notFound, type EngineResult } from '../respond.ts';
+import { badRequest, type EngineResult } from '../respond.ts';
 import type { OidcKeyRing } from './key-ring.ts';
-import { validateTemplate } from './templates.ts';
+import type { ScopeTemplates } from './scope-templates.ts';
 
 export interface Provider {
   issuer: string;
@@ -66,6 +66,8 @@ export class OidcConfig {
     private readonly faults: FaultSet,
     /** The namespace's named keys, as they are when a client is written (keys can be made later). */
     readonly keys: OidcKeyRing,
+    /** How a scope template is checked, kept and rendered (the spec's way, or Vault's parser). */
+    readonly templates: ScopeTemplates,
     /**
      * What a read returns as the issuer. The spec: the issuer as set, '' when unset. Vault returns
      * the effective issuer instead (hashicorp/vault vault/identity_store_oidc_provider.go
@@ -138,8 +140,9 @@ export class OidcConfig {
     }
     if (name === 'openid' && !this.faults.has('secrets.oidc-scope-openid-allowed')) return badRequest('the "openid" scope name is reserved');
     const existing = this.scopes.items.get(name);
-    const template = optionalString(req.data.template, 'template') ?? existing?.template ?? '';
-    if (template !== '') validateTemplate(template);
+    const given = optionalString(req.data.template, 'template') ?? existing?.template ?? '';
+    // The fault keeps a base64 template as written (checked decoded), so that rendering finds no JSON in it.
+    const template = given === '' ? '' : this.templates.stored(given, this.faults.has('secrets.oidc-template-base64-unsupported'));
     const description = optionalString(req.data.description, 'description') ?? existing?.description ?? '';
     this.scopes.items.set(name, { template, description });
     return { kind: 'no-content' };

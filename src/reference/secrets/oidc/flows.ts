@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FaultSet } from '../../faults/types.ts';
 import type { SecretsFlavor } from '../flavor.ts';
 import type { EngineRequest } from '../engine.ts';
+import { decodeStdBase64 } from '../go-base64.ts';
 import type { IdentityStore } from '../identity-store.ts';
 import { FieldError } from '../named-collection.ts';
 import type { EngineResult } from '../respond.ts';
@@ -11,7 +12,6 @@ import { CodeGrants } from './code-grants.ts';
 import type { SigningKey } from './signing-key.ts';
 import { keyAllowsClient, type OidcKeyRing } from './key-ring.ts';
 import { redirectAllowed, redirectRepeated } from './redirect-match.ts';
-import { renderTemplate } from './templates.ts';
 
 /** An authorization code is valid for five minutes and for one exchange. */
 const CODE_TTL_MS = 5 * 60 * 1000;
@@ -264,15 +264,12 @@ export class OidcFlows {
     const f = this.ctx.faults;
     const p = req.data;
     if (!provider) throw new OAuthError(400, 'invalid_request', 'provider not found');
-    const basic = /^Basic\s+(.+)$/i.exec(req.headers.authorization ?? '');
+    const basic = basicCredentials(req.headers.authorization);
     let clientId: string | undefined;
     let secret: string | undefined;
     let viaBasic = false;
     if (basic) {
-      const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
-      const colon = decoded.indexOf(':');
-      clientId = decodeURIComponent(colon < 0 ? decoded : decoded.slice(0, colon));
-      secret = colon < 0 ? '' : decodeURIComponent(decoded.slice(colon + 1));
+      [clientId, secret] = basic;
       viaBasic = true;
     } else {
       clientId = str(p.client_id);
@@ -397,7 +394,7 @@ export class OidcFlows {
       const scope = this.ctx.config.scopes.items.get(name);
       if (!scope || scope.template === '') continue;
       if (this.ctx.faults.has('secrets.oidc-template-base64-unsupported') && !/^\s*[{[]/.test(scope.template)) continue;
-      const rendered = renderTemplate(scope.template, subject);
+      const rendered = this.ctx.config.templates.render(scope.template, subject);
       for (const [k, v] of Object.entries(rendered)) {
         if (k in claims) throw new OAuthError(400, 'invalid_request', `found scopes with conflicting top-level claim: ${k}`);
         claims[k] = v;
@@ -454,4 +451,20 @@ function userinfoPathOf(provider: string): RegExp {
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : v === undefined || v === null ? undefined : String(v);
+}
+
+/**
+ * client_secret_basic as Vault and OpenBao read it (vault/identity_store_oidc_provider.go basicAuth:
+ * net/http Request.BasicAuth): "Basic " in any case, one space, standard base64 with its padding,
+ * split at the first colon; anything else is no Basic credentials, and the token endpoint reads the
+ * form instead. The ID and secret are compared as they come, not URL-decoded: the spec's header is
+ * `Basic <base64(client_id:client_secret)>`, and a client that form-urlencodes them first (RFC 6749
+ * 2.3.1, as openid-client v6 does: the secret's `_` becomes `%5F`) is refused 401 invalid_client by
+ * OpenBao 2.6.2.
+ */
+export function basicCredentials(header: string | undefined): [id: string, secret: string] | undefined {
+  if (!header || header.length < 6 || header.slice(0, 6).toLowerCase() !== 'basic ') return undefined;
+  const decoded = decodeStdBase64(header.slice(6))?.toString('utf8');
+  const colon = decoded?.indexOf(':') ?? -1;
+  return decoded === undefined || colon < 0 ? undefined : [decoded.slice(0, colon), decoded.slice(colon + 1)];
 }
