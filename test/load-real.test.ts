@@ -7,7 +7,7 @@ import { runResultsSchema, type LoadScenarioResult } from '../src/report/results
 import { realK6 } from './support/k6-binary.ts';
 import { findNomad, startNomadAgent, type NomadAgent } from './support/nomad-agent.ts';
 import { nomadSnapshot, type NomadSnapshot } from './support/nomad-snapshot.ts';
-import { openBaoListings, type OpenBaoListings } from './support/openbao-listings.ts';
+import { snapshot as openBaoSnapshot, type Snapshot as OpenBaoSnapshot } from './support/openbao-snapshot.ts';
 import { findOpenBao, startOpenBao, type OpenBaoServer } from './support/openbao-server.ts';
 import { BIN, ROOT, runCli } from './support/run-cli.ts';
 
@@ -16,7 +16,8 @@ import { BIN, ROOT, runCli } from './support/run-cli.ts';
  * dialect, with the open engine and k6: OpenBao 2.6.2's OIDC code flow (its entity, client, provider
  * and assignment made through the admin API under the run prefix), Nomad 2.0.5's and 1.6.1's logs
  * and event fan-out. A few seconds of load each: every row without an error and with the requests
- * it was asked for, and the product holding afterwards what it held before, also after a Ctrl-C and
+ * it was asked for, and the product holding afterwards what it held before (its own listings:
+ * test/support/openbao-snapshot.ts and nomad-snapshot.ts), also after a Ctrl-C and
  * after a kill that `stackproof cleanup --prefix` mends.
  */
 const k6 = realK6();
@@ -57,12 +58,12 @@ if (!bao.path) console.log(`load-real: OpenBao SKIPPED, no binary to run against
 
 describe.skipIf(!bao.path)(`load on a real OpenBao (${bao.why})`, () => {
   let server: OpenBaoServer | undefined;
-  let before: OpenBaoListings;
+  let before: OpenBaoSnapshot;
   const reports = mkdtempSync(join(tmpdir(), 'stackproof-load-real-bao-'));
   const env = () => ({ STACKPROOF_SECRETS_URL: server!.url, STACKPROOF_SECRETS_TOKEN: server!.token, STACKPROOF_SECRETS_DIALECT: 'hashicorp', ...k6Env });
   beforeAll(async () => {
     server = await startOpenBao(bao.path!);
-    before = await openBaoListings(server);
+    before = await openBaoSnapshot(server);
   }, 60_000);
   afterAll(async () => {
     await server?.stop();
@@ -77,7 +78,7 @@ describe.skipIf(!bao.path)(`load on a real OpenBao (${bao.why})`, () => {
     expect(results.targets[0]?.product).toMatchObject({ name: 'OpenBao', version: server!.version });
     expectRows(results.load, engines.map((e) => `oidc-code-flow ${e}`), 30, res.stdout);
     expect(res.stdout).toMatch(/cleanup \(secrets\): removed 5 thing\(s\) made under sp-/);
-    expect(await openBaoListings(server!), 'the load run left nothing on OpenBao').toEqual(before);
+    expect(await openBaoSnapshot(server!), 'the load run left nothing on OpenBao').toEqual(before);
   }, 150_000);
 
   it('stopped by Ctrl-C, it removes what it made and exits 130; killed, `stackproof cleanup --prefix` finds and removes it', async () => {
@@ -86,14 +87,14 @@ describe.skipIf(!bao.path)(`load on a real OpenBao (${bao.why})`, () => {
     expect(interrupted.code, interrupted.output).toBe(130);
     expect(interrupted.output).toMatch(/SIGINT: stopping the load and removing what the run made/);
     expect(interrupted.output).toMatch(/INTERRUPTED \(SIGINT\)/);
-    expect(await openBaoListings(server!), 'a Ctrl-C left nothing on OpenBao').toEqual(before);
+    expect(await openBaoSnapshot(server!), 'a Ctrl-C left nothing on OpenBao').toEqual(before);
 
     const killed = await loadStoppedBy('SIGKILL', env(), args);
     expect(killed.prefix, killed.output).toMatch(/^sp-/);
-    expect(await openBaoListings(server!), 'a killed run leaves its fixtures').not.toEqual(before);
+    expect(await openBaoSnapshot(server!), 'a killed run leaves its fixtures').not.toEqual(before);
     const cleanup = await runCli(['cleanup', '--prefix', killed.prefix], { env: env(), timeoutMs: 60_000 });
     expect(cleanup.code, cleanup.stdout + cleanup.stderr).toBe(0);
-    expect(await openBaoListings(server!), '`stackproof cleanup --prefix` removed what the killed run made').toEqual(before);
+    expect(await openBaoSnapshot(server!), '`stackproof cleanup --prefix` removed what the killed run made').toEqual(before);
   }, 200_000);
 });
 
