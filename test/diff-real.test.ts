@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { DiffRun } from '../src/diff/diff-model.ts';
 import { findConsul, startConsulAgent, type ConsulAgent } from './support/consul-agent.ts';
 import { snapshot as consulSnapshot } from './support/consul-snapshot.ts';
-import { findNomad, startNomadAgent, type NomadAgent } from './support/nomad-agent.ts';
+import { nomadReleases, startNomadAgent, type NomadAgent } from './support/nomad-agent.ts';
 import { NOMAD_METADATA_BATCH_MS, nomadSnapshot } from './support/nomad-snapshot.ts';
 import { findAzurePlugin, findOpenBao, startOpenBao, type OpenBaoServer } from './support/openbao-server.ts';
 import { runCli } from './support/run-cli.ts';
@@ -55,12 +55,7 @@ describe.skipIf(!consul.path)(`the reference against a real Consul (${consul.why
   }, 240_000);
 });
 
-const nomads = [
-  { which: 'current' as const, found: findNomad('current') },
-  { which: '1.6.1' as const, found: findNomad('1.6.1') },
-];
-for (const n of nomads) if (!n.found.path) console.log(`diff-real: Nomad ${n.which} SKIPPED, no binary: ${n.found.why}`);
-describe.each(nomads.filter((n) => n.found.path))('the reference against a real Nomad ($which)', ({ found }) => {
+describe.each(nomadReleases('diff-real'))('the reference against a real Nomad ($which)', ({ found }) => {
   let agent: NomadAgent | undefined;
   afterAll(async () => agent?.stop(), 30_000);
 

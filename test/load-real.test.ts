@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runResultsSchema, type LoadScenarioResult } from '../src/report/results-model.ts';
 import { realK6 } from './support/k6-binary.ts';
-import { findNomad, startNomadAgent, type NomadAgent } from './support/nomad-agent.ts';
+import { nomadReleases, startNomadAgent, type NomadAgent } from './support/nomad-agent.ts';
 import { nomadSnapshot, type NomadSnapshot } from './support/nomad-snapshot.ts';
 import { snapshot as openBaoSnapshot, type Snapshot as OpenBaoSnapshot } from './support/openbao-snapshot.ts';
 import { findOpenBao, startOpenBao, type OpenBaoServer } from './support/openbao-server.ts';
@@ -98,13 +98,8 @@ describe.skipIf(!bao.path)(`load on a real OpenBao (${bao.why})`, () => {
   }, 200_000);
 });
 
-const nomads = [
-  { which: 'current' as const, found: findNomad('current') },
-  { which: '1.6.1' as const, found: findNomad('1.6.1') },
-];
-for (const v of nomads) if (!v.found.path) console.log(`load-real: Nomad ${v.which} SKIPPED, no binary to run against: ${v.found.why}`);
 
-describe.each(nomads.filter((v) => v.found.path))('load on a real Nomad ($which)', ({ found }) => {
+describe.each(nomadReleases('load-real'))('load on a real Nomad ($which)', ({ found }) => {
   let agent: NomadAgent | undefined;
   let before: NomadSnapshot;
   const reports = mkdtempSync(join(tmpdir(), 'stackproof-load-real-nomad-'));

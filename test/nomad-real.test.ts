@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { satisfies } from '../src/expectations/version-range.ts';
 import { runResultsSchema } from '../src/report/results-model.ts';
-import { findNomad, startNomadAgent, type NomadAgent } from './support/nomad-agent.ts';
+import { nomadReleases, startNomadAgent, type NomadAgent } from './support/nomad-agent.ts';
 import { NOMAD_METADATA_BATCH_MS, nomadSnapshot, type NomadSnapshot } from './support/nomad-snapshot.ts';
 import { runCli } from './support/run-cli.ts';
 
@@ -17,19 +17,14 @@ import { runCli } from './support/run-cli.ts';
  * the agent holds afterwards what it held before (read after the client's metadata batching). Both
  * ends of the version ranges: Nomad 2.0.5 and 1.6.1 (the last MPL release), from ../shared/bin.
  */
+
 /**
  * Nomad releases whose client keeps an unset dynamic metadata key as null (client/meta_endpoint.go;
  * PR 18664 deletes them from 1.5.10, 1.6.3 and 1.7.0).
  */
 const KEEPS_UNSET_METADATA = '>=1.5.0 <1.5.10 || >=1.6.0 <1.6.3';
 
-const versions = [
-  { which: 'current' as const, found: findNomad('current') },
-  { which: '1.6.1' as const, found: findNomad('1.6.1') },
-];
-for (const v of versions) if (!v.found.path) console.log(`nomad-real: Nomad ${v.which} SKIPPED, no binary to run against: ${v.found.why}`);
-
-describe.each(versions.filter((v) => v.found.path))('the scheduler suites against a real Nomad ($which)', ({ found }) => {
+describe.each(nomadReleases('nomad-real'))('the scheduler suites against a real Nomad ($which)', ({ found }) => {
   let agent: NomadAgent | undefined;
   let before: NomadSnapshot;
   const reports = mkdtempSync(join(tmpdir(), 'stackproof-nomad-real-'));

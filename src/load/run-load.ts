@@ -22,6 +22,7 @@ import { resolvePrecision, runOpenModel, type ArrivalPrecision } from './open-mo
 import { LOAD_SCENARIOS, ScenarioUnavailable } from './scenarios/catalog.ts';
 import type { LoadFixtures, LoadScenario, PreparedScenario } from './scenarios/types.ts';
 import { findK6, K6Missing, K6_SCRIPT, k6Schedule, runK6 } from './k6-engine.ts';
+import { rowWithoutFigures } from './row-without-figures.ts';
 import { k6SummarySchema, k6SummaryToResult } from './k6-summary.ts';
 import { dialectFor } from '../config/dialects.ts';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -100,24 +101,7 @@ function breachText(r: LoadScenarioResult): string {
 let bundlesBuilt: Promise<unknown> | undefined;
 
 /** A k6 row that has no figures: it carries the reason, and a failed check so the run fails. */
-function k6ErrorRow(scenario: string, rate: number, message: string): LoadScenarioResult {
-  return {
-    scenario,
-    engine: 'k6',
-    model: 'open',
-    targetRate: rate,
-    durationMs: 0,
-    requests: 0,
-    errors: 0,
-    dropped: 0,
-    throughput: 0,
-    latencyMs: { p50: 0, p90: 0, p99: 0, p999: 0, max: 0, min: 0, mean: 0 },
-    histogram: '',
-    timeline: [],
-    thresholds: [{ name: 'k6 wrote a summary', limit: 1, actual: 0, ok: false }],
-    error: message,
-  };
-}
+const k6ErrorRow = (scenario: string, rate: number, message: string) => rowWithoutFigures(scenario, 'k6', rate, 'k6 wrote a summary', message);
 
 /** Reads the summary a k6 script wrote; a missing or malformed file is an error row, never a crash. */
 async function readK6Summary(file: string, scenario: string, rate: number, code: number): Promise<LoadScenarioResult> {

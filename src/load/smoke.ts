@@ -4,6 +4,7 @@ import type { Targets } from '../config/schema.ts';
 import type { LoadScenarioResult } from '../report/results-model.ts';
 import { runOpenModel } from './open-model-runner.ts';
 import { applyThresholds } from './thresholds.ts';
+import { rowWithoutFigures } from './row-without-figures.ts';
 
 export interface SmokeOptions {
   rate: number;
@@ -83,21 +84,4 @@ export async function runLoadSmoke(targets: Targets, options: SmokeOptions): Pro
 }
 
 /** A smoke row without figures: its setup failed (the target refused the key it reads), and the row says so. */
-function setupFailed(scenario: string, rate: number, message: string): LoadScenarioResult {
-  return {
-    scenario,
-    engine: 'open-model',
-    model: 'open',
-    targetRate: rate,
-    durationMs: 0,
-    requests: 0,
-    errors: 0,
-    dropped: 0,
-    throughput: 0,
-    latencyMs: { p50: 0, p90: 0, p99: 0, p999: 0, max: 0, min: 0, mean: 0 },
-    histogram: '',
-    timeline: [],
-    thresholds: [{ name: 'setup', limit: 1, actual: 0, ok: false }],
-    error: message,
-  };
-}
+const setupFailed = (scenario: string, rate: number, message: string) => rowWithoutFigures(scenario, 'open-model', rate, 'setup', message);

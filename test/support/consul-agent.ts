@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import { ROOT } from './run-cli.ts';
+import { join } from 'node:path';
+import { findSharedTool, type FoundTool } from './shared-tools.ts';
 
 /**
  * A real Consul agent for a test: `consul agent -dev` with ACLs on (default deny) and a management
@@ -16,24 +16,8 @@ import { ROOT } from './run-cli.ts';
  * Where the real Consul is: `CONSUL`, then `consul` on PATH, then `../shared/bin/consul` relative
  * to the repository; undefined (and why) when there is none, so a test can say so and skip.
  */
-export function findConsul(): { path?: string; why: string } {
-  const executable = (p: string) => {
-    try {
-      accessSync(p, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  const env = process.env.CONSUL;
-  if (env) return executable(env) ? { path: env, why: `CONSUL=${env}` } : { why: `CONSUL=${env} is not an executable file` };
-  for (const dir of (process.env.PATH ?? '').split(delimiter).filter(Boolean)) {
-    const p = join(dir, 'consul');
-    if (executable(p)) return { path: p, why: `consul on PATH (${p})` };
-  }
-  const shared = join(ROOT, '..', 'shared', 'bin', 'consul');
-  if (executable(shared)) return { path: shared, why: shared };
-  return { why: `no Consul binary: CONSUL is unset, there is no consul on PATH and no ${shared}` };
+export function findConsul(): FoundTool {
+  return findSharedTool('CONSUL', 'consul', 'consul');
 }
 
 /** A loopback TCP port nobody listens on right now. */

@@ -17,6 +17,17 @@ export function findNomad(which: 'current' | '1.6.1' = 'current'): FoundTool {
   return which === 'current' ? findSharedTool('NOMAD', 'nomad', 'nomad') : findSharedTool('NOMAD_1_6', undefined, 'nomad-1.6.1');
 }
 
+/**
+ * The Nomad releases a test runs against, the two ends of the version ranges ../shared/bin holds
+ * (2.0.5 and 1.6.1, the last MPL release), those found; each one not found is said, for the test
+ * to skip it.
+ */
+export function nomadReleases(test: string): { which: 'current' | '1.6.1'; found: FoundTool }[] {
+  const all = (['current', '1.6.1'] as const).map((which) => ({ which, found: findNomad(which) }));
+  for (const r of all) if (!r.found.path) console.log(`${test}: Nomad ${r.which} SKIPPED, no binary to run against: ${r.found.why}`);
+  return all.filter((r) => r.found.path);
+}
+
 export interface NomadAgent {
   url: string;
   /** The bootstrap management token's secret. */
