@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './consul-agent.ts';
@@ -40,22 +40,44 @@ export interface NomadAgent {
   child: ChildProcess;
   dataDir: string;
   output(): string;
-  /** Stops the agent (SIGINT, SIGKILL after 10 s), its task executors, and removes its directory. */
+  /** Stops the agent (SIGINT, SIGKILL after 10 s), its task executors and log monitors, and removes its directory. */
   stop(): Promise<void>;
 }
 
-/** PIDs of processes whose command line names `dir` (the executors of an agent's raw_exec tasks). */
-function processesNaming(dir: string): number[] {
+/**
+ * PIDs of the processes an agent leaves behind: those whose command line names `dir` (the
+ * executors of its raw_exec tasks) and those holding a file under it open (its `nomad logmon`
+ * plugins, whose command line names nothing, keep each task's log files open). Both run in sessions
+ * of their own and outlive the agent.
+ */
+function processesOf(dir: string): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(dir)) pids.push(Number(entry));
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(dir) || holdsFileUnder(entry, dir)) pids.push(Number(entry));
     } catch {
       // gone meanwhile
     }
   }
   return pids;
+}
+
+function holdsFileUnder(pid: string, dir: string): boolean {
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return false;
+  }
+  for (const fd of fds) {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith(`${dir}/`)) return true;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return false;
 }
 
 /** Mount points under `dir` (the client mounts a tmpfs at each task's secrets/ when run as root). */
@@ -86,8 +108,8 @@ export async function startNomadAgent(binary: string, options: { timeoutMs?: num
   const url = `http://127.0.0.1:${http}`;
   const pid = child.pid!;
   const alive = () => child.exitCode === null && child.signalCode === null;
-  const killExecutors = () => {
-    for (const p of processesNaming(dataDir)) {
+  const endLeftovers = () => {
+    for (const p of processesOf(dir)) {
       try {
         process.kill(p, 'SIGKILL');
       } catch {
@@ -97,7 +119,7 @@ export async function startNomadAgent(binary: string, options: { timeoutMs?: num
   };
   const onExit = () => {
     if (alive()) process.kill(pid, 'SIGKILL');
-    killExecutors();
+    endLeftovers();
   };
   process.once('exit', onExit);
   const stop = async () => {
@@ -109,7 +131,7 @@ export async function startNomadAgent(binary: string, options: { timeoutMs?: num
       await exited;
       clearTimeout(timer);
     }
-    killExecutors();
+    endLeftovers();
     for (const m of mountsUnder(dir)) spawnSync('umount', ['-l', m]);
     if (existsSync(dir)) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   };
