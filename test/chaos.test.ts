@@ -60,7 +60,7 @@ const CASES: Case[] = [
     rules: 'scheduler.events.frame-shape,scheduler.metadata.null-unsets',
     affectedRule: 'scheduler.events.frame-shape',
     expect: ['FAIL', 'ERROR'],
-    message: /frame of the registration \(index \d+\) arrives|expected 0/,
+    message: /frames? of the registration \(index \d+\)|expected 0/,
     unaffectedRule: 'scheduler.metadata.null-unsets',
   },
   {

@@ -185,9 +185,11 @@ ruleTest(
     });
     // Register the job again until its first frame has left the buffer.
     const firstArriving = async () => indexOf((await kit.scheduler.events({ index: String(first), topic: `Job:${job}` }, { maxMs: refusalMs(kit), until: (s) => s.values.some((v) => indexOf(v) > 0) })).values.find((v) => indexOf(v) > 0));
+    // The indexes of the job's own registrations: its Job events, what a subscription to Job:<job> can get.
+    const registrations: number[] = [first];
     let actions = 0;
     for (;;) {
-      for (let i = 0; i < 20; i++) await fx.registerJob(job, 'default', again());
+      for (let i = 0; i < 20; i++) registrations.push((await fx.registerJob(job, 'default', again())).index);
       actions += 20;
       const head = await firstArriving();
       if (head !== first) break;
@@ -196,6 +198,7 @@ ruleTest(
     kit.note(`the frame at index ${first} left the buffer after ${actions} registrations`);
     await inWindow(kit, async () => {
       const { index: after } = await fx.registerJob(job, 'default', again());
+      registrations.push(after);
       await fx.registerJob(job, 'default', again());
       // No first action: the window starts at the evicted index on purpose.
       const window: Window = { from: first, through: after };
@@ -204,14 +207,19 @@ ruleTest(
       const received = (await readWindow(kit, res, window, `topic=Job:${job} from the evicted index ${first}`)).flatMap((f) => f.Events);
       expect(received.map((e) => e.Index), 'the evicted frame itself is not sent').not.toContain(first);
       expectActionEvent(received, jobAction(after, job), 'the registration made after the eviction');
-      // What the buffer still held when both subscriptions opened: the witness's Job events of this job.
-      const buffered = eventsIn(w, 0, after).filter(selects(topicMap([`Job:${job}`]), undefined)).map(ident);
-      const got = received.filter((e) => e.Index <= after).map(ident);
+      // What the buffer still held when both subscriptions opened: the witness's Job events of this
+      // job. A witness that never read past the window (a subscriber a target dropped at the head of
+      // its buffer, which Nomad 2 leaves silent, not closed) tells nothing of that: then what arrives
+      // is judged against the job's own registrations alone.
+      const witnessRead = w.some((f) => f.Index > after);
+      if (!witnessRead) kit.note(`the witness from the evicted index ${first} read no frame past ${after}: the copies are judged against the job's own registrations`);
+      const buffered = witnessRead ? eventsIn(w, 0, after).filter(selects(topicMap([`Job:${job}`]), undefined)).map((e) => e.Index) : registrations.filter((i) => i > first && i <= after);
+      const got = received.filter((e) => e.Index <= after).map((e) => e.Index);
       // Frames published meanwhile by others may evict a few more copies before the second
-      // subscription opens: what arrives is the newest part of what the witness saw, without a gap,
-      // and at least half of it.
+      // subscription opens: what arrives is the newest part of what was buffered, without a gap,
+      // and at least half of it (at least two, without a witness).
       expect(got, 'streaming starts at the next available index: the buffered copies arrive, oldest first, without a gap').toEqual(buffered.slice(buffered.length - got.length));
-      expect(got.length, `streaming starts at the next available index, not with live events: ${got.length} of the ${buffered.length} buffered events arrived`).toBeGreaterThanOrEqual(Math.max(2, Math.ceil(buffered.length / 2)));
+      expect(got.length, `streaming starts at the next available index, not with live events: ${got.length} of the ${witnessRead ? `${buffered.length} buffered` : `job's ${buffered.length}`} events arrived`).toBeGreaterThanOrEqual(witnessRead ? Math.max(2, Math.ceil(buffered.length / 2)) : 2);
     });
   },
   { timeoutMs: SCHEDULER_BOUNDS.eviction.ms },
