@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { EventFrame } from '../src/client/scheduler-api.ts';
 import { TargetError } from '../src/client/target-error.ts';
-import { expectStreamOrder, inWindow, WINDOW_ATTEMPTS, WindowLost } from '../suites/scheduler/event-reader.ts';
+import { expectStreamOrder, inWindow, readWindow, WINDOW_ATTEMPTS, WindowLost } from '../suites/scheduler/event-reader.ts';
+import type { StreamResult } from '../src/client/http-client.ts';
 import type { RuleKit } from '../suites/kit/rule-kit.ts';
 
 const event = (index: number, topic: string, key: string) => ({ Topic: topic, Type: 'JobRegistered', Key: key, Namespace: 'default', FilterKeys: null, Index: index, Payload: { [topic]: { ID: key } } });
@@ -48,5 +49,28 @@ describe('a lost window is tried again, then an ERROR (inWindow)', () => {
     const failure = new Error('expected [ 1 ] to deeply equal []');
     await expect(inWindow(k, async () => (n++, Promise.reject(failure)))).rejects.toBe(failure);
     expect(n).toBe(1);
+  });
+});
+
+describe('a stream that stopped short of its window (readWindow)', () => {
+  // A target whose oldest held frame is at `oldest`: what oldestHeld reads, a subscription from index 0.
+  const target = (oldest: number) =>
+    ({ ctx: { timeScale: 1 }, note: () => undefined, scheduler: { events: async () => ({ status: 200, values: [frame(oldest, ['Job', 'x'])], malformed: [], ended: false }) } }) as unknown as RuleKit;
+  const stream = (frames: EventFrame[], ended: boolean) => ({ status: 200, headers: {}, values: frames, malformed: [], bytes: Buffer.alloc(0), ended, stoppedBy: ended ? 'end' : 'deadline' }) as unknown as StreamResult;
+  const window = { from: 10, through: 20 };
+
+  it('is a lost window when its place left the buffer, also when the target left it open and silent (Nomad 2 drops a slow reader so)', async () => {
+    for (const ended of [true, false]) {
+      await expect(readWindow(target(50), stream([frame(10, ['Job', 'a']), frame(12, ['Job', 'b'])], ended), window, 's')).rejects.toThrow(new RegExp(`s ${ended ? 'ended' : 'went silent'} after index 12, before the window's end \\(20\\); the target no longer holds index 12`));
+    }
+  });
+
+  it('is judged on what it sent when the target still holds its place (a target that just failed to deliver)', async () => {
+    await expect(readWindow(target(5), stream([frame(10, ['Job', 'a'])], false), window, 's')).resolves.toHaveLength(1);
+  });
+
+  it('from an evicted index on purpose, no frame at all is what the rule judges, not a lost window', async () => {
+    await expect(readWindow(target(50), stream([], false), window, 's', { evictedStart: true })).resolves.toEqual([]);
+    await expect(readWindow(target(50), stream([], false), window, 's')).rejects.toBeInstanceOf(WindowLost);
   });
 });

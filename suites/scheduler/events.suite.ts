@@ -202,9 +202,9 @@ ruleTest(
       await fx.registerJob(job, 'default', again());
       // No first action: the window starts at the evicted index on purpose.
       const window: Window = { from: first, through: after };
-      const [w, res] = await Promise.all([witness(kit, window), subscribe(kit, { index: String(first), topic: `Job:${job}` }, after, { maxMs: SCHEDULER_BOUNDS.eventFrame.ms })]);
+      const [w, res] = await Promise.all([witness(kit, window, { evictedStart: true }), subscribe(kit, { index: String(first), topic: `Job:${job}` }, after, { maxMs: SCHEDULER_BOUNDS.eventFrame.ms })]);
       expect(res.status, 'a subscription from an evicted index is answered').toBe(200);
-      const received = (await readWindow(kit, res, window, `topic=Job:${job} from the evicted index ${first}`)).flatMap((f) => f.Events);
+      const received = (await readWindow(kit, res, window, `topic=Job:${job} from the evicted index ${first}`, { evictedStart: true })).flatMap((f) => f.Events);
       expect(received.map((e) => e.Index), 'the evicted frame itself is not sent').not.toContain(first);
       expectActionEvent(received, jobAction(after, job), 'the registration made after the eviction');
       // What the buffer still held when both subscriptions opened: the witness's Job events of this
