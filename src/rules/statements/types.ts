@@ -30,6 +30,24 @@ export interface Statement {
    * that proves the example is caught (issue 37).
    */
   wrongWays?: WrongWay[];
+  /**
+   * For access-control statements: the neighbouring scopes the decision is checked from (issue 47),
+   * not only the granted one: another client, provider, namespace, token, policy, prefix, CIDR bit.
+   */
+  neighbours?: Neighbour[];
+}
+
+/**
+ * One scope beside the granted one that an access decision is asked from: a pair of requests that
+ * differ in exactly this attribute, one on each side of the boundary.
+ */
+export interface Neighbour {
+  /** What differs, in a few words ("another client of the same provider", "the next CIDR bit"). */
+  scope: string;
+  /** The rule whose test asks from it. */
+  rule: string;
+  /** What the test sends from that scope and what the model says it must get. */
+  example: string;
 }
 
 /** The kinds of wrong a check can be (the issue's list). */
