@@ -78,6 +78,11 @@ export class ConsulAdminApi {
     return res.parse(z.object({ ID: z.string().min(1) }).passthrough()).ID;
   }
 
+  /** `PUT /v1/acl/policy/:id`: replaces a policy's rules (tokens that link it get them at once on a server). */
+  async updatePolicy(id: string, name: string, rules: string, namespace?: string): Promise<void> {
+    await this.call('PUT', `/v1/acl/policy/${encodeURIComponent(id)}`, `update ACL policy ${name}`, { json: { ID: id, Name: name, Description: 'stackproof run fixture', Rules: rules, ...(namespace ? { Namespace: namespace } : {}) } });
+  }
+
   async createToken(description: string, policyId: string, namespace?: string): Promise<{ accessor: string; secret: string }> {
     const res = await this.call('PUT', '/v1/acl/token', `create ACL token ${description}`, { json: { Description: description, Policies: [{ ID: policyId }], ...(namespace ? { Namespace: namespace } : {}) } });
     const t = res.parse(z.object({ AccessorID: z.string().min(1), SecretID: z.string().min(1) }).passthrough());
@@ -98,8 +103,8 @@ export class ConsulAdminApi {
     return this.http.request({ method: 'DELETE', path: `/v1/acl/policy/${encodeURIComponent(id)}` });
   }
 
-  deleteToken(accessor: string): Promise<HttpResponse> {
-    return this.http.request({ method: 'DELETE', path: `/v1/acl/token/${encodeURIComponent(accessor)}` });
+  deleteToken(accessor: string, namespace?: string): Promise<HttpResponse> {
+    return this.http.request({ method: 'DELETE', path: `/v1/acl/token/${encodeURIComponent(accessor)}`, query: { ns: namespace } });
   }
 
   async caConfiguration(): Promise<CaConfiguration> {

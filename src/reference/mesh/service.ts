@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../../config/dialects.ts';
@@ -157,6 +158,30 @@ export class MeshService {
     return this.acl.create(namespace, serviceWrite, serviceRead);
   }
 
+  /**
+   * Reference setup: a token in a namespace linked to one policy made from ACL rules (HCL), as
+   * Consul's ACL.PolicySet and ACL.TokenSet make them; the policy can be changed and the token
+   * deleted later (a change holds for the next request).
+   */
+  createRulesToken(namespace: string, rules: string): { secret: string; accessor: string; policyId: string } {
+    const name = `control-${randomUUID()}`;
+    const policy = this.acl.setPolicy({ Name: name, Rules: rules }, namespace);
+    const token = this.acl.createToken({ Description: 'reference control interface token', Policies: [{ ID: policy.id }] }, namespace);
+    return { secret: token.secret, accessor: token.accessor, policyId: policy.id };
+  }
+
+  /** Reference setup: replaces the rules of a policy createRulesToken made; false when there is none. */
+  setPolicyRules(id: string, rules: string): boolean {
+    const policy = this.acl.policy(id);
+    if (!policy) return false;
+    this.acl.setPolicy({ Name: policy.name, Description: policy.description, Rules: rules }, policy.namespace, id);
+    return true;
+  }
+
+  /** Reference setup: deletes a token by its accessor. */
+  deleteToken(accessor: string): void {
+    this.acl.deleteToken(accessor, undefined);
+  }
 
   /** Reference setup: makes a namespace; false when namespaces are off (Consul CE) or the name is bad. */
   createNamespace(name: string): boolean {
