@@ -22,6 +22,11 @@ export class ConsulAdminApi {
     await this.call('PUT', '/v1/connect/intentions/exact', `intention ${source} -> ${destination}`, { query: { source, destination }, json: { SourceType: 'consul', Action: action, Description: description } });
   }
 
+  /** `DELETE /v1/connect/intentions/exact` (Consul ≥ 1.9): one intention by its source and destination. */
+  deleteExactIntention(source: string, destination: string): Promise<HttpResponse> {
+    return this.http.request({ method: 'DELETE', path: '/v1/connect/intentions/exact', query: { source, destination } });
+  }
+
   /**
    * `POST /v1/connect/intentions`: one L4 intention the way Consul before 1.9 takes it (SourceName,
    * DestinationName, Action; agent/intentions_endpoint.go IntentionCreate at v1.8.7). Resolves to its ID.

@@ -94,6 +94,8 @@ export interface Authorizer {
 /** A check made wrong on purpose (the fault catalog): also a token's rules applied in every namespace. */
 export interface AclFlaws extends CheckFlaws {
   anyNamespace?: boolean;
+  /** mesh.acl-namespaced-token-reaches-default: a token of any namespace also holds its rules in default. */
+  defaultNamespaceOpen?: boolean;
 }
 
 /** The fields of a token write, as decoded from the request body. */
@@ -264,7 +266,7 @@ export class AclTokens {
       token,
       allowed: (resource, name, need, namespace) => {
         if (management) return true;
-        if (namespace !== token.namespace && !flaws.anyNamespace) return false;
+        if (namespace !== token.namespace && !flaws.anyNamespace && !(flaws.defaultNamespaceOpen && namespace === 'default')) return false;
         const direct = decideSegment(rules!, resource, name, need, flaws);
         return (direct === 'default' ? decideSegment(defaults(), resource, name, need, flaws) : direct) === 'allow';
       },

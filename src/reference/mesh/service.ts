@@ -117,7 +117,14 @@ export class MeshService {
     this.acl.addManagement(options.managementToken);
     // The faults are fixed at start: the flaws are worked out once, not on every leaf and authorize.
     const f = options.faults;
-    this.aclFlaws = { exactAsPrefix: f.has('mesh.acl-exact-rule-as-prefix'), readAsWrite: f.has('mesh.acl-read-grants-write'), anyNamespace: f.has('mesh.acl-token-rules-every-namespace') };
+    this.aclFlaws = {
+      exactAsPrefix: f.has('mesh.acl-exact-rule-as-prefix'),
+      readAsWrite: f.has('mesh.acl-read-grants-write'),
+      anyNamespace: f.has('mesh.acl-token-rules-every-namespace'),
+      exactDenyYieldsToPrefix: f.has('mesh.acl-exact-deny-yields-to-prefix'),
+      defaultNamespaceOpen: f.has('mesh.acl-namespaced-token-reaches-default'),
+    };
+    this.intentions.flaws = { ignoreSourceNamespace: f.has('mesh.intention-source-namespace-ignored'), sourceFirstPrecedence: f.has('mesh.intention-wildcard-destination-outranks-source') };
     this.namespaces = new MeshNamespaces(options.namespaces, options.dialect, options.faults);
     this.consul = new ConsulHeaders(options.dialect);
     this.authorizeRequests = new AuthorizeBodies({
@@ -330,6 +337,7 @@ export class MeshService {
   }
 
   private leafKey(ns: string, service: string): string {
+    if (this.options.faults.has('mesh.leaf-cache-ignores-namespace')) return service;
     return `${ns}/${service}`;
   }
 
@@ -377,7 +385,7 @@ export class MeshService {
     const uri = `spiffe://${this.trustDomain}/ns/${ns}/dc/${this.options.datacenter}/svc/${service}`;
     const serial = this.nextSerial(service);
     const f = this.options.faults;
-    const signed = await this.options.ca.signLeaf(uri, service, serial, this.leafLifetimeMs, { selfSigned: f.has('mesh.leaf-self-signed'), serverAuthOnly: f.has('mesh.leaf-server-auth-only') });
+    const signed = await this.options.ca.signLeaf(uri, service, serial, this.leafLifetimeMs, { selfSigned: f.has('mesh.leaf-self-signed'), serverAuthOnly: f.has('mesh.leaf-server-auth-only'), keyCertSign: f.has('mesh.leaf-key-cert-sign') });
     const index = this.options.nextIndex();
     const leaf: Leaf = { service, namespace: ns, serial, ...signed, createIndex: cached?.createIndex ?? index, modifyIndex: index, fetchedAt: Date.now(), renewAt: this.renewalTime(signed.notBefore, signed.notAfter) };
     this.leaves.set(key, leaf);
