@@ -156,5 +156,11 @@ export const meshFaults: Fault[] = [
     breaks: ['mesh.leaf.identity-neighbours'],
     description: "The agent's leaf cache is keyed by service name alone: the leaf of ns-a/web is handed out for ns-b/web (Enterprise namespaces)",
   },
+  {
+    id: 'mesh.acl-deleted-token-kept',
+    system: 'mesh',
+    breaks: ['mesh.acl.policy-change'],
+    description: 'A deleted ACL token goes on being honoured by authorize and the leaf (its deletion is answered, but the agent keeps it); the rule waits out MESH_BOUNDS.aclChange before it FAILs, so this fault costs about 70 s',
+  },
   { id: 'mesh.leaf-key-cert-sign', system: 'mesh', breaks: ['mesh.leaf.identity-neighbours'], description: "A leaf's key usage asserts keyCertSign beside digitalSignature, though it is no CA (RFC 5280 4.2.1.3)" },
 ];

@@ -507,6 +507,9 @@ export class AclTokens {
     return this.store({ ...existing, description: input.Description ?? '', policyIds, serviceIdentities: services, nodeIdentities: nodes, modifyIndex: this.nextIndex() });
   }
 
+  /** mesh.acl-deleted-token-kept: a deleted token goes on working (only the fault catalog sets it). */
+  deletedTokensKept = false;
+
   /** ACL.TokenDelete: revokes at once; a missing token is no error. */
   deleteToken(accessor: string, requester: string | undefined): void {
     if (!UUID.test(accessor)) throw badRequest('Accessor ID is missing or an invalid UUID');
@@ -514,6 +517,7 @@ export class AclTokens {
     const token = this.tokenByAccessor(accessor);
     if (!token) return;
     if (token.secret === requester) throw badRequest("Deletion of the request's authorization token is not permitted");
+    if (this.deletedTokensKept) return;
     this.tokens.delete(token.secret);
   }
 

@@ -124,6 +124,7 @@ export class MeshService {
       exactDenyYieldsToPrefix: f.has('mesh.acl-exact-deny-yields-to-prefix'),
       defaultNamespaceOpen: f.has('mesh.acl-namespaced-token-reaches-default'),
     };
+    this.acl.deletedTokensKept = f.has('mesh.acl-deleted-token-kept');
     this.intentions.flaws = { ignoreSourceNamespace: f.has('mesh.intention-source-namespace-ignored'), sourceFirstPrecedence: f.has('mesh.intention-wildcard-destination-outranks-source') };
     this.namespaces = new MeshNamespaces(options.namespaces, options.dialect, options.faults);
     this.consul = new ConsulHeaders(options.dialect);
