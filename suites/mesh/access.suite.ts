@@ -126,7 +126,9 @@ ruleTest('mesh.acl.neighbours', async (kit) => {
   await kit.property<{ ns: number; grants: Grant[] }[]>(
     world,
     async (drawn) => {
-      const services = [serviceName('acln'), serviceName('acln'), serviceName('acln')];
+      // The second name extends the first: an exact grant on the first must not cover it.
+      const base = serviceName('acln');
+      const services = [base, `${base}-x`, serviceName('acln')];
       const tokens: { secret: string; model: TokenModel }[] = [];
       for (const t of drawn) {
         const namespace = namespaces[t.ns]!;
@@ -139,7 +141,7 @@ ruleTest('mesh.acl.neighbours', async (kit) => {
     },
     {
       numRuns: Math.min(kit.ctx.runs, 3),
-      examples: [[{ ns: 0, grants: ['write', 'read', 'none'] }, { ns: namespaces.length - 1, grants: ['read', 'write', 'write'] }]],
+      examples: [[{ ns: 0, grants: ['write', 'none', 'read'] }, { ns: namespaces.length - 1, grants: ['read', 'write', 'write'] }]],
     },
   );
 });

@@ -100,14 +100,14 @@ export const meshFaults: Fault[] = [
   {
     id: 'mesh.acl-exact-rule-as-prefix',
     system: 'mesh',
-    breaks: ['mesh.acl.leaf', 'mesh.acl.authorize'],
+    breaks: ['mesh.acl.leaf', 'mesh.acl.authorize', 'mesh.acl.neighbours'],
     description: 'An exact service rule (Consul `service "web"`) also grants every name it is a prefix of, as `service_prefix` would',
   },
-  { id: 'mesh.acl-read-grants-write', system: 'mesh', breaks: ['mesh.acl.leaf', 'mesh.acl.authorize'], description: 'A service:read grant passes the service:write check' },
+  { id: 'mesh.acl-read-grants-write', system: 'mesh', breaks: ['mesh.acl.leaf', 'mesh.acl.authorize', 'mesh.acl.neighbours'], description: 'A service:read grant passes the service:write check' },
   {
     id: 'mesh.acl-token-rules-every-namespace',
     system: 'mesh',
-    breaks: ['mesh.acl.leaf', 'mesh.acl.authorize'],
+    breaks: ['mesh.acl.leaf', 'mesh.acl.authorize', 'mesh.acl.neighbours'],
     description: "A token's rules apply in every namespace, not only its own (Enterprise namespaces)",
   },
   { id: 'mesh.roots-blocks-on-older-index', system: 'mesh', breaks: ['mesh.upstream.older-index-at-once'], description: 'A roots query with an index older than the current one blocks for its whole wait instead of answering at once' },
