@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { tokenHeaders, type Dialect } from '../config/dialects.ts';
 import type { HttpClient, HttpResponse } from './http-client.ts';
 import { TargetError } from './target-error.ts';
+import { serviceRulesHcl, type AclServiceRule, type MeshRuleToken } from './mesh-acl-rules.ts';
 
 /** How long a leaf request answered 429 (a signing rate limit) is repeated before the rule is ERROR. */
 export const LEAF_RATE_LIMIT_BUDGET_MS = 20_000;
@@ -78,6 +79,16 @@ export class MeshControlApi {
 
   async token(serviceWrite: string[], namespace?: string, serviceRead: string[] = []): Promise<string> {
     return (await this.json(await this.http.post('/v1/control/mesh/tokens', { service_write: serviceWrite, service_read: serviceRead, namespace }), z.object({ token: z.string() }), 'make a token')).token;
+  }
+
+  /** A token whose policy holds these service rules, with what changes or deletes it. */
+  async ruleToken(rules: AclServiceRule[], namespace?: string): Promise<MeshRuleToken> {
+    const made = await this.json(await this.http.post('/v1/control/mesh/tokens', { rules: serviceRulesHcl(rules), namespace }), z.object({ token: z.string(), accessor: z.string(), policy_id: z.string() }), 'make a token from rules');
+    return {
+      secret: made.token,
+      setRules: async (next) => void (await this.json(await this.http.request({ method: 'PUT', path: `/v1/control/mesh/policies/${made.policy_id}`, json: { rules: serviceRulesHcl(next) } }), z.object({ policy_id: z.string() }), 'change a policy')),
+      remove: async () => void (await this.json(await this.http.request({ method: 'DELETE', path: `/v1/control/mesh/tokens/${made.accessor}` }), z.object({ accessor: z.string() }), 'delete a token')),
+    };
   }
 
   async intention(i: { source: string; destination: string; action: 'allow' | 'deny'; permissions?: unknown[]; source_namespace?: string; destination_namespace?: string }): Promise<string> {

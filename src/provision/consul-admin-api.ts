@@ -22,6 +22,11 @@ export class ConsulAdminApi {
     await this.call('PUT', '/v1/connect/intentions/exact', `intention ${source} -> ${destination}`, { query: { source, destination }, json: { SourceType: 'consul', Action: action, Description: description } });
   }
 
+  /** `DELETE /v1/connect/intentions/exact` (Consul ≥ 1.9): one intention by its source and destination. */
+  deleteExactIntention(source: string, destination: string): Promise<HttpResponse> {
+    return this.http.request({ method: 'DELETE', path: '/v1/connect/intentions/exact', query: { source, destination } });
+  }
+
   /**
    * `POST /v1/connect/intentions`: one L4 intention the way Consul before 1.9 takes it (SourceName,
    * DestinationName, Action; agent/intentions_endpoint.go IntentionCreate at v1.8.7). Resolves to its ID.
@@ -78,6 +83,11 @@ export class ConsulAdminApi {
     return res.parse(z.object({ ID: z.string().min(1) }).passthrough()).ID;
   }
 
+  /** `PUT /v1/acl/policy/:id`: replaces a policy's rules (tokens that link it get them at once on a server). */
+  async updatePolicy(id: string, name: string, rules: string, namespace?: string): Promise<void> {
+    await this.call('PUT', `/v1/acl/policy/${encodeURIComponent(id)}`, `update ACL policy ${name}`, { json: { ID: id, Name: name, Description: 'stackproof run fixture', Rules: rules, ...(namespace ? { Namespace: namespace } : {}) } });
+  }
+
   async createToken(description: string, policyId: string, namespace?: string): Promise<{ accessor: string; secret: string }> {
     const res = await this.call('PUT', '/v1/acl/token', `create ACL token ${description}`, { json: { Description: description, Policies: [{ ID: policyId }], ...(namespace ? { Namespace: namespace } : {}) } });
     const t = res.parse(z.object({ AccessorID: z.string().min(1), SecretID: z.string().min(1) }).passthrough());
@@ -98,8 +108,8 @@ export class ConsulAdminApi {
     return this.http.request({ method: 'DELETE', path: `/v1/acl/policy/${encodeURIComponent(id)}` });
   }
 
-  deleteToken(accessor: string): Promise<HttpResponse> {
-    return this.http.request({ method: 'DELETE', path: `/v1/acl/token/${encodeURIComponent(accessor)}` });
+  deleteToken(accessor: string, namespace?: string): Promise<HttpResponse> {
+    return this.http.request({ method: 'DELETE', path: `/v1/acl/token/${encodeURIComponent(accessor)}`, query: { ns: namespace } });
   }
 
   async caConfiguration(): Promise<CaConfiguration> {

@@ -2,6 +2,9 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { HttpClient } from '../client/http-client.ts';
 import { ConsulAdminApi, ConsulCallError } from './consul-admin-api.ts';
+import { serviceRulesHcl, type AclServiceRule, type MeshRuleToken } from '../client/mesh-acl-rules.ts';
+
+export type { AclServiceRule, MeshRuleToken } from '../client/mesh-acl-rules.ts';
 import { caChangesClosed, ConsulKv, countCaRotation, recordCaConfiguration, refuseCaChangeWhenClosed } from './ca-configuration-record.ts';
 
 export interface IntentionSpec {
@@ -25,6 +28,8 @@ export interface MeshFixtures {
    * service:read on `serviceRead`, each name matched exactly (Consul's `service`, not `service_prefix`).
    */
   token(serviceWrite: string[], namespace?: string, serviceRead?: string[]): Promise<string>;
+  /** A token in a namespace whose one policy holds these service rules (exact, prefix, deny). */
+  ruleToken(rules: AclServiceRule[], namespace?: string): Promise<MeshRuleToken>;
   /** Makes an Enterprise namespace (they must exist before they are used). */
   namespace(name: string): Promise<void>;
   /** Rotates the CA; resolves once the roots endpoint shows the new active root, with its ID. */
@@ -122,6 +127,20 @@ export class ConsulMeshFixtures implements MeshFixtures {
     const rules = [...(serviceWrite.includes('*') ? ['service_prefix "" { policy = "write" }'] : exact(serviceWrite, 'write')), ...exact(serviceRead, 'read')].join('\n');
     const policy = await this.api.createPolicy(name, rules, namespace);
     return (await this.api.createToken(name, policy, namespace)).secret;
+  }
+
+  async ruleToken(rules: AclServiceRule[], namespace?: string): Promise<MeshRuleToken> {
+    const name = `${this.runPrefix}-acl-${randomBytes(5).toString('hex')}`;
+    const policy = await this.api.createPolicy(name, serviceRulesHcl(rules), namespace);
+    const { secret, accessor } = await this.api.createToken(name, policy, namespace);
+    return {
+      secret,
+      setRules: (next) => this.api.updatePolicy(policy, name, serviceRulesHcl(next), namespace),
+      remove: async () => {
+        const res = await this.api.deleteToken(accessor, namespace);
+        if (res.status !== 200) throw new ConsulCallError(`delete ACL token ${name}`, res.status, res.text.trim().slice(0, 200));
+      },
+    };
   }
 
   namespace(name: string): Promise<void> {

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { tokenHeaders, dialectFor } from '../config/dialects.ts';
 import type { MeshTarget } from '../config/schema.ts';
 import { HttpClient } from '../client/http-client.ts';
@@ -175,6 +176,13 @@ export async function sweepMesh(api: ConsulAdminApi, prefix: string | 'all', opt
     for (const name of ((await sweeper.attempt(`list ${kind}`, () => api.listConfigEntries(kind))) ?? []).filter(mine)) {
       await sweeper.remove(`config ${kind}/${name}`, () => api.deleteConfigEntry(kind, name));
     }
+  }
+  // An intention from one of the run's services to every destination (`S -> *`) lives in the
+  // service-intentions entry named `*`, which is no run's: only the run's sources are taken out of it.
+  if (caps.configEntryKinds.includes('service-intentions')) {
+    const wildcard = await sweeper.attempt('read service-intentions/*', () => api.configEntry('service-intentions', '*'));
+    const sources = z.array(z.object({ Name: z.string() }).passthrough()).catch([]).parse(wildcard?.Sources ?? []);
+    for (const s of sources.filter((s) => mine(s.Name))) await sweeper.remove(`intention ${s.Name} -> *`, () => api.deleteExactIntention(s.Name, '*'));
   }
   const tokens = await sweeper.attempt('list ACL tokens', () => api.listTokens());
   for (const t of (tokens ?? []).filter((t) => mine(t.description))) await sweeper.remove(`ACL token ${t.description}`, () => api.deleteToken(t.accessor));

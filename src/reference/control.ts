@@ -30,6 +30,15 @@ export class ControlService {
     this.router.add('POST', '/v1/control/mesh/rotate', async (ctx) => sendJsonBody(ctx.res, 200, { root_id: await options.mesh.rotate() }));
     this.router.add('POST', '/v1/control/mesh/tokens', (ctx) => this.meshToken(ctx));
     this.router.add('POST', '/v1/control/mesh/intentions', (ctx) => this.meshIntention(ctx));
+    this.router.add('PUT', '/v1/control/mesh/policies/:id', (ctx) => this.meshPolicy(ctx));
+    this.router.add('DELETE', '/v1/control/mesh/tokens/:accessor', (ctx) => {
+      try {
+        options.mesh.deleteToken(ctx.params.accessor!);
+      } catch (err) {
+        return sendPlainError(ctx.res, 400, `control interface: ${(err as Error).message}`);
+      }
+      sendJsonBody(ctx.res, 200, { accessor: ctx.params.accessor });
+    });
     this.router.add('DELETE', '/v1/control/mesh/intentions/:id', (ctx) => {
       options.mesh.intentions.remove(ctx.params.id!);
       ctx.res.writeHead(204).end();
@@ -84,7 +93,28 @@ export class ControlService {
     const services = names(body.service_write);
     const read = names(body.service_read);
     const ns = typeof body.namespace === 'string' && body.namespace ? body.namespace : 'default';
+    if (typeof body.rules === 'string') {
+      try {
+        const made = this.options.mesh.createRulesToken(ns, body.rules);
+        return sendJsonBody(ctx.res, 200, { token: made.secret, accessor: made.accessor, policy_id: made.policyId, namespace: ns });
+      } catch (err) {
+        return sendPlainError(ctx.res, 400, `control interface: ${(err as Error).message}`);
+      }
+    }
     sendJsonBody(ctx.res, 200, { token: this.options.mesh.createToken(ns, services, read), namespace: ns, service_write: services, service_read: read });
+  }
+
+  /** New ACL rules (HCL) for a policy a rules token was made with. */
+  private async meshPolicy(ctx: RouteContext): Promise<void> {
+    const body = await this.body(ctx);
+    if (!body) return;
+    if (typeof body.rules !== 'string') return sendPlainError(ctx.res, 400, 'control interface: rules (ACL rules, HCL) are required');
+    try {
+      if (!this.options.mesh.setPolicyRules(ctx.params.id!, body.rules)) return sendPlainError(ctx.res, 404, `control interface: no policy ${ctx.params.id}`);
+    } catch (err) {
+      return sendPlainError(ctx.res, 400, `control interface: ${(err as Error).message}`);
+    }
+    sendJsonBody(ctx.res, 200, { policy_id: ctx.params.id });
   }
 
   /** A namespace (Enterprise namespaces must exist before they are used); 400 where there are none. */

@@ -6,7 +6,7 @@ import type { ExchangeObserver } from '../../src/client/exchange.ts';
 import { secretsConventionObserver } from './observers/secrets-conventions.ts';
 import { HttpClient } from '../../src/client/http-client.ts';
 import { MeshApi, MeshControlApi } from '../../src/client/mesh-api.ts';
-import { ConsulMeshFixtures, type MeshFixtures } from '../../src/provision/mesh-fixtures.ts';
+import { ConsulMeshFixtures, type AclServiceRule, type MeshFixtures } from '../../src/provision/mesh-fixtures.ts';
 import { Redactor } from '../../src/client/redact.ts';
 import { SchedulerApi } from '../../src/client/scheduler-api.ts';
 import { NomadSchedulerFixtures } from '../../src/provision/nomad-scheduler-fixtures.ts';
@@ -221,6 +221,7 @@ export class RuleKit {
     }
     const rotate = fixtures.rotate.bind(fixtures);
     const token = fixtures.token.bind(fixtures);
+    const ruleToken = fixtures.ruleToken.bind(fixtures);
     return Object.assign(Object.create(fixtures) as MeshFixtures, {
       rotate: async () => {
         const why = provisioned?.missing.caRotation;
@@ -230,6 +231,11 @@ export class RuleKit {
       token: async (services: string[], namespace?: string, serviceRead?: string[]) => {
         const t = await token(services, namespace, serviceRead);
         this.secret(t);
+        return t;
+      },
+      ruleToken: async (rules: AclServiceRule[], namespace?: string) => {
+        const t = await ruleToken(rules, namespace);
+        this.secret(t.secret);
         return t;
       },
     });

@@ -100,14 +100,14 @@ export const meshFaults: Fault[] = [
   {
     id: 'mesh.acl-exact-rule-as-prefix',
     system: 'mesh',
-    breaks: ['mesh.acl.leaf', 'mesh.acl.authorize'],
+    breaks: ['mesh.acl.leaf', 'mesh.acl.authorize', 'mesh.acl.neighbours'],
     description: 'An exact service rule (Consul `service "web"`) also grants every name it is a prefix of, as `service_prefix` would',
   },
-  { id: 'mesh.acl-read-grants-write', system: 'mesh', breaks: ['mesh.acl.leaf', 'mesh.acl.authorize'], description: 'A service:read grant passes the service:write check' },
+  { id: 'mesh.acl-read-grants-write', system: 'mesh', breaks: ['mesh.acl.leaf', 'mesh.acl.authorize', 'mesh.acl.neighbours'], description: 'A service:read grant passes the service:write check' },
   {
     id: 'mesh.acl-token-rules-every-namespace',
     system: 'mesh',
-    breaks: ['mesh.acl.leaf', 'mesh.acl.authorize'],
+    breaks: ['mesh.acl.leaf', 'mesh.acl.authorize', 'mesh.acl.neighbours'],
     description: "A token's rules apply in every namespace, not only its own (Enterprise namespaces)",
   },
   { id: 'mesh.roots-blocks-on-older-index', system: 'mesh', breaks: ['mesh.upstream.older-index-at-once'], description: 'A roots query with an index older than the current one blocks for its whole wait instead of answering at once' },
@@ -125,4 +125,42 @@ export const meshFaults: Fault[] = [
   { id: 'mesh.index-header-missing', system: 'mesh', breaks: ['mesh.upstream.index-header'], description: 'No index header is sent' },
   { id: 'mesh.405-without-allow', system: 'mesh', breaks: ['mesh.upstream.method-405-allow'], description: '405 answers carry no Allow header' },
   { id: 'mesh.default-reason-text', system: 'mesh', breaks: ['mesh.upstream.default-reason'], description: 'With no matching intention the Reason is another text' },
+  // Issue 47: breaks from the neighbouring scopes, each missed by the rules written before the access model.
+  {
+    id: 'mesh.acl-exact-deny-yields-to-prefix',
+    system: 'mesh',
+    breaks: ['mesh.upstream.acl-rule-precedence'],
+    description: 'An exact deny rule (`service "web-db" { policy = "deny" }`) is passed over when a prefix rule covers the name, so `service_prefix "web" write` grants web-db',
+  },
+  {
+    id: 'mesh.acl-namespaced-token-reaches-default',
+    system: 'mesh',
+    breaks: ['mesh.acl.neighbours'],
+    description: "A token made in a namespace holds its rules in that namespace and in its parent 'default' (Enterprise namespaces)",
+  },
+  {
+    id: 'mesh.intention-source-namespace-ignored',
+    system: 'mesh',
+    breaks: ['mesh.authorize.intention-neighbours'],
+    description: "An intention from ns-a/web also covers ns-b/web: the source's namespace in the client identity is not compared (Enterprise namespaces)",
+  },
+  {
+    id: 'mesh.intention-wildcard-destination-outranks-source',
+    system: 'mesh',
+    breaks: ['mesh.upstream.intention-precedence'],
+    description: 'Intentions are ordered by the exactness of their source before their destination, so `web -> *` outranks `* -> db` for web -> db',
+  },
+  {
+    id: 'mesh.leaf-cache-ignores-namespace',
+    system: 'mesh',
+    breaks: ['mesh.leaf.identity-neighbours'],
+    description: "The agent's leaf cache is keyed by service name alone: the leaf of ns-a/web is handed out for ns-b/web (Enterprise namespaces)",
+  },
+  {
+    id: 'mesh.acl-deleted-token-kept',
+    system: 'mesh',
+    breaks: ['mesh.acl.policy-change'],
+    description: 'A deleted ACL token goes on being honoured by authorize and the leaf (its deletion is answered, but the agent keeps it); the rule waits out MESH_BOUNDS.aclChange before it FAILs, so this fault costs about 70 s',
+  },
+  { id: 'mesh.leaf-key-cert-sign', system: 'mesh', breaks: ['mesh.leaf.identity-neighbours'], description: "A leaf's key usage asserts keyCertSign beside digitalSignature, though it is no CA (RFC 5280 4.2.1.3)" },
 ];

@@ -212,12 +212,14 @@ function enforce(rule: Access, need: Access): Decision {
 export interface CheckFlaws {
   exactAsPrefix?: boolean;
   readAsWrite?: boolean;
+  /** mesh.acl-exact-deny-yields-to-prefix: an exact deny is passed over for the prefix rules. */
+  exactDenyYieldsToPrefix?: boolean;
 }
 
 /** The rule that applies to a name: the exact one, else the longest prefix (getPolicy). */
 function ruleFor(seg: SegmentRules, name: string, flaws: CheckFlaws): Access | undefined {
   const exact = seg.exact.get(name);
-  if (exact) return exact;
+  if (exact && !(flaws.exactDenyYieldsToPrefix && exact === 'deny')) return exact;
   let best: string | undefined;
   const prefixes = flaws.exactAsPrefix ? new Map([...seg.prefix, ...seg.exact]) : seg.prefix;
   for (const p of prefixes.keys()) if (name.startsWith(p) && (best === undefined || p.length > best.length)) best = p;

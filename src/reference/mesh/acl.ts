@@ -94,6 +94,8 @@ export interface Authorizer {
 /** A check made wrong on purpose (the fault catalog): also a token's rules applied in every namespace. */
 export interface AclFlaws extends CheckFlaws {
   anyNamespace?: boolean;
+  /** mesh.acl-namespaced-token-reaches-default: a token of any namespace also holds its rules in default. */
+  defaultNamespaceOpen?: boolean;
 }
 
 /** The fields of a token write, as decoded from the request body. */
@@ -264,7 +266,7 @@ export class AclTokens {
       token,
       allowed: (resource, name, need, namespace) => {
         if (management) return true;
-        if (namespace !== token.namespace && !flaws.anyNamespace) return false;
+        if (namespace !== token.namespace && !flaws.anyNamespace && !(flaws.defaultNamespaceOpen && namespace === 'default')) return false;
         const direct = decideSegment(rules!, resource, name, need, flaws);
         return (direct === 'default' ? decideSegment(defaults(), resource, name, need, flaws) : direct) === 'allow';
       },
@@ -505,6 +507,9 @@ export class AclTokens {
     return this.store({ ...existing, description: input.Description ?? '', policyIds, serviceIdentities: services, nodeIdentities: nodes, modifyIndex: this.nextIndex() });
   }
 
+  /** mesh.acl-deleted-token-kept: a deleted token goes on working (only the fault catalog sets it). */
+  deletedTokensKept = false;
+
   /** ACL.TokenDelete: revokes at once; a missing token is no error. */
   deleteToken(accessor: string, requester: string | undefined): void {
     if (!UUID.test(accessor)) throw badRequest('Accessor ID is missing or an invalid UUID');
@@ -512,6 +517,7 @@ export class AclTokens {
     const token = this.tokenByAccessor(accessor);
     if (!token) return;
     if (token.secret === requester) throw badRequest("Deletion of the request's authorization token is not permitted");
+    if (this.deletedTokensKept) return;
     this.tokens.delete(token.secret);
   }
 

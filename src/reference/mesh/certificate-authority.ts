@@ -58,6 +58,8 @@ export interface LeafSigningFaults {
   selfSigned?: boolean;
   /** Extended key usage serverAuth only: the leaf cannot act as a TLS client. */
   serverAuthOnly?: boolean;
+  /** mesh.leaf-key-cert-sign: the leaf's key usage also asserts keyCertSign, as a CA's would. */
+  keyCertSign?: boolean;
 }
 
 export interface CertificateAuthorityOptions {
@@ -328,7 +330,7 @@ export class CertificateAuthority {
    * and the active root signs it (agent/connect/ca/provider_consul.go Sign). CertPEM is the leaf
    * followed by the active root's IntermediateCerts, as CAManager.SignCertificate appends them.
    */
-  async signLeaf(spiffeUri: string, service: string, serial: bigint, lifetimeMs: number, { selfSigned = false, serverAuthOnly = false }: LeafSigningFaults = {}): Promise<{ certPem: string; keyPem: string; notBefore: Date; notAfter: Date; rootId: string }> {
+  async signLeaf(spiffeUri: string, service: string, serial: bigint, lifetimeMs: number, { selfSigned = false, serverAuthOnly = false, keyCertSign = false }: LeafSigningFaults = {}): Promise<{ certPem: string; keyPem: string; notBefore: Date; notAfter: Date; rootId: string }> {
     const keys = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as CryptoKeyPair;
     const csr = await x509.Pkcs10CertificateRequestGenerator.create({
       name: `CN=${service}`,
@@ -352,7 +354,7 @@ export class CertificateAuthority {
       extensions: [
         new x509.BasicConstraintsExtension(false, undefined, true),
         new x509.KeyUsagesExtension(
-          x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.dataEncipherment | x509.KeyUsageFlags.keyAgreement,
+          (keyCertSign ? x509.KeyUsageFlags.keyCertSign : 0) | x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.dataEncipherment | x509.KeyUsageFlags.keyAgreement,
           true,
         ),
         new x509.ExtendedKeyUsageExtension(serverAuthOnly ? [x509.ExtendedKeyUsage.serverAuth] : [x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),

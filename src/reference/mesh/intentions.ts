@@ -80,8 +80,21 @@ function byPrecedence(a: Intention, b: Intention): number {
 /** How many source/destination pairs match remembers before it starts afresh. */
 const MATCH_MEMO_LIMIT = 10_000;
 
+/** Wrong ways of matching that only the fault catalog turns on (src/reference/faults/mesh.ts). */
+export interface MatchFlaws {
+  /** mesh.intention-source-namespace-ignored: a source matches by name in any namespace. */
+  ignoreSourceNamespace?: boolean;
+  /** mesh.intention-wildcard-destination-outranks-source: the source's exactness is weighed before the destination's. */
+  sourceFirstPrecedence?: boolean;
+}
+
+/** The precedence with the sides swapped: what mesh.intention-wildcard-destination-outranks-source orders by. */
+const sourceFirst = (i: Intention) => precedenceOf(i.sourceNs, i.source, i.destinationNs, i.destination);
+
 export class IntentionStore {
   private readonly entries = new Map<string, ServiceIntentionsEntry>();
+  /** Set by the agent from its faults; none without them. */
+  flaws: MatchFlaws = {};
   /** The agent's index (set by the admin routes; the control interface alone needs none). */
   nextIndex: () => number = () => 0;
   /** Goes up on every change of any entry, so what is derived from the whole set can be kept until it does. */
@@ -239,7 +252,10 @@ export class IntentionStore {
    * Intention.Match by destination).
    */
   match(sourceNs: string, source: string, destinationNs: string, destination: string): Intention | undefined {
-    if (this.ordered?.version !== this.changes) this.ordered = { version: this.changes, list: this.list(), matched: new Map() };
+    if (this.ordered?.version !== this.changes) {
+      const list = this.flaws.sourceFirstPrecedence ? [...this.list()].sort((a, b) => sourceFirst(b) - sourceFirst(a)) : this.list();
+      this.ordered = { version: this.changes, list, matched: new Map() };
+    }
     // Each part led by its length, so no two pairs share a key (names may hold any character);
     // authorize asks on every request, and JSON.stringify of the four cost three times this.
     const key = `${sourceNs.length}:${sourceNs}${source.length}:${source}${destinationNs.length}:${destinationNs}${destination.length}:${destination}`;
@@ -248,7 +264,7 @@ export class IntentionStore {
     if (known !== undefined || matched.has(key)) return known;
     // Bounded: many distinct pairs (a load test's) start the memo afresh rather than grow it.
     if (matched.size >= MATCH_MEMO_LIMIT) matched.clear();
-    const found = this.ordered.list.find((i) => matches(i.destinationNs, destinationNs) && matches(i.destination, destination) && matches(i.sourceNs, sourceNs) && matches(i.source, source));
+    const found = this.ordered.list.find((i) => matches(i.destinationNs, destinationNs) && matches(i.destination, destination) && (this.flaws.ignoreSourceNamespace || matches(i.sourceNs, sourceNs)) && matches(i.source, source));
     matched.set(key, found);
     return found;
   }

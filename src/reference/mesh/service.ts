@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../../config/dialects.ts';
@@ -116,7 +117,15 @@ export class MeshService {
     this.acl.addManagement(options.managementToken);
     // The faults are fixed at start: the flaws are worked out once, not on every leaf and authorize.
     const f = options.faults;
-    this.aclFlaws = { exactAsPrefix: f.has('mesh.acl-exact-rule-as-prefix'), readAsWrite: f.has('mesh.acl-read-grants-write'), anyNamespace: f.has('mesh.acl-token-rules-every-namespace') };
+    this.aclFlaws = {
+      exactAsPrefix: f.has('mesh.acl-exact-rule-as-prefix'),
+      readAsWrite: f.has('mesh.acl-read-grants-write'),
+      anyNamespace: f.has('mesh.acl-token-rules-every-namespace'),
+      exactDenyYieldsToPrefix: f.has('mesh.acl-exact-deny-yields-to-prefix'),
+      defaultNamespaceOpen: f.has('mesh.acl-namespaced-token-reaches-default'),
+    };
+    this.acl.deletedTokensKept = f.has('mesh.acl-deleted-token-kept');
+    this.intentions.flaws = { ignoreSourceNamespace: f.has('mesh.intention-source-namespace-ignored'), sourceFirstPrecedence: f.has('mesh.intention-wildcard-destination-outranks-source') };
     this.namespaces = new MeshNamespaces(options.namespaces, options.dialect, options.faults);
     this.consul = new ConsulHeaders(options.dialect);
     this.authorizeRequests = new AuthorizeBodies({
@@ -157,6 +166,30 @@ export class MeshService {
     return this.acl.create(namespace, serviceWrite, serviceRead);
   }
 
+  /**
+   * Reference setup: a token in a namespace linked to one policy made from ACL rules (HCL), as
+   * Consul's ACL.PolicySet and ACL.TokenSet make them; the policy can be changed and the token
+   * deleted later (a change holds for the next request).
+   */
+  createRulesToken(namespace: string, rules: string): { secret: string; accessor: string; policyId: string } {
+    const name = `control-${randomUUID()}`;
+    const policy = this.acl.setPolicy({ Name: name, Rules: rules }, namespace);
+    const token = this.acl.createToken({ Description: 'reference control interface token', Policies: [{ ID: policy.id }] }, namespace);
+    return { secret: token.secret, accessor: token.accessor, policyId: policy.id };
+  }
+
+  /** Reference setup: replaces the rules of a policy createRulesToken made; false when there is none. */
+  setPolicyRules(id: string, rules: string): boolean {
+    const policy = this.acl.policy(id);
+    if (!policy) return false;
+    this.acl.setPolicy({ Name: policy.name, Description: policy.description, Rules: rules }, policy.namespace, id);
+    return true;
+  }
+
+  /** Reference setup: deletes a token by its accessor. */
+  deleteToken(accessor: string): void {
+    this.acl.deleteToken(accessor, undefined);
+  }
 
   /** Reference setup: makes a namespace; false when namespaces are off (Consul CE) or the name is bad. */
   createNamespace(name: string): boolean {
@@ -305,6 +338,7 @@ export class MeshService {
   }
 
   private leafKey(ns: string, service: string): string {
+    if (this.options.faults.has('mesh.leaf-cache-ignores-namespace')) return service;
     return `${ns}/${service}`;
   }
 
@@ -352,7 +386,7 @@ export class MeshService {
     const uri = `spiffe://${this.trustDomain}/ns/${ns}/dc/${this.options.datacenter}/svc/${service}`;
     const serial = this.nextSerial(service);
     const f = this.options.faults;
-    const signed = await this.options.ca.signLeaf(uri, service, serial, this.leafLifetimeMs, { selfSigned: f.has('mesh.leaf-self-signed'), serverAuthOnly: f.has('mesh.leaf-server-auth-only') });
+    const signed = await this.options.ca.signLeaf(uri, service, serial, this.leafLifetimeMs, { selfSigned: f.has('mesh.leaf-self-signed'), serverAuthOnly: f.has('mesh.leaf-server-auth-only'), keyCertSign: f.has('mesh.leaf-key-cert-sign') });
     const index = this.options.nextIndex();
     const leaf: Leaf = { service, namespace: ns, serial, ...signed, createIndex: cached?.createIndex ?? index, modifyIndex: index, fetchedAt: Date.now(), renewAt: this.renewalTime(signed.notBefore, signed.notAfter) };
     this.leaves.set(key, leaf);

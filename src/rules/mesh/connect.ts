@@ -247,6 +247,60 @@ export const meshConnectRules: Rule[] = [
     notes: ['The fixtures make the three namespaces the test names first: Consul Enterprise needs them to exist. Consul CE refuses a body Namespace with 400 (agent/http.go decodeBody, lib.DecodeJSON disallows unknown fields)'],
     sources: [{ file, section: AUTHZ, quote: "Namespace | string | no | Default ''. Enterprise. Takes precedence over the ns query parameter" }],
   }),
+  rule({
+    id: 'mesh.acl.neighbours',
+    title:
+      'For generated worlds of tokens in several namespaces, each with service:write, service:read or nothing on each of several services, every token asking for every service in every namespace gets a leaf and an authorize answer exactly where it holds service:write there, and a 4xx without a key or decision elsewhere (neighbours: another service, namespace, token, read instead of write)',
+    capability: FIX,
+    sources: [
+      { file, section: 'Authentication', quote: 'Required permissions are in the endpoint table (service:write for authorize and leaf; none for roots).' },
+      { file, section: NS, quote: "Namespace of the request's ACL token, if any." },
+    ],
+    notes: [
+      "Judged against suites/models/mesh-access.ts (mayWriteService). Tokens are made from exact service rules through the fixtures (Consul: one policy per token, `service \"name\" { policy = ... }`); a token's rules hold in its own namespace only (Consul Enterprise: a policy made in a namespace grants there; acl/policy_authorizer.go). The refused cells are asked first: Consul from 1.16 hands a held leaf to any caller (expectations/consul.json, mesh.acl.leaf). The namespace neighbours need namespaces (Consul CE has none: its worlds hold the default namespace only)",
+    ],
+  }),
+  rule({
+    id: 'mesh.acl.policy-change',
+    title:
+      "For generated sequences of checks, policy changes and a token's deletion, authorize follows the token's policy as it is now, and a leaf is refused, handed anew only with service:write now, or is the very leaf the same token was handed before (the agent's cache)",
+    capability: FIX,
+    sources: [
+      { file, section: 'Authentication', quote: 'Required permissions are in the endpoint table (service:write for authorize and leaf; none for roots).' },
+      { file, section: DOES, quote: 'caches the result, and returns it until near expiry or until the roots change' },
+    ],
+    notes: [
+      'A model-based property (fc.commands, suites/models/mesh-access.ts leafOutcomes). The held leaf is allowed because Consul up to 1.15 keys its leaf cache by token and checks service:write only when signing (hashicorp/consul agent/agent_endpoint.go AgentConnectCALeafCert at v1.8.7, agent/cache-types/connect_ca_leaf.go, agent/consul/connect_ca_endpoint.go ConnectCA.Sign). An answer by the policy as it was before its last change is waited out for MESH_BOUNDS.aclChange (35 s): Consul client agents cache a resolved token for acl.token_ttl, 30 s by default (agent/consul/acl.go ACLResolver); a server, like the reference, applies a change at once, so a passing run never waits',
+    ],
+  }),
+  rule({
+    id: 'mesh.authorize.intention-neighbours',
+    title:
+      "For generated exact intentions between services in several namespaces, every source asks every destination: a connection an intention names follows its action, and its neighbours (another source, destination, or the source's or destination's namespace) get the answer of a connection no intention covers",
+    capability: FIX,
+    sources: [
+      { file, section: DOES, quote: 'Authorize tests whether a connection between two services is permitted.' },
+      { file, section: 'Resources and their fields > Authorize request', quote: 'ClientCertURI | string | yes | Identifier of the requesting client; currently the URI SAN of its TLS client certificate' },
+    ],
+    notes: [
+      "Judged against suites/models/mesh-access.ts (authorizeOutcome). The spec names no answer when no intention covers a connection (Consul: the ACL default policy, agent/connect_auth.go ConnectAuthorize at v1.8.7): the test learns it from a connection between two fresh services and holds every uncovered connection of the world to it. The source's namespace is read from its leaf's URI; namespace neighbours need namespaces (Consul CE has none)",
+    ],
+  }),
+  rule({
+    id: 'mesh.leaf.identity-neighbours',
+    title:
+      'Leaves of several services in several namespaces each name the service and namespace asked and no other (Service, Namespace, ServiceURI, its one URI SAN), share one trust domain and datacenter, are each their own certificate and key, come back as their own when asked again after their neighbours, and are no CA (basicConstraints, no keyCertSign or cRLSign)',
+    sources: [
+      { file, section: LEAF, quote: 'Service | string | Service the certificate identifies' },
+      { file, section: LEAF, quote: 'Namespace | string | Namespace of the service' },
+      { file, section: LEAF, quote: 'ServiceURI | string | URI SAN of the service' },
+      { file, section: DOES, quote: 'Leaf certificate returns the certificate of one service, used as server certificate for inbound connections and as client certificate for outbound ones.' },
+    ],
+    notes: [
+      'The URI form is the upstream SPIFFE service identifier spiffe://<trust domain>/ns/<ns>/dc/<dc>/svc/<service> (hashicorp/consul agent/connect/uri_service.go SpiffeIDService.URI; Consul CE writes ns/default); a certificate that is no CA may not assert keyCertSign (RFC 5280 4.2.1.3); Consul signs leaves with BasicConstraintsValid, IsCA false and KeyUsage DigitalSignature|KeyEncipherment|DataEncipherment|KeyAgreement (agent/connect/ca/provider_consul.go ConsulProvider.Sign). Namespace neighbours need namespaces',
+      CE_NO_NAMESPACE,
+    ],
+  }),
 ];
 
 const notes = 'shared/notes/upstream-behaviors.md § 2';
@@ -294,6 +348,34 @@ export const meshUpstreamRules: Rule[] = [
       'agent/agent_endpoint.go AgentConnectAuthorize (agent/connect_auth.go before 1.10)',
       'no match → Reason "Default behavior configured by ACLs"; "Default intention policy" when the agent sets default_intention_policy (newest versions); "ACLs disabled, access is allowed by default" with ACLs off (versions before the inlined handler)',
     ),
+  }),
+  rule({
+    id: 'mesh.upstream.acl-rule-precedence',
+    level: 'UPSTREAM',
+    title:
+      'For generated policies of exact and prefix service rules with write, read and deny on names that are prefixes of one another, a token gets a leaf and an authorize answer exactly where its rules give write: an exact rule beats any prefix, the longest prefix beats a shorter one, deny beats write for one name and kind',
+    capability: FIX,
+    sources: [{ file, section: 'Authentication', quote: 'The header or parameter that carries the ACL token: not shown.' }],
+    upstream: {
+      product: 'Consul',
+      source: 'hashicorp/consul acl/policy_authorizer.go getPolicy and ServiceWrite, acl/policy_merger.go',
+      note: 'the spec names service:write but not the rule language: an exact rule for the name decides, else the longest prefix rule (radix WalkPath), else the default policy; rules of one kind for one name merge to the strongest word, deny over write over read (docs: security/acl/acl-rules, "exact match rules take precedence over prefix rules")',
+    },
+    notes: ['Judged against suites/models/mesh-access.ts (serviceAccess); the refused cells are asked first, as in mesh.acl.neighbours'],
+  }),
+  rule({
+    id: 'mesh.upstream.intention-precedence',
+    level: 'UPSTREAM',
+    title:
+      'For generated exact and wildcard intentions (* as source, * as destination), every source asking every destination gets the action of the covering intention of highest precedence: exact -> exact over * -> exact over exact -> *, else the no-match answer',
+    capability: FIX,
+    sources: [{ file, section: 'Resources and their fields > Authorize response', quote: 'Reason | string (explains the matched intention and its action)' }],
+    upstream: {
+      product: 'Consul',
+      source: 'hashicorp/consul agent/structs/intention.go Intention.UpdatePrecedence, agent/consul/state/intention.go IntentionMatch, agent/connect_auth.go ConnectAuthorize (v1.8.7)',
+      note: 'precedence 9 for exact source and destination, 8 for a wildcard source, 6 for a wildcard destination (5 for both); the first covering intention in precedence order decides (docs: connect/intentions "Precedence and match order")',
+    },
+    notes: ['Judged against suites/models/mesh-access.ts (authorizeOutcome, precedence). Never * -> *, which would reach the services of other rules; a * -> d or s -> * of the world names the run\'s own services only'],
   }),
   rule({
     id: 'mesh.upstream.rotation-cross-signed',

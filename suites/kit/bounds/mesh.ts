@@ -33,6 +33,11 @@ export const MESH_BOUNDS = {
     waitsFor: 'a blocking query whose index is already behind the current one, which has nothing to wait for',
     why: 'the wait such a query asks for: a product that answers at once takes milliseconds, one that blocks anyway returns only after the wait, which the rule judges as elapsed or not',
   },
+  aclChange: {
+    ms: 35_000,
+    waitsFor: "a policy change or a token's deletion to reach the agent's access decisions",
+    why: "Consul's servers resolve a token from their own state at once, its client agents from a cache kept for acl.token_ttl and acl.policy_ttl (30 s by default: agent/config/default.go, agent/consul/acl.go ACLResolver); a decision still made by the old policy after that is the FAIL of mesh.acl.policy-change, not a slow host (the reference and a Consul server apply a change at once, so a passing run never waits)",
+  },
   requestBeyond: {
     ms: 20_000,
     waitsFor: "a blocking query's answer, beyond what the rule judges",

@@ -1,0 +1,159 @@
+/**
+ * The service-mesh agent's access decisions (spec 001), as plain functions of plain data: which
+ * token may get a leaf or ask authorize for which service in which namespace, what authorize answers
+ * for a connection given the intentions, and which identity a leaf carries. Written from the spec's
+ * sentences; where the spec names a thing without its rules (the ACL rule language, intention
+ * precedence) the model follows the upstream documentation it rewrites, cited beside the decision,
+ * and the rules that judge those parts are UPSTREAM. Where the spec leaves a choice the model
+ * returns every allowed outcome.
+ */
+
+/** Spec 001, Authentication 1: "Access is governed by ACLs." The words a service rule can give. */
+export type Access = 'read' | 'write' | 'deny';
+
+/**
+ * One rule of a token's policy: `service "name"` (exact) or `service_prefix "name"` (every name
+ * that starts with it). The rule language is Consul's (developer.hashicorp.com/consul/docs/security/acl/acl-rules):
+ * the spec only names the permission, "service:write".
+ */
+export interface ServiceRule {
+  name: string;
+  prefix: boolean;
+  access: Access;
+}
+
+/** A token: the namespace it was made in and the service rules of its policy (none once deleted). */
+export interface TokenModel {
+  namespace: string;
+  rules: ServiceRule[];
+  deleted?: boolean;
+}
+
+const STRENGTH: Access[] = ['deny', 'write', 'read'];
+const strongest = (a: Access, b: Access): Access => (STRENGTH.indexOf(a) <= STRENGTH.indexOf(b) ? a : b);
+
+/**
+ * The access the rules give a service name, or 'none' when no rule covers it (then the agent's
+ * default policy decides: deny in every world the rules build). Upstream ACL rules: "exact matches
+ * take precedence over prefix matches", and among prefixes "the longest prefix match" wins; where
+ * two rules of the same kind name the same thing, deny beats write beats read.
+ */
+export function serviceAccess(rules: readonly ServiceRule[], service: string): Access | 'none' {
+  const exact = rules.filter((r) => !r.prefix && r.name === service);
+  if (exact.length > 0) return exact.map((r) => r.access).reduce(strongest);
+  const prefixes = rules.filter((r) => r.prefix && service.startsWith(r.name));
+  if (prefixes.length === 0) return 'none';
+  const longest = Math.max(...prefixes.map((r) => r.name.length));
+  return prefixes.filter((r) => r.name.length === longest).map((r) => r.access).reduce(strongest);
+}
+
+/**
+ * Spec 001, Endpoints table, "ACL required: service:write" for authorize (on the Target) and the
+ * leaf (on the path's service); Authentication 1: "Required permissions are in the endpoint table
+ * (service:write for authorize and leaf; none for roots)." Namespace selection 4: the request's
+ * namespace may come from its token, and a token's rules are those of its namespace (Consul
+ * Enterprise: a policy made in a namespace grants only there). A deleted or unknown token grants
+ * nothing; service:read is not service:write.
+ */
+export function mayWriteService(token: TokenModel | undefined, namespace: string, service: string): boolean {
+  if (!token || token.deleted) return false;
+  if (token.namespace !== namespace) return false;
+  return serviceAccess(token.rules, service) === 'write';
+}
+
+/** What a leaf request may answer: a new leaf, the very leaf the same token already holds, or a 4xx. */
+export type LeafOutcome = 'issued' | 'held' | 'refused';
+
+/**
+ * The leaf after the token's grant may have changed. Spec 001, What the service does 5: the agent
+ * "caches the result, and returns it until near expiry or until the roots change"; 2: "Most of them
+ * are answered from local cache". So a leaf the same token was handed before may come again from
+ * the cache (Consul up to 1.15 keys its leaf cache by token and checks the ACL only when it signs:
+ * agent/agent_endpoint.go AgentConnectCALeafCert, agent/consul/connect_ca_endpoint.go Sign), but a
+ * new certificate needs the permission now. Without a held leaf, only the permission decides.
+ */
+export function leafOutcomes(allowedNow: boolean, holdsLeaf: boolean): LeafOutcome[] {
+  if (allowedNow) return holdsLeaf ? ['held', 'issued'] : ['issued'];
+  return holdsLeaf ? ['refused', 'held'] : ['refused'];
+}
+
+/** A service as an intention or a connection names it; `name` may be '*' in an intention. */
+export interface ServiceRef {
+  namespace: string;
+  name: string;
+}
+
+export interface IntentionModel {
+  source: ServiceRef;
+  destination: ServiceRef;
+  action: 'allow' | 'deny';
+}
+
+const WILDCARD = '*';
+const covers = (pattern: ServiceRef, service: ServiceRef) => pattern.namespace === service.namespace && (pattern.name === WILDCARD || pattern.name === service.name);
+
+/**
+ * Upstream intention precedence (developer.hashicorp.com/consul/docs/connect/intentions, "Precedence
+ * and match order"): an exact destination outranks a wildcard one, then an exact source outranks a
+ * wildcard one: exact -> exact 9, * -> exact 8, exact -> * 6, * -> * 5 (namespaces themselves are
+ * exact here).
+ */
+export function precedence(i: IntentionModel): number {
+  return (i.destination.name === WILDCARD ? 6 : 9) - (i.source.name === WILDCARD ? 1 : 0);
+}
+
+/** The outcome of authorize: the allowed values of Authorized, and the intention that decided, if any. */
+export interface AuthorizeOutcome {
+  authorized: boolean[];
+  matched?: IntentionModel;
+}
+
+/**
+ * Spec 001, What the service does 3: "Authorize tests whether a connection between two services is
+ * permitted." An intention covers a connection only when its source covers the client (its namespace
+ * included: the client's identity names it) and its destination covers the Target in its
+ * namespace; the one of highest precedence decides by its action (Authorize response: Reason
+ * "explains the matched intention and its action"). When none covers the connection the spec names
+ * no answer: the target's default decides, the same for every connection no intention covers
+ * (`noMatch`, learned from the target by a connection nothing can cover).
+ */
+export function authorizeOutcome(intentions: readonly IntentionModel[], source: ServiceRef, destination: ServiceRef, noMatch: boolean): AuthorizeOutcome {
+  const matching = intentions.filter((i) => covers(i.source, source) && covers(i.destination, destination));
+  if (matching.length === 0) return { authorized: [noMatch] };
+  const top = Math.max(...matching.map(precedence));
+  const winners = matching.filter((i) => precedence(i) === top);
+  // Two intentions of one precedence cover a connection only if they name the same pair, which the
+  // upstream stores keep as one; should a world hold both, either may decide.
+  const authorized = [...new Set(winners.map((i) => i.action === 'allow'))];
+  return { authorized, matched: winners.length === 1 ? winners[0] : undefined };
+}
+
+/** What a leaf must say about whom it identifies. */
+export interface LeafIdentity {
+  Service: string;
+  /** Required only where the target has namespaces (Consul CE leaves it out). */
+  Namespace?: string;
+  /** The namespace and service the ServiceURI must name ('default' where there are no namespaces). */
+  uri: { namespace: string; service: string };
+}
+
+/**
+ * Spec 001, Leaf certificate response: Service "Service the certificate identifies", Namespace
+ * "Namespace of the service", ServiceURI "URI SAN of the service"; Endpoints: ns is the "namespace
+ * of the certificate". The URI's path is the upstream SPIFFE form .../ns/<ns>/dc/<dc>/svc/<service>
+ * (agent/connect/uri_service.go SpiffeIDService.URI); its trust domain and datacenter are the
+ * cluster's, the same for every leaf it issues.
+ */
+export function leafIdentity(namespace: string, service: string, namespaces: boolean): LeafIdentity {
+  return {
+    Service: service,
+    ...(namespaces ? { Namespace: namespace } : {}),
+    uri: { namespace: namespaces ? namespace : 'default', service },
+  };
+}
+
+/** The parts of a SPIFFE service URI, or undefined when it is not one. */
+export function parseServiceUri(uri: string): { trustDomain: string; namespace: string; datacenter: string; service: string } | undefined {
+  const m = /^spiffe:\/\/([^/]+)\/ns\/([^/]+)\/dc\/([^/]+)\/svc\/([^/]+)$/.exec(uri);
+  return m ? { trustDomain: m[1]!, namespace: m[2]!, datacenter: m[3]!, service: m[4]! } : undefined;
+}

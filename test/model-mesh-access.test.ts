@@ -1,0 +1,161 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  authorizeOutcome,
+  leafIdentity,
+  leafOutcomes,
+  mayWriteService,
+  parseServiceUri,
+  precedence,
+  serviceAccess,
+  type IntentionModel,
+  type ServiceRule,
+  type TokenModel,
+} from '../suites/models/mesh-access.ts';
+
+const exact = (name: string, access: ServiceRule['access']): ServiceRule => ({ name, prefix: false, access });
+const prefix = (name: string, access: ServiceRule['access']): ServiceRule => ({ name, prefix: true, access });
+const token = (rules: ServiceRule[], namespace = 'default'): TokenModel => ({ namespace, rules });
+const ref = (name: string, namespace = 'default') => ({ name, namespace });
+const intention = (source: string, destination: string, action: 'allow' | 'deny', sourceNs = 'default', destinationNs = 'default'): IntentionModel => ({ source: ref(source, sourceNs), destination: ref(destination, destinationNs), action });
+
+describe('mesh access model: ACL', () => {
+  it('service:write on the endpoint table: write grants, read does not, nothing does not', () => {
+    expect(mayWriteService(token([exact('web', 'write')]), 'default', 'web')).toBe(true);
+    expect(mayWriteService(token([exact('web', 'read')]), 'default', 'web')).toBe(false);
+    expect(mayWriteService(token([]), 'default', 'web')).toBe(false);
+    expect(mayWriteService(undefined, 'default', 'web')).toBe(false);
+  });
+
+  it('an exact rule covers its name only; a prefix rule every name starting with it', () => {
+    expect(mayWriteService(token([exact('web', 'write')]), 'default', 'web-x')).toBe(false);
+    expect(mayWriteService(token([prefix('web', 'write')]), 'default', 'web-x')).toBe(true);
+    expect(mayWriteService(token([prefix('web', 'write')]), 'default', 'we')).toBe(false);
+  });
+
+  it('an exact deny under a prefix allow denies its name only, and the reverse', () => {
+    const rules = [prefix('web', 'write'), exact('web-db', 'deny')];
+    expect(mayWriteService(token(rules), 'default', 'web-db')).toBe(false);
+    expect(mayWriteService(token(rules), 'default', 'web-dc')).toBe(true);
+    const reverse = [prefix('web', 'deny'), exact('web-db', 'write')];
+    expect(mayWriteService(token(reverse), 'default', 'web-db')).toBe(true);
+    expect(mayWriteService(token(reverse), 'default', 'web-dc')).toBe(false);
+  });
+
+  it('service and service_prefix with the same name: the exact one decides that name, the prefix the longer ones', () => {
+    const rules = [exact('api', 'read'), prefix('api', 'write')];
+    expect(serviceAccess(rules, 'api')).toBe('read');
+    expect(serviceAccess(rules, 'api2')).toBe('write');
+  });
+
+  it('the longest prefix wins, whichever way', () => {
+    expect(serviceAccess([prefix('a', 'write'), prefix('ab', 'deny')], 'abc')).toBe('deny');
+    expect(serviceAccess([prefix('a', 'deny'), prefix('ab', 'write')], 'abc')).toBe('write');
+    expect(serviceAccess([prefix('a', 'deny'), prefix('ab', 'write')], 'ac')).toBe('deny');
+  });
+
+  it("a token's rules hold in its own namespace only; a deleted token grants nothing", () => {
+    expect(mayWriteService(token([prefix('', 'write')], 'ns-a'), 'ns-a', 'web')).toBe(true);
+    expect(mayWriteService(token([prefix('', 'write')], 'ns-a'), 'ns-b', 'web')).toBe(false);
+    expect(mayWriteService({ ...token([prefix('', 'write')]), deleted: true }, 'default', 'web')).toBe(false);
+  });
+
+  it('a leaf the token holds may come again from the cache after a revocation; a new one never', () => {
+    expect(leafOutcomes(false, true)).toEqual(['refused', 'held']);
+    expect(leafOutcomes(false, false)).toEqual(['refused']);
+    expect(leafOutcomes(true, false)).toEqual(['issued']);
+  });
+
+  const access = fc.constantFrom<ServiceRule['access']>('read', 'write', 'deny');
+  const name = fc.stringMatching(/^[ab]{0,3}$/);
+  const rule = fc.record({ name, prefix: fc.boolean(), access });
+
+  it('property: adding a deny rule never grants', () => {
+    fc.assert(
+      fc.property(fc.array(rule, { maxLength: 5 }), rule, name, (rules, extra, service) => {
+        const before = mayWriteService(token(rules), 'default', service);
+        const after = mayWriteService(token([...rules, { ...extra, access: 'deny' }]), 'default', service);
+        expect(after && !before).toBe(false);
+      }),
+    );
+  });
+
+  it('property: an exact rule decides its own name whatever the prefixes say', () => {
+    fc.assert(
+      fc.property(fc.array(rule.filter((r) => r.prefix), { maxLength: 5 }), name, access, (prefixes, service, a) => {
+        expect(serviceAccess([...prefixes, exact(service, a)], service)).toBe(a);
+      }),
+    );
+  });
+
+  it('property: a rule for one name changes no decision for a name it does not cover', () => {
+    fc.assert(
+      fc.property(fc.array(rule, { maxLength: 5 }), rule, name, (rules, extra, service) => {
+        fc.pre(extra.prefix ? !service.startsWith(extra.name) : service !== extra.name);
+        expect(serviceAccess([...rules, extra], service)).toBe(serviceAccess(rules, service));
+      }),
+    );
+  });
+});
+
+describe('mesh access model: intentions', () => {
+  it('the intention between the two services decides by its action', () => {
+    expect(authorizeOutcome([intention('web', 'db', 'allow')], ref('web'), ref('db'), false).authorized).toEqual([true]);
+    expect(authorizeOutcome([intention('web', 'db', 'deny')], ref('web'), ref('db'), true).authorized).toEqual([false]);
+  });
+
+  it('an intention does not cover another source, destination or source namespace: the default decides', () => {
+    const world = [intention('web', 'db', 'allow', 'ns-a')];
+    expect(authorizeOutcome(world, ref('web', 'ns-a'), ref('db'), false).authorized).toEqual([true]);
+    expect(authorizeOutcome(world, ref('web', 'ns-b'), ref('db'), false).authorized).toEqual([false]);
+    expect(authorizeOutcome(world, ref('api', 'ns-a'), ref('db'), false).authorized).toEqual([false]);
+    expect(authorizeOutcome(world, ref('web', 'ns-a'), ref('db', 'ns-a'), false).authorized).toEqual([false]);
+    expect(authorizeOutcome(world, ref('web', 'ns-b'), ref('db'), true).authorized).toEqual([true]);
+  });
+
+  it('exact beats a wildcard source, which beats a wildcard destination', () => {
+    expect(precedence(intention('a', 'b', 'allow'))).toBe(9);
+    expect(precedence(intention('*', 'b', 'allow'))).toBe(8);
+    expect(precedence(intention('a', '*', 'allow'))).toBe(6);
+    const world = [intention('*', 'db', 'deny'), intention('web', 'db', 'allow'), intention('api', '*', 'allow')];
+    expect(authorizeOutcome(world, ref('web'), ref('db'), true).authorized).toEqual([true]);
+    expect(authorizeOutcome(world, ref('other'), ref('db'), true).authorized).toEqual([false]);
+    expect(authorizeOutcome(world, ref('api'), ref('db'), true).authorized).toEqual([false]);
+    expect(authorizeOutcome(world, ref('api'), ref('cache'), false).authorized).toEqual([true]);
+  });
+
+  const svc = fc.record({ name: fc.constantFrom('a', 'b', '*'), namespace: fc.constantFrom('n1', 'n2') });
+  const ixn = fc.record({ source: svc, destination: svc, action: fc.constantFrom<'allow' | 'deny'>('allow', 'deny') });
+  const conn = fc.record({ name: fc.constantFrom('a', 'b', 'c'), namespace: fc.constantFrom('n1', 'n2') });
+
+  it('property: an exact intention for the very pair decides it, whatever else the world holds', () => {
+    fc.assert(
+      fc.property(fc.array(ixn, { maxLength: 6 }), conn, conn, fc.constantFrom<'allow' | 'deny'>('allow', 'deny'), fc.boolean(), (world, s, d, action, def) => {
+        const others = world.filter((i) => !(i.source.name === s.name && i.source.namespace === s.namespace && i.destination.name === d.name && i.destination.namespace === d.namespace));
+        expect(authorizeOutcome([...others, { source: s, destination: d, action }], s, d, def).authorized).toEqual([action === 'allow']);
+      }),
+    );
+  });
+
+  it('property: an intention whose source namespace differs from the client changes nothing for it', () => {
+    fc.assert(
+      fc.property(fc.array(ixn, { maxLength: 6 }), ixn, conn, conn, fc.boolean(), (world, extra, s, d, def) => {
+        fc.pre(extra.source.namespace !== s.namespace);
+        expect(authorizeOutcome([...world, extra], s, d, def)).toEqual(authorizeOutcome(world, s, d, def));
+      }),
+    );
+  });
+});
+
+describe('mesh access model: leaf identity', () => {
+  it('names the service and namespace asked, and the namespace only where there are namespaces', () => {
+    expect(leafIdentity('ns-a', 'web', true)).toEqual({ Service: 'web', Namespace: 'ns-a', uri: { namespace: 'ns-a', service: 'web' } });
+    expect(leafIdentity('ns-a', 'web', false)).toEqual({ Service: 'web', uri: { namespace: 'default', service: 'web' } });
+  });
+
+  it('parses the SPIFFE service form and nothing else', () => {
+    expect(parseServiceUri('spiffe://11.consul/ns/default/dc/dc1/svc/web')).toEqual({ trustDomain: '11.consul', namespace: 'default', datacenter: 'dc1', service: 'web' });
+    expect(parseServiceUri('spiffe://11.consul/agent/client/dc/dc1/id/x')).toBeUndefined();
+    expect(parseServiceUri('spiffe://11.consul/ns/default/dc/dc1/svc/web/x')).toBeUndefined();
+  });
+});
