@@ -37,7 +37,10 @@ const FILE = 'app/local/data.txt';
 const STDOUT = 'acl access stdout line\n'.repeat(40);
 
 interface World {
-  /** Namespace names: `${base}-a1`, `${base}-a2` (the prefix `${base}-a*`) and `${base}-b`. */
+  /**
+   * Namespace names: `${base}-a`, `${base}-ab` (both under the prefix glob `${base}-a*`, and the
+   * first a prefix of the second's name) and `${base}-b`.
+   */
   base: string;
   namespaces: [string, string, string];
   alloc: Record<string, string>;
@@ -53,7 +56,7 @@ function worldOf(kit: RuleKit): Promise<World> {
   world ??= (async () => {
     const fx = kit.schedulerFixtures;
     const base = uniqueName('acl');
-    const namespaces: [string, string, string] = [`${base}-a1`, `${base}-a2`, `${base}-b`];
+    const namespaces: [string, string, string] = [`${base}-a`, `${base}-ab`, `${base}-b`];
     for (const ns of namespaces) await fx.namespace(ns);
     const alloc: Record<string, string> = {};
     await Promise.all(
@@ -321,8 +324,8 @@ ruleTest('scheduler.events.acl-neighbours', async (kit) => {
     },
     {
       numRuns: Math.min(kit.ctx.runs, 3),
-      // Granted in one namespace, refused in the other and for '*'; then read-job moves to the other namespace.
-      examples: [[new Subscribe('Job', 0), new Subscribe('Job', 1), new Subscribe('*', 0), new SetPolicy({ namespaces: [{ pattern: b, capabilities: ['read-job'] }] }), new Subscribe('Job', 0), new Subscribe('Evaluation', 1)] as unknown as Iterable<fc.AsyncCommand<ModelState, Real>>],
+      // Granted in one namespace, refused in the other (Job and Evaluation) and for '*'; then read-job moves to the other namespace.
+      examples: [[new Subscribe('Job', 0), new Subscribe('Job', 1), new Subscribe('Evaluation', 1), new Subscribe('*', 0), new SetPolicy({ namespaces: [{ pattern: b, capabilities: ['read-job'] }] }), new Subscribe('Job', 0), new Subscribe('Evaluation', 1)] as unknown as Iterable<fc.AsyncCommand<ModelState, Real>>],
     },
   );
 });
