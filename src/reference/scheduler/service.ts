@@ -281,6 +281,14 @@ export class SchedulerService {
     return this.token(req)!;
   }
 
+  /** The fault scheduler.events-acl-first-grants-kept: each secret's grants as first resolved. */
+  private readonly keptGrants = new Map<string, SchedulerToken>();
+  private firstGrants(req: IncomingMessage): SchedulerToken {
+    const secret = this.secretOf(req) ?? '';
+    if (!this.keptGrants.has(secret)) this.keptGrants.set(secret, this.tokenOf(req));
+    return this.keptGrants.get(secret)!;
+  }
+
   /**
    * Spec 002's "ACL required" column for the node's endpoints (node:read, node:write). Nomad's
    * node policy "write" includes read (nomad/acl/acl.go AllowNodeRead); the spec leaves that open.
@@ -377,7 +385,8 @@ export class SchedulerService {
   private async eventStream({ req, res, url }: RouteContext): Promise<void> {
     const f = this.options.faults;
     const { index, sub } = this.parseSubscription(url);
-    const token = this.tokenOf(req);
+    // The fault keeps what a token could do at its first subscription: a later policy change is not seen.
+    const token = f.has('scheduler.events-acl-first-grants-kept') ? this.firstGrants(req) : this.tokenOf(req);
     if (!f.has('scheduler.events-acl-unchecked')) {
       const aclOptions = { nodeDrainNeedsManagement: this.nomad, aclTopicsOpen: f.has('scheduler.events-acl-topics-open') };
       // The fault checks namespace '*' as if it were 'default'.
@@ -434,10 +443,18 @@ export class SchedulerService {
       throw err;
     }
     const nodeId = typeof body.NodeID === 'string' ? body.NodeID : url.searchParams.get('node_id');
-    this.checkNode(nodeId);
-    this.requireNode(req, 'write');
+    // The fault applies the update before it checks the node and the token: a refused write lands.
+    const early = this.options.faults.has('scheduler.metadata-written-before-acl');
+    if (!early) {
+      this.checkNode(nodeId);
+      this.requireNode(req, 'write');
+    }
     try {
       this.metadata.update(body.Meta);
+      if (early) {
+        this.checkNode(nodeId);
+        this.requireNode(req, 'write');
+      }
     } catch (err) {
       if (err instanceof MetadataError) return sendPlainError(res, 400, err.message);
       throw err;
