@@ -5,7 +5,7 @@ import type { FaultSet } from '../faults/types.ts';
 import { BodyError, closeAfterResponse, parseJsonObject, readBody } from '../http/body.ts';
 import { sendJsonBody, sendPlainError } from '../http/plain-errors.ts';
 import { Router, type RouteContext, type RouteHandler } from '../http/router.ts';
-import { SchedulerAcl, type NamespaceCapability, type SchedulerToken } from './acl.ts';
+import { namespaceMatches, SchedulerAcl, type NamespaceCapability, type SchedulerToken } from './acl.ts';
 import { AclStore } from './acl-policies.ts';
 import { AllocationFs, PathEscapeError } from './alloc-fs.ts';
 import { ClientError } from './client-error.ts';
@@ -313,7 +313,8 @@ export class SchedulerService {
     let wanted = caps;
     if (f.has('scheduler.client-acl-read-job-reads-fs') && caps.includes('read-fs')) wanted = [...caps, 'read-job'];
     if (f.has('scheduler.client-acl-logs-needs-read-fs') && caps.includes('read-logs')) wanted = caps.filter((c) => c !== 'read-logs');
-    const holds = (c: NamespaceCapability) => SchedulerAcl.can(t, namespace, c) || (f.has('scheduler.client-acl-namespace-ignored') && SchedulerAcl.canAnywhere(t, c));
+    const decides = (c: NamespaceCapability) => (f.has('scheduler.acl-any-matching-block') ? anyMatchingBlockGrants(t, namespace, c) : SchedulerAcl.can(t, namespace, c));
+    const holds = (c: NamespaceCapability) => decides(c) || (f.has('scheduler.client-acl-namespace-ignored') && SchedulerAcl.canAnywhere(t, c));
     if (!wanted.some(holds)) throw new ClientError(403, 'Permission denied');
   }
 
@@ -524,4 +525,13 @@ export class SchedulerService {
   private fsOp(ctx: RouteContext): Promise<void> {
     return this.files.serve(ctx);
   }
+}
+
+/**
+ * The fault scheduler.acl-any-matching-block: every namespace block whose name or glob matches
+ * grants, rather than the one Nomad picks (the exact block, else the closest glob).
+ */
+function anyMatchingBlockGrants(t: SchedulerToken, namespace: string, capability: NamespaceCapability): boolean {
+  if (!t.capabilities) return SchedulerAcl.can(t, namespace, capability);
+  return Object.entries(t.capabilities).some(([pattern, caps]) => namespaceMatches(pattern, namespace) && caps.includes(capability) && !caps.includes('deny'));
 }
