@@ -3,7 +3,7 @@ import { specUnits, type SpecUnit } from './coverage.ts';
 import { SPEC_FILES } from './spec-files.ts';
 import { normalizeSpecText, readSpec, sectionText } from './spec-text.ts';
 import { STATEMENT_MAPS } from './statements/index.ts';
-import type { Statement, StatementMap, WrongWay } from './statements/types.ts';
+import type { Neighbour, Statement, StatementMap, WrongWay } from './statements/types.ts';
 
 export interface SectionCoverage {
   file: string;
@@ -24,6 +24,8 @@ export interface StatementCoverage {
   totals: { statements: number; testable: number; covered: number };
   /** Every wrong way listed, with its statement. */
   wrongWays: (WrongWay & { statement: string })[];
+  /** Every neighbouring scope an access decision is checked from, with its statement. */
+  neighbours: (Neighbour & { statement: string })[];
 }
 
 const ruleById = new Map(RULES.map((r) => [r.id, r]));
@@ -82,10 +84,22 @@ export function statementMapProblems(faultBreaks: FaultBreaks, maps: readonly St
         if (!breaks) problems.push(`${s.id}: wrong way "${w.kind}" names no fault of the catalog (${w.fault})`);
         else if (!breaks.includes(w.rule)) problems.push(`${s.id}: fault ${w.fault} does not break ${w.rule}, so the matrix never shows the way caught`);
       }
+      for (const n of s.neighbours ?? []) {
+        const upstream = ruleById.get(n.rule)?.level === 'UPSTREAM' && ruleById.get(n.rule)?.system === map.system;
+        if (!rules.includes(n.rule) && !upstream) problems.push(`${s.id}: neighbour "${n.scope}" names rule ${n.rule}, which does not assert the statement`);
+      }
     }
     for (const n of map.nonStatements ?? []) inSection(n.section, n.quote, `non-statement "${n.quote.slice(0, 40)}"`);
   }
   return problems;
+}
+
+/**
+ * Access statements (those that list wrong ways) that name no neighbouring scope their decision is
+ * checked from: each decision must be asked from beside the granted scope too (issue 47).
+ */
+export function accessStatementsWithoutNeighbours(maps: readonly StatementMap[] = STATEMENT_MAPS): string[] {
+  return maps.flatMap((m) => m.statements.filter((s) => s.wrongWays?.length && !s.neighbours?.length).map((s) => s.id));
 }
 
 /** Statements covered and testable per spec section, and what the map leaves out. */
@@ -117,5 +131,6 @@ export function statementCoverage(maps: readonly StatementMap[] = STATEMENT_MAPS
   const list = [...sections.values()];
   const sum = (k: 'statements' | 'testable' | 'covered') => list.reduce((n, s) => n + s[k], 0);
   const wrongWays = maps.flatMap((m) => m.statements.flatMap((s) => (s.wrongWays ?? []).map((w) => ({ ...w, statement: s.id }))));
-  return { sections: list, uncovered, reasoned, unaccounted, wrongWays, totals: { statements: sum('statements'), testable: sum('testable'), covered: sum('covered') } };
+  const neighbours = maps.flatMap((m) => m.statements.flatMap((s) => (s.neighbours ?? []).map((n) => ({ ...n, statement: s.id }))));
+  return { sections: list, uncovered, reasoned, unaccounted, wrongWays, neighbours, totals: { statements: sum('statements'), testable: sum('testable'), covered: sum('covered') } };
 }
