@@ -312,7 +312,7 @@ ruleTest('scheduler.events.acl-neighbours', async (kit) => {
   const name = uniqueName('acle');
   // Exact-name blocks with read-job, and nothing else: the decisions spec 002 states.
   const grants = fc.record({ namespaces: fc.subarray([a1, b]).map((nss) => nss.map((pattern): NamespaceRule => ({ pattern, capabilities: ['read-job'] }))), node: fc.constantFrom<TokenModel['node']>(undefined, 'read') });
-  const commands = fc.commands([grants.map((t) => new SetPolicy(t)), fc.record({ topic: fc.constantFrom<'Job' | 'Evaluation' | '*'>('Job', 'Evaluation', '*'), job: fc.nat(1) }).map(({ topic, job }) => new Subscribe(topic, job))], { maxCommands: 6 });
+  const commands = fc.commands([grants.map((t) => new SetPolicy(t)), fc.record({ topic: fc.constantFrom<'Job' | 'Evaluation' | '*'>('Job', 'Evaluation', '*'), job: fc.nat(1) }).map(({ topic, job }) => new Subscribe(topic, job))], { maxCommands: 5 });
   const start: TokenModel = { namespaces: [{ pattern: a1, capabilities: ['read-job'] }] };
   const secret = (await fx.token(name, grantsOf(start))).secret;
   await kit.property(
@@ -323,12 +323,13 @@ ruleTest('scheduler.events.acl-neighbours', async (kit) => {
       await fc.asyncModelRun(() => ({ model: { token: start }, real: { kit, ew, name, secret } }), cmds);
     },
     {
-      numRuns: Math.min(kit.ctx.runs, 3),
+      numRuns: Math.min(kit.ctx.runs, 2),
       // Granted in one namespace, refused in the other (Job and Evaluation) and for '*'; then read-job moves to the other namespace.
       examples: [[new Subscribe('Job', 0), new Subscribe('Job', 1), new Subscribe('Evaluation', 1), new Subscribe('*', 0), new SetPolicy({ namespaces: [{ pattern: b, capabilities: ['read-job'] }] }), new Subscribe('Job', 0), new Subscribe('Evaluation', 1)] as unknown as Iterable<fc.AsyncCommand<ModelState, Real>>],
     },
   );
-});
+  // A refused subscription may stay open and silent until the quiet bound (Nomad 2.0.5 does): up to 17 of them, 5 s each.
+}, { timeoutMs: 240_000 });
 
 // ---------------------------------------------------------------------------------------------
 // Node metadata: who may write it, which node a write reaches, and a static key set to null.

@@ -181,7 +181,7 @@ export const schedulerEventRules: Rule[] = [
     ],
     notes: [
       "The model is suites/models/scheduler-acl.ts (maySubscribe). A job is registered in each of two namespaces of the run; one client token (its own policy) subscribes from the first job's index with topic Job, Evaluation or none ('*') and the namespace of one job, and the policy is replaced between subscriptions (fc.commands: read-job in either namespace, both or neither, node:read or not; exact names only). Granted, the subscription must deliver that job's event; refused, no event of the window at all. Every case starts from read-job in the first namespace, so a first check precedes each change.",
-      "Nomad resolves the token's policies at each subscription on the server (nomad/event_endpoint.go Event.stream, ResolveACL; the ACL cache is keyed by the policies' modify indexes, nomad/acl.go), so a changed policy takes effect at the next subscription. A refusal is a 4xx or a stream without the events, as in scheduler.events.acl. namespace='*' is scheduler.events.namespace-star-acl's.",
+      "Nomad resolves the token's policies at each subscription on the server (nomad/event_endpoint.go Event.stream, ResolveACL; the ACL cache is keyed by the policies' modify indexes, nomad/acl.go), so a changed policy takes effect at the next subscription. A refusal is a 4xx or a stream without the events, as in scheduler.events.acl: Nomad 2.0.5 leaves a refused subscription open and silent, so each costs the quiet bound (5 s); 1.6.1 answers 500 at once. namespace='*' is scheduler.events.namespace-star-acl's. The client endpoints are not asked after a policy change: a Nomad client caches a token's policies for acl.policy_ttl (30 s by default; client/acl.go resolvePolicies), which the spec does not show.",
     ],
   }),
 ];
@@ -522,7 +522,7 @@ export const schedulerUpstreamRules: Rule[] = [
     sources: [{ file, section: 'Authentication', quote: 'Access control uses ACLs; required permissions are in the endpoint table.' }],
     upstream: nomad('acl/acl.go', 'matchingNamespaceCapabilitySet: an exact namespace block, else findClosestMatchingGlob (difference len(ns) - len(glob) + count(*)); NewACL: a deny clears the block; acl/policy.go expandNamespacePolicy: read has no read-fs or read-logs, write has both; client/fs_endpoint.go and client/alloc_endpoint.go check alloc.Namespace, whatever ?namespace= says'),
     notes: [
-      "The model is suites/models/scheduler-acl.ts (capabilitySets, mayUseNamespaced with the upstream semantics). The spec does not show the policy language. The same three namespaces and allocations as scheduler.acl.namespace-neighbours (patterns: each exact name, the prefix <base>-a*, <base>-*, '*', a suffix glob); equally close globs leave either answer open. Nomad 2.0.5 and 1.6.1 answer as the model says.",
+      "The model is suites/models/scheduler-acl.ts (capabilitySets, mayUseNamespaced with the upstream semantics). The spec does not show the policy language. The same three namespaces and allocations as scheduler.acl.namespace-neighbours (patterns: each exact name, the prefix <base>-a*, <base>-*, '*', a suffix glob); equally close globs leave either answer open. Nomad 2.0.5 and 1.6.1 answer as the model says (asked with --expect nomad: PASS on both).",
     ],
   }),
 ];
