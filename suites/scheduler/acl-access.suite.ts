@@ -186,7 +186,7 @@ const exactToken = (w: World): fc.Arbitrary<TokenModel> =>
   fc.record({ namespaces: fc.array(fc.record({ pattern: fc.constantFrom(...w.namespaces), capabilities: fc.subarray(CAPS, { minLength: 1 }) }), { minLength: 1, maxLength: 2 }) });
 
 /** A token and its neighbour: the same blocks with one changed in one attribute (its namespace or one capability). */
-function withNeighbour(w: World, token: fc.Arbitrary<TokenModel>, patterns: string[]): fc.Arbitrary<[TokenModel, TokenModel]> {
+function withNeighbour(token: fc.Arbitrary<TokenModel>, patterns: string[]): fc.Arbitrary<[TokenModel, TokenModel]> {
   return token.chain((t) =>
     fc.record({ which: fc.nat(t.namespaces.length - 1), pattern: fc.constantFrom(...patterns), cap: fc.constantFrom(...CAPS), change: fc.constantFrom('namespace', 'capability') }).map(({ which, pattern, cap, change }): [TokenModel, TokenModel] => {
       const blocks = t.namespaces.map((r, i): NamespaceRule => {
@@ -195,7 +195,6 @@ function withNeighbour(w: World, token: fc.Arbitrary<TokenModel>, patterns: stri
         const caps = r.capabilities ?? [];
         return { ...r, capabilities: caps.includes(cap) && caps.length > 1 ? caps.filter((c) => c !== cap) : [...caps.filter((c) => c !== cap), cap] };
       });
-      void w;
       return [t, { ...t, namespaces: blocks }];
     }),
   );
@@ -205,7 +204,7 @@ ruleTest('scheduler.acl.namespace-neighbours', async (kit) => {
   const w = await worldOf(kit);
   const [a1, a2, b] = w.namespaces;
   await kit.property(
-    withNeighbour(w, exactToken(w), w.namespaces),
+    withNeighbour(exactToken(w), w.namespaces),
     async (pair) => {
       expect(pair.some(usesUpstreamLanguage), 'the generated tokens use exact names and capabilities only').toBe(false);
       await judgeClientDecisions(kit, w, pair, { strictUpstream: false });
@@ -236,7 +235,7 @@ ruleTest('scheduler.upstream.acl-namespace-patterns', async (kit) => {
   ).filter((r) => r.policy !== undefined || r.capabilities !== undefined);
   const token = fc.record({ namespaces: fc.array(block, { minLength: 1, maxLength: 3 }) });
   await kit.property(
-    withNeighbour(w, token, patterns),
+    withNeighbour(token, patterns),
     (pair) => judgeClientDecisions(kit, w, pair, { strictUpstream: true }),
     {
       numRuns: Math.min(kit.ctx.runs, 4),
