@@ -164,6 +164,10 @@ export function policyRules(grants: TokenGrants): string {
   for (const [ns, caps] of Object.entries(grants.namespaces ?? {})) {
     blocks.push(`namespace ${JSON.stringify(ns)} {\n  capabilities = [${caps.map((c) => JSON.stringify(c)).join(', ')}]\n}`);
   }
+  for (const b of grants.namespaceBlocks ?? []) {
+    const lines = [...(b.policy ? [`  policy = ${JSON.stringify(b.policy)}`] : []), ...(b.capabilities ? [`  capabilities = [${b.capabilities.map((c) => JSON.stringify(c)).join(', ')}]`] : [])];
+    blocks.push(`namespace ${JSON.stringify(b.pattern)} {\n${lines.join('\n')}\n}`);
+  }
   const node = grants.nodeWrite ? 'write' : grants.nodeRead ? 'read' : blocks.length ? undefined : 'deny';
   if (node) blocks.push(`node {\n  policy = "${node}"\n}`);
   return blocks.join('\n');

@@ -11,6 +11,11 @@ export interface TokenGrants {
   nodeWrite?: boolean;
   /** Namespace → capabilities in it. */
   namespaces?: Record<string, ('read-job' | 'read-fs' | 'read-logs' | 'submit-job')[]>;
+  /**
+   * Namespace blocks beyond `namespaces`, in the order given: a name or a glob ('*', 'team-*'), a
+   * shorthand `policy` and/or capabilities ('deny' among them). Several blocks may name one pattern.
+   */
+  namespaceBlocks?: { pattern: string; policy?: 'deny' | 'read' | 'write'; capabilities?: ('read-job' | 'read-fs' | 'read-logs' | 'submit-job' | 'deny')[] }[];
 }
 
 export interface AllocationFixture {

@@ -138,7 +138,7 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
     faults,
     nodeId,
     managementToken: schedulerToken,
-    staticMeta: { 'node.rack': 'r1', 'connect.sidecar_image': 'envoy:v1', owner: 'platform' },
+    staticMeta: { 'node.rack': 'r1', 'connect.sidecar_image': 'envoy:v1', owner: 'platform', 'stackproof.unsettable': 'static' },
     allocRoot,
     nextIndex: () => ++schedulerIndex,
     rawExec: options.rawExec !== false,

@@ -44,9 +44,27 @@ export class SchedulerAcl {
     if (t.management) return true;
     if (t.capabilities) {
       if (namespace === '*') return Object.entries(t.capabilities).some(([pattern, caps]) => pattern === '*' && caps.includes(capability));
-      return Object.entries(t.capabilities).some(([pattern, caps]) => namespaceMatches(pattern, namespace) && caps.includes(capability) && !caps.includes('deny'));
+      const caps = SchedulerAcl.blockFor(t.capabilities, namespace);
+      return caps !== undefined && caps.includes(capability) && !caps.includes('deny');
     }
     return t.readJob.includes('*') || (namespace !== '*' && t.readJob.includes(namespace));
+  }
+
+  /**
+   * The one block of a token's policies that decides a namespace, as nomad/acl/acl.go
+   * matchingNamespaceCapabilitySet picks it: the block named exactly for the namespace, even when it
+   * grants less than a glob; else, of the matching globs, the closest (findAllMatchingWildcards:
+   * the smallest len(namespace) - len(glob) + count('*')). Equally close globs: Nomad walks them in
+   * byte order and sort.SliceStable with a non-strict less (findClosestMatchingGlob) puts the last
+   * walked first, so the greatest name wins.
+   */
+  static blockFor(capabilities: Record<string, string[]>, namespace: string): string[] | undefined {
+    if (Object.hasOwn(capabilities, namespace)) return capabilities[namespace];
+    const difference = (glob: string) => namespace.length - glob.length + (glob.split('*').length - 1);
+    const globs = Object.keys(capabilities)
+      .filter((p) => p.includes('*') && namespaceMatches(p, namespace))
+      .sort((a, b) => difference(a) - difference(b) || (a < b ? 1 : a > b ? -1 : 0));
+    return globs.length ? capabilities[globs[0]!] : undefined;
   }
 
   /** Whether a token holds a capability in some namespace (the fault that checks no namespace). */

@@ -78,7 +78,9 @@ export class FsEndpoints {
     // missing directory.
     if (this.o.nomad && alloc.collected && STREAMED.has(op)) throw new ClientError(404, `state for allocation ${id} not found on client`);
     const aclSkipped = f.has('scheduler.cat-readat-acl-unchecked') && (op === 'cat' || op === 'readat');
-    if (!aclSkipped) this.o.requireNamespace(req, alloc.namespace, op === 'logs' ? ['read-logs', 'read-fs'] : ['read-fs']);
+    // The fault takes the namespace to check from ?namespace= rather than from the allocation.
+    const aclNamespace = f.has('scheduler.client-acl-query-namespace') ? url.searchParams.get('namespace') || alloc.namespace : alloc.namespace;
+    if (!aclSkipped) this.o.requireNamespace(req, aclNamespace, op === 'logs' ? ['read-logs', 'read-fs'] : ['read-fs']);
     let path = p.path ?? '/';
     let confined = this.confined(url, op);
     // Faults: a second percent-decoding after the containment check; an absolute path taken from the machine's root.

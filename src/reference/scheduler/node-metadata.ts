@@ -53,6 +53,7 @@ export class NodeMetadata {
     if (this.faults.has('scheduler.metadata-update-replaces')) for (const k of Object.keys(this.dynamic)) delete this.dynamic[k];
     for (const [key, value] of entries) {
       if (this.faults.has('scheduler.metadata-static-overwritten')) (this.staticMeta as Record<string, string>)[key] = String(value ?? '');
+      if (value === null && this.faults.has('scheduler.metadata-static-null-deleted') && Object.hasOwn(this.staticMeta, key)) delete (this.staticMeta as Record<string, string>)[key];
       if (value === null && this.faults.has('scheduler.metadata-null-as-empty')) this.dynamic[key] = '';
       else if (value === null && this.model === 'nomad' && !Object.hasOwn(this.staticMeta, key)) delete this.dynamic[key];
       else this.dynamic[key] = value as string | null;

@@ -5,7 +5,7 @@ import type { FaultSet } from '../faults/types.ts';
 import { BodyError, closeAfterResponse, parseJsonObject, readBody } from '../http/body.ts';
 import { sendJsonBody, sendPlainError } from '../http/plain-errors.ts';
 import { Router, type RouteContext, type RouteHandler } from '../http/router.ts';
-import { SchedulerAcl, type NamespaceCapability, type SchedulerToken } from './acl.ts';
+import { namespaceMatches, SchedulerAcl, type NamespaceCapability, type SchedulerToken } from './acl.ts';
 import { AclStore } from './acl-policies.ts';
 import { AllocationFs, PathEscapeError } from './alloc-fs.ts';
 import { ClientError } from './client-error.ts';
@@ -281,6 +281,14 @@ export class SchedulerService {
     return this.token(req)!;
   }
 
+  /** The fault scheduler.events-acl-first-grants-kept: each secret's grants as first resolved. */
+  private readonly keptGrants = new Map<string, SchedulerToken>();
+  private firstGrants(req: IncomingMessage): SchedulerToken {
+    const secret = this.secretOf(req) ?? '';
+    if (!this.keptGrants.has(secret)) this.keptGrants.set(secret, this.tokenOf(req));
+    return this.keptGrants.get(secret)!;
+  }
+
   /**
    * Spec 002's "ACL required" column for the node's endpoints (node:read, node:write). Nomad's
    * node policy "write" includes read (nomad/acl/acl.go AllowNodeRead); the spec leaves that open.
@@ -305,7 +313,8 @@ export class SchedulerService {
     let wanted = caps;
     if (f.has('scheduler.client-acl-read-job-reads-fs') && caps.includes('read-fs')) wanted = [...caps, 'read-job'];
     if (f.has('scheduler.client-acl-logs-needs-read-fs') && caps.includes('read-logs')) wanted = caps.filter((c) => c !== 'read-logs');
-    const holds = (c: NamespaceCapability) => SchedulerAcl.can(t, namespace, c) || (f.has('scheduler.client-acl-namespace-ignored') && SchedulerAcl.canAnywhere(t, c));
+    const decides = (c: NamespaceCapability) => (f.has('scheduler.acl-any-matching-block') ? anyMatchingBlockGrants(t, namespace, c) : SchedulerAcl.can(t, namespace, c));
+    const holds = (c: NamespaceCapability) => decides(c) || (f.has('scheduler.client-acl-namespace-ignored') && SchedulerAcl.canAnywhere(t, c));
     if (!wanted.some(holds)) throw new ClientError(403, 'Permission denied');
   }
 
@@ -377,7 +386,8 @@ export class SchedulerService {
   private async eventStream({ req, res, url }: RouteContext): Promise<void> {
     const f = this.options.faults;
     const { index, sub } = this.parseSubscription(url);
-    const token = this.tokenOf(req);
+    // The fault keeps what a token could do at its first subscription: a later policy change is not seen.
+    const token = f.has('scheduler.events-acl-first-grants-kept') ? this.firstGrants(req) : this.tokenOf(req);
     if (!f.has('scheduler.events-acl-unchecked')) {
       const aclOptions = { nodeDrainNeedsManagement: this.nomad, aclTopicsOpen: f.has('scheduler.events-acl-topics-open') };
       // The fault checks namespace '*' as if it were 'default'.
@@ -434,10 +444,18 @@ export class SchedulerService {
       throw err;
     }
     const nodeId = typeof body.NodeID === 'string' ? body.NodeID : url.searchParams.get('node_id');
-    this.checkNode(nodeId);
-    this.requireNode(req, 'write');
+    // The fault applies the update before it checks the node and the token: a refused write lands.
+    const early = this.options.faults.has('scheduler.metadata-written-before-acl');
+    if (!early) {
+      this.checkNode(nodeId);
+      this.requireNode(req, 'write');
+    }
     try {
       this.metadata.update(body.Meta);
+      if (early) {
+        this.checkNode(nodeId);
+        this.requireNode(req, 'write');
+      }
     } catch (err) {
       if (err instanceof MetadataError) return sendPlainError(res, 400, err.message);
       throw err;
@@ -507,4 +525,13 @@ export class SchedulerService {
   private fsOp(ctx: RouteContext): Promise<void> {
     return this.files.serve(ctx);
   }
+}
+
+/**
+ * The fault scheduler.acl-any-matching-block: every namespace block whose name or glob matches
+ * grants, rather than the one Nomad picks (the exact block, else the closest glob).
+ */
+function anyMatchingBlockGrants(t: SchedulerToken, namespace: string, capability: NamespaceCapability): boolean {
+  if (!t.capabilities) return SchedulerAcl.can(t, namespace, capability);
+  return Object.entries(t.capabilities).some(([pattern, caps]) => namespaceMatches(pattern, namespace) && caps.includes(capability) && !caps.includes('deny'));
 }

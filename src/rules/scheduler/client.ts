@@ -171,6 +171,19 @@ export const schedulerEventRules: Rule[] = [
       { file, section: 'Events', quote: 'Topics and the object they output:' },
     ],
   }),
+  rule({
+    id: 'scheduler.events.acl-neighbours',
+    title: "A token's read-job reaches the Job and Evaluation events of the namespace it names and not of a neighbour namespace, topic '*' stays refused, and after its policy changes the next subscription follows the new policy (generated sequences of policy changes and subscriptions, judged against the access model)",
+    capability: FIX,
+    sources: [
+      { file, section: 'Authentication', quote: "Event stream permissions per topic: '*' (all topics, which is the default when no topic is given): management; ACLToken, ACLPolicy: management; Job, Allocation, Deployment, Evaluation: namespace:read-job; Node: node:read." },
+      { file, section: ESP, quote: "namespace | string | 'default' | Namespace filter" },
+    ],
+    notes: [
+      "The model is suites/models/scheduler-acl.ts (maySubscribe). A job is registered in each of two namespaces of the run; one client token (its own policy) subscribes from the first job's index with topic Job, Evaluation or none ('*') and the namespace of one job, and the policy is replaced between subscriptions (fc.commands: read-job in either namespace, both or neither, node:read or not; exact names only). Granted, the subscription must deliver that job's event; refused, no event of the window at all. Every case starts from read-job in the first namespace, so a first check precedes each change.",
+      "Nomad resolves the token's policies at each subscription on the server (nomad/event_endpoint.go Event.stream, ResolveACL; the ACL cache is keyed by the policies' modify indexes, nomad/acl.go), so a changed policy takes effect at the next subscription. A refusal is a 4xx or a stream without the events, as in scheduler.events.acl: Nomad 2.0.5 leaves a refused subscription open and silent, so each costs the quiet bound (5 s); 1.6.1 answers 500 at once. namespace='*' is scheduler.events.namespace-star-acl's. The client endpoints are not asked after a policy change: a Nomad client caches a token's policies for acl.policy_ttl (30 s by default; client/acl.go resolvePolicies), which the spec does not show.",
+    ],
+  }),
 ];
 
 const CAT_READAT_BY_CONTENT =
@@ -404,6 +417,21 @@ export const schedulerClientRules: Rule[] = [
     ],
   }),
   rule({
+    id: 'scheduler.acl.namespace-neighbours',
+    title: "For generated tokens with capabilities in named namespaces, allocation stats, stat and logs on allocations of three namespaces (two sharing a prefix) are granted exactly where the token holds the endpoint's capability in the allocation's namespace; ?namespace= naming a namespace the token may read never opens an allocation of another; each token is asked beside a neighbour token that differs in one block's namespace or one capability",
+    capability: FIX,
+    sources: [
+      { file, section: 'Authentication', quote: 'Access control uses ACLs; required permissions are in the endpoint table.' },
+      { file, section: EP, quote: 'GET | /v1/client/allocation/:alloc_id/stats | application/json | namespace:read-job' },
+      { file, section: EP, quote: 'GET | /v1/client/fs/stat/:alloc_id | text/plain | namespace:read-fs' },
+      { file, section: EP, quote: 'GET | /v1/client/fs/logs/:alloc_id | text/plain | namespace:read-logs or namespace:read-fs' },
+    ],
+    notes: [
+      "The model is suites/models/scheduler-acl.ts (mayUseNamespaced, mayUseWithQueryNamespace). Each token is one policy of exact-name namespace blocks with explicit capabilities (read-job, read-fs, read-logs), made through the fixtures. Every decision is asked: 3 endpoints x 3 allocations, and stat and logs again with ?namespace= each other namespace. A failure names the decision, what the model allows and the neighbouring decisions (one attribute changed) with their answers.",
+      "The spec grants by the allocation's namespace and lists no namespace parameter for client endpoints: a token without the capability there is refused whatever ?namespace= names; one that holds it may be served or refused (scheduler.upstream.acl-namespace-patterns takes Nomad's answer: served; client/fs_endpoint.go and client/alloc_endpoint.go check alloc.Namespace). stat and allocation stats are judged by their status (Nomad: 403), plain logs by what they deliver (the task's stdout, or none of its bytes).",
+    ],
+  }),
+  rule({
     id: 'scheduler.endpoints.no-blocking',
     title: 'A blocking-query index far ahead (with wait=4s) does not hold back the answer of a client endpoint (metadata, stats, allocation stats, cat, readat, ls, stat)',
     capability: FIX,
@@ -485,5 +513,16 @@ export const schedulerUpstreamRules: Rule[] = [
     capability: FIX,
     sources: [{ file, section: 'Errors', quote: 'Other status codes and the error body format of these endpoints: not shown.' }],
     upstream: nomad('command/agent/fs_endpoint.go', 'must provide task name / log type → 400; origin must be start or end → 400'),
+  }),
+  rule({
+    id: 'scheduler.upstream.acl-namespace-patterns',
+    level: 'UPSTREAM',
+    title: "Policies with namespace globs ('*', a prefix, a suffix), shorthand policies (read, write, deny) and several matching blocks: an exact block wins over every glob, the closest glob over the others, a deny clears its block, `read` reaches allocation stats but neither files nor logs; ?namespace= never changes the decision (generated tokens and their neighbours, judged against the access model)",
+    capability: FIX,
+    sources: [{ file, section: 'Authentication', quote: 'Access control uses ACLs; required permissions are in the endpoint table.' }],
+    upstream: nomad('acl/acl.go', 'matchingNamespaceCapabilitySet: an exact namespace block, else findClosestMatchingGlob (difference len(ns) - len(glob) + count(*)); NewACL: a deny clears the block; acl/policy.go expandNamespacePolicy: read has no read-fs or read-logs, write has both; client/fs_endpoint.go and client/alloc_endpoint.go check alloc.Namespace, whatever ?namespace= says'),
+    notes: [
+      "The model is suites/models/scheduler-acl.ts (capabilitySets, mayUseNamespaced with the upstream semantics). The spec does not show the policy language. The same three namespaces and allocations as scheduler.acl.namespace-neighbours (patterns: each exact name, the prefix <base>-a*, <base>-*, '*', a suffix glob); equally close globs leave either answer open. Nomad 2.0.5 and 1.6.1 answer as the model says (asked with --expect nomad: PASS on both).",
+    ],
   }),
 ];

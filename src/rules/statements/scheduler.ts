@@ -16,7 +16,25 @@ const EV = 'Events';
 const SERVER_SIDE = "the servers' copy of the node is read through /v1/node/:node_id, which this spec names but does not describe (no response shape, no parameters): a run against the client endpoints has nothing of it to parse";
 
 /** One statement per row of the endpoint table's ACL column: the rule tries every grant on every endpoint. */
-const aclRow = (name: string, row: string, claim: string): Statement => ({ id: `scheduler.acl.${name}`, section: EP, quote: row, claim, rules: ['scheduler.acl.client-endpoints'] });
+const aclRow = (name: string, row: string, claim: string, more: Pick<Statement, 'neighbours'> & { rules?: string[] } = {}): Statement => ({
+  id: `scheduler.acl.${name}`,
+  section: EP,
+  quote: row,
+  claim,
+  rules: ['scheduler.acl.client-endpoints', ...(more.rules ?? [])],
+  ...(more.neighbours ? { neighbours: more.neighbours } : {}),
+});
+
+/** The neighbours of a namespaced row, asked by scheduler.acl.namespace-neighbours on its endpoint (judged against suites/models/scheduler-acl.ts). */
+const namespaceNeighbours = (endpoint: string, capability: string): Pick<Statement, 'neighbours'> & { rules: string[] } => ({
+  rules: ['scheduler.acl.namespace-neighbours'],
+  neighbours: [
+    { scope: 'another namespace of the run (one whose name the granted one is a prefix of, and one apart)', rule: 'scheduler.acl.namespace-neighbours', example: `a token with ${capability} in namespace <base>-a calls ${endpoint} on the allocations of <base>-a (granted), <base>-ab and <base>-b (refused)` },
+    { scope: 'another capability in the same namespace', rule: 'scheduler.acl.namespace-neighbours', example: `a token and its neighbour differing in one capability of one block call ${endpoint}: each answered as the model says` },
+    { scope: '?namespace= naming another namespace', rule: 'scheduler.acl.namespace-neighbours', example: `a token with ${capability} in <base>-b only calls ${endpoint} on <base>-a's allocation with ?namespace=<base>-b: refused` },
+    { scope: 'a glob, prefix or shorthand block beside an exact one', rule: 'scheduler.upstream.acl-namespace-patterns', example: `namespace "*" { policy = "write" } with namespace "<base>-a" { capabilities = ["read-job"] }: ${endpoint} on <base>-a answered only as read-job allows, on <base>-b as write allows (strict profile)` },
+  ],
+});
 
 /** The testable statements of the event stream and client endpoints (spec 002), each with the rules that assert it or why none can. */
 export const schedulerStatements: StatementMap = {
@@ -39,7 +57,8 @@ export const schedulerStatements: StatementMap = {
     // Node metadata response
     { id: 'scheduler.metadata.meta-merge', section: META, quote: 'Meta | object string to string | Merge of Static and Dynamic', rules: ['scheduler.metadata.merge', 'scheduler.metadata.null-unsets'] },
     { id: 'scheduler.metadata.servers-after-delay', section: META, quote: 'registered with servers and used by the scheduler after up to 10 seconds of batching delay', untestable: SERVER_SIDE },
-    { id: 'scheduler.metadata.static', section: META, quote: 'Static | object | Set in the agent configuration; loaded only at agent start', rules: ['scheduler.metadata.static'] },
+    { id: 'scheduler.metadata.static', section: META, quote: 'Static | object | Set in the agent configuration; loaded only at agent start', rules: ['scheduler.metadata.static', 'scheduler.metadata.write-neighbours'],
+      neighbours: [{ scope: 'a static key beside the dynamic ones', rule: 'scheduler.metadata.write-neighbours', example: 'a static key made for it (stackproof.*) set to null through the API: Static unchanged, Meta holds it unset or static, nothing else of Meta changes' }] },
     { id: 'scheduler.metadata.dynamic-null', section: META, quote: "Dynamic | object | Set through the API; values may be null to mean unset, distinct from ''", rules: ['scheduler.metadata.null-unsets'] },
     // Client stats
     { id: 'scheduler.stats.alloc-dir', section: CSTATS, quote: 'AllocDirStats | disk stat object', rules: ['scheduler.stats.fields'] },
@@ -73,15 +92,21 @@ export const schedulerStatements: StatementMap = {
     { id: 'scheduler.endpoints.produces', section: EP, quote: "'Produces' is as listed for each endpoint.", claim: "Each endpoint answers with the Content-Type of its row's Produces column", rules: ['scheduler.endpoints.produces'] },
     { id: 'scheduler.acl.event-stream', section: EP, quote: 'GET | /v1/event/stream | application/json | per topic (see Events)', claim: 'The event stream needs the per-topic permissions', rules: ['scheduler.events.acl'] },
     aclRow('metadata-read', 'GET | /v1/client/metadata | application/json | node:read', 'Reading metadata needs node:read: refused to tokens with only namespace capabilities'),
-    aclRow('metadata-update', 'POST | /v1/client/metadata | application/json | node:write', 'Updating metadata needs node:write: refused to node:read and namespace capabilities'),
+    aclRow('metadata-update', 'POST | /v1/client/metadata | application/json | node:write', 'Updating metadata needs node:write: refused to node:read and namespace capabilities', {
+      rules: ['scheduler.metadata.write-neighbours'],
+      neighbours: [
+        { scope: 'the node policy one step down (node:read beside node:write)', rule: 'scheduler.metadata.write-neighbours', example: "a node:read token and a node:write token write the run's key: the first refused and the key unchanged, the second set" },
+        { scope: 'another node (node_id)', rule: 'scheduler.metadata.write-neighbours', example: "the same write with a node_id of no node: refused, this node's metadata unchanged; with this node's ID: set" },
+      ],
+    }),
     aclRow('stats', 'GET | /v1/client/stats | application/json | node:read', 'Client stats need node:read'),
-    aclRow('alloc-stats', 'GET | /v1/client/allocation/:alloc_id/stats | application/json | namespace:read-job', "Allocation stats need read-job in the allocation's namespace"),
+    aclRow('alloc-stats', 'GET | /v1/client/allocation/:alloc_id/stats | application/json | namespace:read-job', "Allocation stats need read-job in the allocation's namespace", namespaceNeighbours('allocation stats', 'read-job')),
     aclRow('cat', 'GET | /v1/client/fs/cat/:alloc_id | text/plain | namespace:read-fs', "cat needs read-fs in the allocation's namespace"),
     aclRow('readat', 'GET | /v1/client/fs/readat/:alloc_id | text/plain | namespace:read-fs', "readat needs read-fs in the allocation's namespace"),
     aclRow('stream', 'GET | /v1/client/fs/stream/:alloc_id | text/plain | namespace:read-fs', "stream needs read-fs in the allocation's namespace"),
-    aclRow('logs', 'GET | /v1/client/fs/logs/:alloc_id | text/plain | namespace:read-logs or namespace:read-fs', "logs need read-logs or read-fs in the allocation's namespace"),
+    aclRow('logs', 'GET | /v1/client/fs/logs/:alloc_id | text/plain | namespace:read-logs or namespace:read-fs', "logs need read-logs or read-fs in the allocation's namespace", namespaceNeighbours('logs', 'read-logs')),
     aclRow('ls', 'GET | /v1/client/fs/ls/:alloc_id | text/plain | namespace:read-fs', "ls needs read-fs in the allocation's namespace"),
-    aclRow('stat', 'GET | /v1/client/fs/stat/:alloc_id | text/plain | namespace:read-fs', "stat needs read-fs in the allocation's namespace"),
+    aclRow('stat', 'GET | /v1/client/fs/stat/:alloc_id | text/plain | namespace:read-fs', "stat needs read-fs in the allocation's namespace", namespaceNeighbours('stat', 'read-fs')),
     aclRow('gc-alloc', 'GET | /v1/client/allocation/:alloc_id/gc | application/json | namespace:submit-job', "GC of an allocation needs submit-job in the allocation's namespace"),
     aclRow('gc-all', 'GET | /v1/client/gc | text/plain | node:write', 'GC of all needs node:write'),
     // Endpoints: operations
@@ -128,7 +153,7 @@ export const schedulerStatements: StatementMap = {
       ] },
     { id: 'scheduler.events.topic', section: ESP, quote: "topic | 'topic:filter_key' (repeatable) | '*:*' | Subscribes to a topic with optional filter key after a colon. Several topic parameters may be given. 'Node' and 'Node:*' are both valid. Omitting topic subscribes to all topics", rules: ['scheduler.events.matching', 'scheduler.events.topic-star-equivalence', 'scheduler.events.topic-union', 'scheduler.events.no-topic-all'] },
     // Authentication
-    { id: 'scheduler.acl.uses-acls', section: AUTH, quote: 'Access control uses ACLs; required permissions are in the endpoint table.', rules: ['scheduler.acl.client-endpoints', 'scheduler.events.acl'],
+    { id: 'scheduler.acl.uses-acls', section: AUTH, quote: 'Access control uses ACLs; required permissions are in the endpoint table.', rules: ['scheduler.acl.client-endpoints', 'scheduler.events.acl', 'scheduler.acl.namespace-neighbours'],
       wrongWays: [
         { kind: 'read-vs-write', how: 'node:read is taken for node:write.', rule: 'scheduler.acl.client-endpoints', example: 'tokens with node:read update metadata and GC all: refused; node:write may', fault: 'scheduler.client-acl-node-read-writes' },
         { kind: 'wrong-subject', how: 'namespace:read-job is taken for read-fs.', rule: 'scheduler.acl.client-endpoints', example: 'a read-job token reads allocation files: refused', fault: 'scheduler.client-acl-read-job-reads-fs' },
@@ -141,7 +166,12 @@ export const schedulerStatements: StatementMap = {
       id: 'scheduler.acl.event-topics',
       section: AUTH,
       quote: "Event stream permissions per topic: '*' (all topics, which is the default when no topic is given): management; ACLToken, ACLPolicy: management; Job, Allocation, Deployment, Evaluation: namespace:read-job; Node: node:read.",
-      rules: ['scheduler.events.acl'],
+      rules: ['scheduler.events.acl', 'scheduler.events.acl-neighbours'],
+      neighbours: [
+        { scope: "another namespace than the token's", rule: 'scheduler.events.acl-neighbours', example: 'a token with read-job in <base>-a subscribes to Job and to Evaluation in <base>-a (the job\'s event arrives) and in <base>-b (nothing)' },
+        { scope: "topic '*' beside a granted topic", rule: 'scheduler.events.acl-neighbours', example: "the same token without a topic: nothing" },
+        { scope: 'the same token after its policy changed', rule: 'scheduler.events.acl-neighbours', example: 'read-job moved from <base>-a to <base>-b between subscriptions: the next subscription follows the new policy (fc.commands)' },
+      ],
       wrongWays: [
         { kind: 'first-item-only', how: 'The check looks at the first topic of the subscription; a permitted one listed first opens the rest.', rule: 'scheduler.events.acl', example: 'a node:read token subscribes to Node and Job, a read-job token to Job and Node, in one request each: no event of the forbidden topic', fault: 'scheduler.events-acl-first-topic-only' },
         { kind: 'mixed-in-one-request', how: 'A subscription is checked as a whole against any one of its topics.', rule: 'scheduler.events.acl', example: 'the same two mixed subscriptions', fault: 'scheduler.events-acl-first-topic-only' },
