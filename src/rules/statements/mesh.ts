@@ -240,6 +240,10 @@ export const meshStatements: StatementMap = {
       quote: "Namespace of the request's ACL token, if any.",
       rules: ['mesh.ns.leaf-precedence'],
       capability: NAMESPACES,
+      neighbours: [
+        { scope: 'no token namespace beside a token of namespace T', rule: 'mesh.ns.leaf-precedence', example: "the same leaf request without and with a token of T (no ?ns, no header): 'default' and T" },
+        { scope: 'a token of T beside ?ns or the header naming another namespace', rule: 'mesh.ns.leaf-precedence', example: 'every subset of query, header and token: the first present wins; a token of T asked for a leaf in another namespace is refused or the leaf is in the winner' },
+      ],
       wrongWays: [
         { kind: 'other-namespace', how: "The token's namespace is not used to select one: its leaf comes from 'default'.", rule: 'mesh.ns.leaf-precedence', example: "a token of namespace T with no ?ns or header: the leaf is in T", fault: 'mesh.ns-token-namespace-ignored' },
       ],

@@ -147,6 +147,10 @@ export const schedulerStatements: StatementMap = {
       ] },
     { id: 'scheduler.events.namespace', section: ESP, quote: "namespace | string | 'default' | Namespace filter; '*' means all namespaces for event types that support them", rules: ['scheduler.events.namespace'] },
     { id: 'scheduler.events.namespace-star-acl', section: ESP, quote: 'needs a management token or a policy applying to all namespaces', rules: ['scheduler.events.namespace-star-acl'],
+      neighbours: [
+        { scope: "a token of 'default' only beside a token whose policy applies to namespace '*'", rule: 'scheduler.events.namespace-star-acl', example: "both subscribe to Job with namespace=*: the '*' token receives the run's jobs of several namespaces, the 'default' token nothing" },
+        { scope: "namespace=* beside another named namespace", rule: 'scheduler.events.namespace-star-acl', example: "the 'default' token asks for a namespace whose Job event the '*' token receives: nothing" },
+      ],
       wrongWays: [
         { kind: 'other-namespace', how: "namespace=* is checked as if it were 'default'.", rule: 'scheduler.events.namespace-star-acl', example: "a read-job token of 'default' asks for namespace=*: nothing", fault: 'scheduler.events-namespace-star-open' },
         { kind: 'other-namespace', how: "Every namespace is checked as 'default', so read-job there reads any other.", rule: 'scheduler.events.namespace-star-acl', example: "a read-job token of 'default' asks for another namespace, whose Job event a namespace-'*' token receives: nothing", fault: 'scheduler.events-acl-namespace-as-default' },
@@ -154,6 +158,11 @@ export const schedulerStatements: StatementMap = {
     { id: 'scheduler.events.topic', section: ESP, quote: "topic | 'topic:filter_key' (repeatable) | '*:*' | Subscribes to a topic with optional filter key after a colon. Several topic parameters may be given. 'Node' and 'Node:*' are both valid. Omitting topic subscribes to all topics", rules: ['scheduler.events.matching', 'scheduler.events.topic-star-equivalence', 'scheduler.events.topic-union', 'scheduler.events.no-topic-all'] },
     // Authentication
     { id: 'scheduler.acl.uses-acls', section: AUTH, quote: 'Access control uses ACLs; required permissions are in the endpoint table.', rules: ['scheduler.acl.client-endpoints', 'scheduler.events.acl', 'scheduler.acl.namespace-neighbours'],
+      neighbours: [
+        { scope: "the allocation's namespace beside a namespace whose name extends it and a third one", rule: 'scheduler.acl.namespace-neighbours', example: 'a token with the capability in <base>-a calls alloc stats, stat and logs on allocations in <base>-a (answered), <base>-ab and <base>-b (refused)' },
+        { scope: 'one capability less on the same namespace', rule: 'scheduler.acl.namespace-neighbours', example: 'read-fs beside read-logs beside read-job: each endpoint answers exactly the token whose capability its row names' },
+        { scope: '?namespace= naming another namespace', rule: 'scheduler.acl.namespace-neighbours', example: "stat and logs asked with ?namespace= set to each other namespace: a token lacking the capability in the allocation's namespace is refused whatever the parameter says" },
+      ],
       wrongWays: [
         { kind: 'read-vs-write', how: 'node:read is taken for node:write.', rule: 'scheduler.acl.client-endpoints', example: 'tokens with node:read update metadata and GC all: refused; node:write may', fault: 'scheduler.client-acl-node-read-writes' },
         { kind: 'wrong-subject', how: 'namespace:read-job is taken for read-fs.', rule: 'scheduler.acl.client-endpoints', example: 'a read-job token reads allocation files: refused', fault: 'scheduler.client-acl-read-job-reads-fs' },
