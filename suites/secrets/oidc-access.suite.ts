@@ -489,3 +489,132 @@ concurrently('side by side: each rule builds its own world of providers, clients
     await kit.property(fc.tuple(fc.constantFrom(...granted), tokenAttrArb, fc.boolean()), check, { numRuns: Math.min(kit.ctx.runs, 10), examples });
   });
 });
+
+/** The world as a sequence of commands sees it: the model beside what the target handed out. */
+interface Run {
+  w: World;
+  codes: IssuedCode[];
+  tokens: { token: string; at: Presented & { kind: 'access-token' } }[];
+  /** What each step did, for the failure message. */
+  steps: string[];
+  secret: (value: string) => void;
+}
+
+type Cmd = fc.AsyncCommand<Run, Run>;
+
+const cmd = (name: string, check: (r: Run) => boolean, run: (r: Run) => Promise<void>): Cmd => ({
+  check,
+  run: async (_m, r) => {
+    r.steps.push(name);
+    await run(r);
+  },
+  toString: () => name,
+});
+
+const stepsOf = (r: Run) => `after ${r.steps.slice(0, -1).join('; ') || 'nothing'}`;
+
+function authorizeCmd(p: number, c: number, e: number, shared: boolean): Cmd {
+  return cmd(`authorize(provider ${'ABCD'[p]}, client ${'ABP'[c]}, e${e + 1})`, () => true, async (r) => {
+    const { w } = r;
+    const b: Base = { provider: p, client: c, entity: e, shared, scopes: [0, 1].filter((i) => w.model.providers[p]!.scopesSupported.includes(w.scopes[i]!.name)) };
+    const req = baseRequest(w, b);
+    const res = await authorizeCall(w, req);
+    if (judge(res, authorizeDecision(w.model, req), `${r.steps.at(-1)} ${stepsOf(r)}`) === 'grant') r.codes.push({ code: authorizeResponseSchema.parse(res.json()).code, grant: grantOf(req), earlier: 'none' });
+  });
+}
+
+function exchangeCmd(i: number, how: 'own client' | 'other client' | 'other provider', to: number): Cmd {
+  return cmd(`exchange(code #${i}, ${how}${how === 'own client' ? '' : ` ${to}`})`, (r) => r.codes.length > 0, async (r) => {
+    const { w } = r;
+    const issued = r.codes[i % r.codes.length]!;
+    let req = ownTokenRequest(w, issued.grant, { kind: 'code', grant: issued.grant, earlier: issued.earlier });
+    if (how === 'other client') {
+      const other = w.clients.filter((c) => c.id !== issued.grant.clientId)[to % 2]!;
+      req = { ...req, auth: other.type === 'public' ? { method: 'none', clientId: other.id } : { method: 'basic', clientId: other.id, secret: other.secret } };
+    } else if (how === 'other provider') {
+      req = { ...req, provider: w.providers.filter((p) => p !== issued.grant.provider)[to % 3]! };
+    }
+    const res = await tokenCall(w, req, issued.code);
+    const got = judge(res, tokenDecision(w.model, req), `${r.steps.at(-1)} ${stepsOf(r)}`);
+    if (got === 'grant') {
+      issued.earlier = 'granted';
+      const token = tokenResponseSchema.parse(res.json()).access_token;
+      r.secret(token);
+      r.tokens.push({ token, at: { kind: 'access-token', provider: req.provider, clientId: issued.grant.clientId, entityId: issued.grant.entityId } });
+    } else if (issued.earlier === 'none') issued.earlier = 'refused';
+  });
+}
+
+function userinfoCmd(i: number, p: number): Cmd {
+  return cmd(`userinfo(access token #${i}, provider ${'ABCD'[p]})`, (r) => r.tokens.length > 0, async (r) => {
+    const { w } = r;
+    const t = r.tokens[i % r.tokens.length]!;
+    const provider = w.providers[p]!;
+    judge(await w.api.userinfo(provider, t.token), userinfoDecision(w.model, { provider, bearer: t.at }), `${r.steps.at(-1)} ${stepsOf(r)}`);
+  });
+}
+
+/** Rewrites a client's assignments (its redirect URIs and type as they were): the entities it admits change. */
+function reassignCmd(c: number, pick: boolean[]): Cmd {
+  return cmd(`reassign(client ${'ABP'[c]}, [${pick.map((p, i) => (p ? ['by entity', 'by group', 'allow_all'][i] : '')).filter(Boolean)}])`, (r) => r.w.model.clients.some((m) => m.clientId === r.w.clients[c]!.id), async (r) => {
+    const { w } = r;
+    const client = w.clients[c]!;
+    const assignments = [...Object.keys(w.assignments), 'allow_all'].filter((_, i) => pick[i]);
+    expectWritten(await w.api.write('client', client.name, { redirect_uris: [client.own, w.shared], assignments, client_type: client.type }), `update client ${client.name}`);
+    w.model.clients.find((m) => m.clientId === client.id)!.assignments = assignments;
+  });
+}
+
+function deleteClientCmd(c: number): Cmd {
+  return cmd(`delete(client ${'ABP'[c]})`, (r) => r.w.model.clients.some((m) => m.clientId === r.w.clients[c]!.id), async (r) => {
+    const { w } = r;
+    const client = w.clients[c]!;
+    expectWritten(await w.api.delete('client', client.name), `delete client ${client.name}`);
+    w.model.clients = w.model.clients.filter((m) => m.clientId !== client.id);
+  });
+}
+
+/** Rewrites a provider's allowed_client_ids (its scopes as they were). */
+function allowCmd(p: number, choice: number): Cmd {
+  const lists = ['*', 'none', 'A', 'B', 'A and P'];
+  return cmd(`allow(provider ${'ABCD'[p]}, ${lists[choice]})`, () => true, async (r) => {
+    const { w } = r;
+    const [ca, cb, cp] = w.clients as [WorldClient, WorldClient, WorldClient];
+    const allowed = [['*'], [], [ca.id], [cb.id], [ca.id, cp.id]][choice]!;
+    const model = w.model.providers[p]!;
+    expectWritten(await w.api.write('provider', model.name, { allowed_client_ids: allowed, scopes_supported: model.scopesSupported }), `update provider ${model.name}`);
+    model.allowedClientIds = allowed;
+  });
+}
+
+const lifecycleCommands = [
+  fc.tuple(fc.nat(3), fc.nat(2), fc.nat(2), fc.boolean()).map(([p, c, e, s]) => authorizeCmd(p, c, e, s)),
+  fc.tuple(fc.nat(3), fc.nat(2), fc.nat(2), fc.boolean()).map(([p, c, e, s]) => authorizeCmd(p, c, e, s)),
+  fc.tuple(fc.nat(20), fc.constantFrom('own client' as const, 'own client' as const, 'other client' as const, 'other provider' as const), fc.nat(5)).map(([i, how, to]) => exchangeCmd(i, how, to)),
+  fc.tuple(fc.nat(20), fc.nat(3)).map(([i, p]) => userinfoCmd(i, p)),
+  fc.tuple(fc.nat(2), fc.array(fc.boolean(), { minLength: 3, maxLength: 3 })).map(([c, pick]) => reassignCmd(c, pick)),
+  fc.nat(2).map((c) => deleteClientCmd(c)),
+  fc.tuple(fc.nat(3), fc.nat(4)).map(([p, choice]) => allowCmd(p, choice)),
+];
+
+concurrently('side by side: each property run builds its own world', () => {
+  ruleTest('secrets.oidc.access-code-lifecycle', async (kit) => {
+    // Sequences that every run walks: a code used twice; a code after its entity was unassigned,
+    // after its client was deleted, after its provider stopped allowing the client.
+    const examples = [
+      [authorizeCmd(0, 0, 0, false), exchangeCmd(0, 'own client', 0), exchangeCmd(0, 'own client', 0), userinfoCmd(0, 0)],
+      [authorizeCmd(0, 0, 0, true), reassignCmd(0, [false, true, false]), exchangeCmd(0, 'own client', 0), authorizeCmd(0, 0, 0, true)],
+      [authorizeCmd(1, 1, 1, false), exchangeCmd(0, 'other client', 0), deleteClientCmd(1), exchangeCmd(0, 'own client', 0), authorizeCmd(1, 1, 1, false)],
+      [authorizeCmd(1, 2, 2, true), allowCmd(1, 2), exchangeCmd(0, 'own client', 0), authorizeCmd(1, 2, 2, true), allowCmd(1, 0), authorizeCmd(1, 2, 2, true)],
+    ];
+    await kit.property(
+      fc.commands(lifecycleCommands, { maxCommands: 12 }),
+      async (cmds) => {
+        const w = await buildWorld(kit);
+        const run: Run = { w, codes: [], tokens: [], steps: [], secret: (t) => kit.secret(t) };
+        await fc.asyncModelRun(() => ({ model: run, real: run }), cmds);
+      },
+      { numRuns: Math.min(kit.ctx.runs, 6), examples },
+    );
+  });
+});

@@ -468,6 +468,20 @@ export const secretsOidcFlowRules: Rule[] = [
       'The ID token of a code that also asked for a scope the provider does not support carries no claim of it (when authorize did not refuse it).',
     ],
   }),
+  rule({
+    id: 'secrets.oidc.access-code-lifecycle',
+    title: "For generated sequences of authorize, token exchange (by the code's client, another client, at another provider), userinfo, and changes of a client's assignments, a client's deletion and a provider's allowed_client_ids, every answer is the access model's: a code works once, and not after its entity was unassigned, its client deleted or its provider stopped allowing the client",
+    capability: FIXTURES,
+    sources: [
+      { file, section: OVERVIEW_SECTION, quote: 'The OIDC provider feature issues ID tokens and access tokens through the authorization code flow.' },
+      { file, section: PROVIDER, quote: "Empty list: no client allowed. Value '*': all clients allowed" },
+      { file, section: CLIENT, quote: 'Names of assignments limiting which entities and groups may authenticate through the client.' },
+      { file, section: AUTH, quote: 'The token endpoint authenticates the OIDC client (client_secret_basic, client_secret_post or none).' },
+    ],
+    notes: [
+      'Model-based (fc.commands, fc.asyncModelRun): each property run builds its own world. The model lets a code named by a refused exchange be spent or not, and an access token keep working or not after its client or provider changed: the spec does not say. Vault re-checks the provider, the client and the assignments at the token endpoint (hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCToken), as the model requires.',
+    ],
+  }),
 ];
 
 const notes = 'shared/notes/upstream-behaviors.md § 1b';
