@@ -334,6 +334,20 @@ const tokenAttrArb: fc.Arbitrary<TokenAttr> = fc.oneof(
   fc.record({ attr: fc.constant('verifier' as const), form: fc.constantFrom('other' as const, 'challenge' as const, 'none' as const) }),
 );
 
+/** The clients other than `clientId`, those the provider allows first. */
+function neighbourClients(w: World, provider: number, clientId: string): WorldClient[] {
+  const others = w.clients.filter((c) => c.id !== clientId && w.model.clients.some((m) => m.clientId === c.id));
+  const allowed = (c: WorldClient) => w.model.providers[provider]!.allowedClientIds.some((id) => id === '*' || id === c.id);
+  return [...others.filter(allowed), ...others.filter((c) => !allowed(c))];
+}
+
+/** The providers other than `provider`, those that allow the client first. */
+function neighbourProviders(w: World, provider: number, clientId: string): number[] {
+  const others = w.providers.map((_, i) => i).filter((i) => i !== provider);
+  const allows = (i: number) => w.model.providers[i]!.allowedClientIds.some((id) => id === '*' || id === clientId);
+  return [...others.filter(allows), ...others.filter((i) => !allows(i))];
+}
+
 /** The secret neighbours: the real one cut short, extended, or with one character changed. */
 function nearSecret(secret: string, form: 'prefix' | 'extension' | 'one character off' | 'empty'): string {
   if (form === 'prefix') return secret.slice(0, -1);
@@ -402,17 +416,20 @@ concurrently('side by side: each rule builds its own world of providers, clients
       let what: string;
       switch (n.attr) {
         case 'other client': {
-          const other = w.clients[n.to]!;
-          if (other.id === client.id) return;
+          // Another client the provider allows first: then only the code's binding tells them apart.
+          const other = neighbourClients(w, b.provider, client.id)[n.to % 2];
+          if (!other) return;
           req = { ...req, auth: other.type === 'public' ? { method: 'none', clientId: other.id } : { method: n.method, clientId: other.id, secret: other.secret } };
-          what = `client ${'ABP'[n.to]}'s own credentials${other.type === 'public' ? '' : ` (${n.method})`}`;
+          what = `client ${'ABP'[w.clients.indexOf(other)]}'s own credentials${other.type === 'public' ? '' : ` (${n.method})`}`;
           break;
         }
-        case 'other provider':
-          if (n.to === b.provider) return;
-          req = { ...req, provider: w.providers[n.to]! };
-          what = `the token endpoint of provider ${'ABCD'[n.to]}`;
+        case 'other provider': {
+          const to = neighbourProviders(w, b.provider, client.id)[n.to % 3];
+          if (to === undefined) return;
+          req = { ...req, provider: w.providers[to]! };
+          what = `the token endpoint of provider ${'ABCD'[to]}`;
           break;
+        }
         case 'secret':
           if (!client.secret) return;
           req = { ...req, auth: { method: n.method, clientId: client.id, secret: nearSecret(client.secret, n.form) } };
@@ -463,11 +480,11 @@ concurrently('side by side: each rule builds its own world of providers, clients
       judge(await bearer(first.code, own.provider), userinfoDecision(w.model, { provider: own.provider, bearer: { kind: 'code', grant: first.grant, earlier: first.earlier } }), 'userinfo with the authorization code as the Bearer token (differs in the token)');
     };
     const attrs: TokenAttr[] = [
-      { attr: 'other client', to: 1, method: 'basic' },
+      { attr: 'other client', to: 0, method: 'basic' },
       { attr: 'other client', to: 0, method: 'post' },
-      { attr: 'other client', to: 2, method: 'basic' },
-      { attr: 'other provider', to: 1 },
+      { attr: 'other client', to: 1, method: 'basic' },
       { attr: 'other provider', to: 0 },
+      { attr: 'other provider', to: 1 },
       { attr: 'secret', form: 'prefix', method: 'basic' },
       { attr: 'secret', form: 'extension', method: 'post' },
       { attr: 'secret', form: 'one character off', method: 'basic' },
@@ -482,8 +499,11 @@ concurrently('side by side: each rule builds its own world of providers, clients
     // Each example from a base of the client it needs: confidential for the secret ones, public for the verifier.
     const confidential = granted.filter((g) => w.clients[g.client]!.type === 'confidential');
     const pub = granted.filter((g) => w.clients[g.client]!.type === 'public');
+    const atA = granted.filter((g) => g.provider === 0);
+    const atB = granted.filter((g) => g.provider === 1);
     const examples = attrs.map((a, i): [Base, TokenAttr, boolean] => {
-      const pool = a.attr === 'verifier' ? pub : a.attr === 'secret' || a.attr === 'method none' ? confidential : granted;
+      // Another client at provider B ('*'), another provider from A (whose clients B allows too): the pairs where only the code's binding differs.
+      const pool = a.attr === 'verifier' ? pub : a.attr === 'secret' || a.attr === 'method none' ? confidential : a.attr === 'other client' ? atB : a.attr === 'other provider' ? atA : granted;
       return [(pool.length ? pool : granted)[i % (pool.length || granted.length)]!, a, i % 3 === 0];
     });
     await kit.property(fc.tuple(fc.constantFrom(...granted), tokenAttrArb, fc.boolean()), check, { numRuns: Math.min(kit.ctx.runs, 10), examples });
@@ -529,10 +549,10 @@ function exchangeCmd(i: number, how: 'own client' | 'other client' | 'other prov
     const issued = r.codes[i % r.codes.length]!;
     let req = ownTokenRequest(w, issued.grant, { kind: 'code', grant: issued.grant, earlier: issued.earlier });
     if (how === 'other client') {
-      const other = w.clients.filter((c) => c.id !== issued.grant.clientId)[to % 2]!;
+      const other = neighbourClients(w, w.providers.indexOf(issued.grant.provider), issued.grant.clientId)[to % 2] ?? w.clients.find((c) => c.id !== issued.grant.clientId)!;
       req = { ...req, auth: other.type === 'public' ? { method: 'none', clientId: other.id } : { method: 'basic', clientId: other.id, secret: other.secret } };
     } else if (how === 'other provider') {
-      req = { ...req, provider: w.providers.filter((p) => p !== issued.grant.provider)[to % 3]! };
+      req = { ...req, provider: w.providers[neighbourProviders(w, w.providers.indexOf(issued.grant.provider), issued.grant.clientId)[to % 3]!]! };
     }
     const res = await tokenCall(w, req, issued.code);
     const got = judge(res, tokenDecision(w.model, req), `${r.steps.at(-1)} ${stepsOf(r)}`);
