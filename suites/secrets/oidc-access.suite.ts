@@ -10,6 +10,7 @@ import { expectWritten, s256, uniqueName } from '../kit/oidc-fixture.ts';
 import type { RuleKit } from '../kit/rule-kit.ts';
 import { concurrently, ruleTest } from '../kit/rule-test.ts';
 import {
+  assignmentsAdmit,
   authorizeDecision,
   claimScopes,
   describe as describeDecision,
@@ -334,11 +335,18 @@ const tokenAttrArb: fc.Arbitrary<TokenAttr> = fc.oneof(
   fc.record({ attr: fc.constant('verifier' as const), form: fc.constantFrom('other' as const, 'challenge' as const, 'none' as const) }),
 );
 
-/** The clients other than `clientId`, those the provider allows first. */
-function neighbourClients(w: World, provider: number, clientId: string): WorldClient[] {
+/**
+ * The clients other than `clientId`, first those the provider allows and that admit the entity too:
+ * with them only the code's binding to its client tells the pair apart.
+ */
+function neighbourClients(w: World, provider: number, clientId: string, entityId: string): WorldClient[] {
   const others = w.clients.filter((c) => c.id !== clientId && w.model.clients.some((m) => m.clientId === c.id));
-  const allowed = (c: WorldClient) => w.model.providers[provider]!.allowedClientIds.some((id) => id === '*' || id === c.id);
-  return [...others.filter(allowed), ...others.filter((c) => !allowed(c))];
+  const closeness = (c: WorldClient) => {
+    const model = w.model.clients.find((m) => m.clientId === c.id)!;
+    const allowed = w.model.providers[provider]!.allowedClientIds.some((id) => id === '*' || id === c.id);
+    return (allowed ? 2 : 0) + (assignmentsAdmit(w.model, model, entityId) ? 1 : 0);
+  };
+  return others.sort((a, b) => closeness(b) - closeness(a));
 }
 
 /** The providers other than `provider`, those that allow the client first. */
@@ -362,6 +370,24 @@ concurrently('side by side: each rule builds its own world of providers, clients
     const w = await buildWorld(kit);
     const granted = grantedBases(w);
     expect(granted.length, 'the world has requests the model grants').toBeGreaterThan(0);
+    // The whole grid of provider x client x entity x redirect URI: every point's neighbours in each
+    // of those attributes are points of the grid too, so every such pair is asked, both sides.
+    const grid: Base[] = [];
+    for (const [provider] of w.providers.entries())
+      for (const [client] of w.clients.entries())
+        for (const [entity] of w.entities.entries())
+          for (const shared of [false, true]) grid.push({ provider, client, entity, shared, scopes: [0, 1].filter((i) => w.model.providers[provider]!.scopesSupported.includes(w.scopes[i]!.name)) });
+    for (let i = 0; i < grid.length; i += 8) {
+      await Promise.all(
+        grid.slice(i, i + 8).map(async (b) => {
+          const req = baseRequest(w, b);
+          const decision = authorizeDecision(w.model, req);
+          const near = granted.filter((g) => [g.provider !== b.provider, g.client !== b.client, g.entity !== b.entity, g.shared !== b.shared].filter(Boolean).length === 1);
+          const pairs = decision.has('refuse') && near.length ? `; it differs in one attribute from the granted ${describeBase(w, near[0]!)}` : '';
+          judge(await authorizeCall(w, req), decision, `authorize with ${describeBase(w, b)}${pairs}`);
+        }),
+      );
+    }
     const check = async ([b, n]: [Base, AuthorizeAttr]) => {
       const neighbour = neighbourOf(w, b, n);
       if (!neighbour) return;
@@ -411,13 +437,15 @@ concurrently('side by side: each rule builds its own world of providers, clients
       }
       // The other side: one attribute changed, with a fresh code (a refused call may burn the code it names).
       const second = await issue(areq);
+      // A code not yet exchanged, at the endpoint it was not issued for: userinfo takes no code as its Bearer token.
+      judge(await w.api.userinfo(areq.provider, second.code), userinfoDecision(w.model, { provider: areq.provider, bearer: { kind: 'code', grant: second.grant, earlier: 'none' } }), 'userinfo with an authorization code not yet exchanged as the Bearer token (differs in the endpoint)');
       let req: TokenRequest = ownTokenRequest(w, second.grant, { kind: 'code', grant: second.grant, earlier: 'none' });
       let presented = second.code;
       let what: string;
       switch (n.attr) {
         case 'other client': {
           // Another client the provider allows first: then only the code's binding tells them apart.
-          const other = neighbourClients(w, b.provider, client.id)[n.to % 2];
+          const other = neighbourClients(w, b.provider, client.id, areq.entityId)[n.to % 2];
           if (!other) return;
           req = { ...req, auth: other.type === 'public' ? { method: 'none', clientId: other.id } : { method: n.method, clientId: other.id, secret: other.secret } };
           what = `client ${'ABP'[w.clients.indexOf(other)]}'s own credentials${other.type === 'public' ? '' : ` (${n.method})`}`;
@@ -477,7 +505,7 @@ concurrently('side by side: each rule builds its own world of providers, clients
       const other = (b.provider + 1 + (n.attr === 'other provider' ? n.to : 0)) % w.providers.length;
       judge(await bearer(tokens.access_token, w.providers[other]!), userinfoDecision(w.model, { provider: w.providers[other]!, bearer: at }), `userinfo of provider ${'ABCD'[other]} with provider ${'ABCD'[b.provider]}'s access token (differs in the provider)`);
       judge(await bearer(tokens.id_token, own.provider), userinfoDecision(w.model, { provider: own.provider, bearer: { kind: 'id-token' } }), 'userinfo with the ID token as the Bearer token (differs in the token)');
-      judge(await bearer(first.code, own.provider), userinfoDecision(w.model, { provider: own.provider, bearer: { kind: 'code', grant: first.grant, earlier: first.earlier } }), 'userinfo with the authorization code as the Bearer token (differs in the token)');
+      judge(await bearer(first.code, own.provider), userinfoDecision(w.model, { provider: own.provider, bearer: { kind: 'code', grant: first.grant, earlier: first.earlier } }), 'userinfo with the exchanged authorization code as the Bearer token (differs in the token)');
     };
     const attrs: TokenAttr[] = [
       { attr: 'other client', to: 0, method: 'basic' },
@@ -500,12 +528,23 @@ concurrently('side by side: each rule builds its own world of providers, clients
     const confidential = granted.filter((g) => w.clients[g.client]!.type === 'confidential');
     const pub = granted.filter((g) => w.clients[g.client]!.type === 'public');
     const atA = granted.filter((g) => g.provider === 0);
-    const atB = granted.filter((g) => g.provider === 1);
+    // Client A's code for e2 at B: client B is allowed there ('*') and admits e2 (by its group).
+    const atB = [...granted.filter((g) => g.provider === 1 && g.client === 0 && g.entity === 1), ...granted.filter((g) => g.provider === 1)];
     const examples = attrs.map((a, i): [Base, TokenAttr, boolean] => {
       // Another client at provider B ('*'), another provider from A (whose clients B allows too): the pairs where only the code's binding differs.
       const pool = a.attr === 'verifier' ? pub : a.attr === 'secret' || a.attr === 'method none' ? confidential : a.attr === 'other client' ? atB : a.attr === 'other provider' ? atA : granted;
       return [(pool.length ? pool : granted)[i % (pool.length || granted.length)]!, a, i % 3 === 0];
     });
+    // Every granted provider, client and entity: its code presented by the closest other client and
+    // at the closest other provider (the one the provider allows and the entity is admitted by first).
+    const seen = new Set<string>();
+    for (const b of granted) {
+      const key = `${b.provider}/${b.client}/${b.entity}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      await check([b, { attr: 'other client', to: 0, method: 'basic' }, false]);
+      await check([b, { attr: 'other provider', to: 0 }, false]);
+    }
     await kit.property(fc.tuple(fc.constantFrom(...granted), tokenAttrArb, fc.boolean()), check, { numRuns: Math.min(kit.ctx.runs, 10), examples });
   });
 });
@@ -549,7 +588,7 @@ function exchangeCmd(i: number, how: 'own client' | 'other client' | 'other prov
     const issued = r.codes[i % r.codes.length]!;
     let req = ownTokenRequest(w, issued.grant, { kind: 'code', grant: issued.grant, earlier: issued.earlier });
     if (how === 'other client') {
-      const other = neighbourClients(w, w.providers.indexOf(issued.grant.provider), issued.grant.clientId)[to % 2] ?? w.clients.find((c) => c.id !== issued.grant.clientId)!;
+      const other = neighbourClients(w, w.providers.indexOf(issued.grant.provider), issued.grant.clientId, issued.grant.entityId)[to % 2] ?? w.clients.find((c) => c.id !== issued.grant.clientId)!;
       req = { ...req, auth: other.type === 'public' ? { method: 'none', clientId: other.id } : { method: 'basic', clientId: other.id, secret: other.secret } };
     } else if (how === 'other provider') {
       req = { ...req, provider: w.providers[neighbourProviders(w, w.providers.indexOf(issued.grant.provider), issued.grant.clientId)[to % 3]!]! };
