@@ -65,7 +65,15 @@ const VERIFIER = `v${'k'.repeat(48)}`;
  * confidential clients A (both assignments) and B (e2's groups), public client P (allow_all);
  * providers A (clients A and P, scope sA), B ('*', scope sB), C (client B only), D (none).
  */
-async function buildWorld(kit: RuleKit): Promise<World> {
+async function buildWorld(kit: RuleKit, reuse?: Pick<World, 'scopes' | 'entities' | 'assignments'>): Promise<World> {
+  const api = kit.oidc();
+  const { scopes, entities, assignments } = reuse ?? (await buildIdentities(kit));
+  const [byEntity, byGroup] = Object.keys(assignments) as [string, string];
+  return buildClientsAndProviders(kit, api, scopes, entities, assignments, byEntity, byGroup);
+}
+
+/** The scopes, entities and assignments of a world: what the lifecycle's commands never change, so its runs share them. */
+async function buildIdentities(kit: RuleKit): Promise<Pick<World, 'scopes' | 'entities' | 'assignments'>> {
   const api = kit.oidc();
   const scopes: World['scopes'] = [];
   for (const tag of ['sa', 'sb']) {
@@ -88,8 +96,19 @@ async function buildWorld(kit: RuleKit): Promise<World> {
     [uniqueName('asg-entity')]: { entity_ids: [e1.id], group_ids: [] },
     [uniqueName('asg-group')]: { entity_ids: [], group_ids: e2.groups.map((g) => g.id).filter((g) => !e1Groups.has(g)) },
   };
-  const [byEntity, byGroup] = Object.keys(assignments) as [string, string];
   for (const [name, body] of Object.entries(assignments)) expectWritten(await api.write('assignment', name, body), `create assignment ${name}`);
+  return { scopes, entities, assignments };
+}
+
+async function buildClientsAndProviders(
+  kit: RuleKit,
+  api: OidcApi,
+  scopes: World['scopes'],
+  entities: EntityFixture[],
+  assignments: World['assignments'],
+  byEntity: string,
+  byGroup: string,
+): Promise<World> {
   const shared = `https://${uniqueName('shared')}.example.com:9443/cb/path`;
   const clients: WorldClient[] = [];
   const modelClients: ModelClient[] = [];
@@ -666,10 +685,11 @@ concurrently('side by side: each property run builds its own world', () => {
       [authorizeCmd(1, 1, 1, false), exchangeCmd(0, 'other client', 0), deleteClientCmd(1), exchangeCmd(0, 'own client', 0), authorizeCmd(1, 1, 1, false)],
       [authorizeCmd(1, 2, 2, true), allowCmd(1, 2), exchangeCmd(0, 'own client', 0), authorizeCmd(1, 2, 2, true), allowCmd(1, 0), authorizeCmd(1, 2, 2, true)],
     ];
+    let identities: Pick<World, 'scopes' | 'entities' | 'assignments'> | undefined;
     await kit.property(
       fc.commands(lifecycleCommands, { maxCommands: 12 }),
       async (cmds) => {
-        const w = await buildWorld(kit);
+        const w = await buildWorld(kit, (identities ??= await buildIdentities(kit)));
         const run: Run = { w, codes: [], tokens: [], steps: [], secret: (t) => kit.secret(t) };
         await fc.asyncModelRun(() => ({ model: run, real: run }), cmds);
       },
