@@ -427,7 +427,7 @@ concurrently('side by side: each rule builds its own world of providers, clients
       expect(res.status, `authorize (${req.clientId === w.clients[2]!.id ? 'public' : 'confidential'} client) succeeds as the model says: ${res.text.slice(0, 200)}`).toBe(200);
       return { code: authorizeResponseSchema.parse(res.json()).code, grant: grantOf(req), earlier: 'none' };
     };
-    const check = async ([b0, n, askOther]: [Base, TokenAttr, boolean]) => {
+    const check = async ([b0, n, askOther]: [Base, TokenAttr, boolean], endpoints = true) => {
       // With askOther the code also asks for the scope of the other provider: the model lets
       // authorize refuse it or ignore it, and an ignored one must give no claim.
       let b = askOther ? { ...b0, scopes: [0, 1] } : b0;
@@ -516,6 +516,7 @@ concurrently('side by side: each rule builds its own world of providers, clients
           what = n.form === 'none' ? 'no code_verifier' : n.form === 'challenge' ? 'the challenge as the verifier' : 'another verifier';
       }
       judge(await tokenCall(w, req, presented), tokenDecision(w.model, req), `the token call of the code's own client (${where}), and the same with ${what} (differs in ${n.attr})`);
+      if (!endpoints) return;
       // Outside the endpoint it was issued for: userinfo takes the access token at its own provider only.
       const bearer = async (token: string, p: string) => w.api.userinfo(p, token);
       const at: Presented = { kind: 'access-token', provider: own.provider, clientId: client.id, entityId: areq.entityId };
@@ -561,10 +562,10 @@ concurrently('side by side: each rule builds its own world of providers, clients
       const key = `${b.provider}/${b.client}/${b.entity}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      await check([b, { attr: 'other client', to: 0, method: 'basic' }, false]);
-      await check([b, { attr: 'other provider', to: 0 }, false]);
+      await check([b, { attr: 'other client', to: 0, method: 'basic' }, false], false);
+      await check([b, { attr: 'other provider', to: 0 }, false], false);
     }
-    await kit.property(fc.tuple(fc.constantFrom(...granted), tokenAttrArb, fc.boolean()), check, { numRuns: Math.min(kit.ctx.runs, 10), examples });
+    await kit.property(fc.tuple(fc.constantFrom(...granted), tokenAttrArb, fc.boolean()), (v) => check(v), { numRuns: Math.min(kit.ctx.runs, 6), examples });
   });
 });
 
