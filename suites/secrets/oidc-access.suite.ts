@@ -687,14 +687,19 @@ concurrently('side by side: each property run builds its own world', () => {
       [authorizeCmd(1, 2, 2, true), allowCmd(1, 2), exchangeCmd(0, 'own client', 0), authorizeCmd(1, 2, 2, true), allowCmd(1, 0), authorizeCmd(1, 2, 2, true)],
     ];
     let identities: Pick<World, 'scopes' | 'entities' | 'assignments'> | undefined;
+    let judged = 0;
     await kit.property(
-      fc.commands(lifecycleCommands, { maxCommands: 12 }),
+      fc.commands(lifecycleCommands, { maxCommands: 14, size: 'large' }),
       async (cmds) => {
         const w = await buildWorld(kit, (identities ??= await buildIdentities(kit)));
         const run: Run = { w, codes: [], tokens: [], steps: [], secret: (t) => kit.secret(t) };
         await fc.asyncModelRun(() => ({ model: run, real: run }), cmds);
+        judged += run.steps.length;
       },
       { numRuns: Math.min(kit.ctx.runs, 6), examples },
     );
+    // The examples alone walk 19 steps: a run that judged fewer walked nothing it was meant to.
+    expect(judged, 'steps judged against the model').toBeGreaterThanOrEqual(19);
+    kit.note(`${judged} steps judged against the model`);
   });
 });
