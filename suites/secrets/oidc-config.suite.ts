@@ -357,9 +357,10 @@ ruleTest('secrets.oidc.assignments-decide', async (kit) => {
   if (!groupsSeen) kit.note('no fixture entity belongs to a group: only assignments by entity were checked');
 });
 
-type ConfigOp = 'read' | 'list' | 'write' | 'delete';
+/** The list forms: the LIST verb with and without the trailing slash, and GET with list=true (Core: "LIST or GET with list=true | <path>/"). */
+type ConfigOp = 'read' | 'list' | 'list-slash' | 'list-get' | 'write' | 'delete';
 const KINDS = ['provider', 'scope', 'client', 'assignment'] as const;
-const OPS: ConfigOp[] = ['read', 'list', 'write', 'delete'];
+const OPS: ConfigOp[] = ['read', 'list', 'list-slash', 'list-get', 'write', 'delete'];
 type Kind = (typeof KINDS)[number];
 
 /** What an intruder's write would change, per kind: something a read with the real token would show. */
@@ -417,6 +418,10 @@ function attempt(kit: RuleKit, kind: Kind, op: ConfigOp, name: string, token: st
       return kit.secrets.read(path, options);
     case 'list':
       return kit.secrets.list(`identity/oidc/${kind}`, 'verb', options);
+    case 'list-slash':
+      return kit.secrets.list(`identity/oidc/${kind}/`, 'verb', options);
+    case 'list-get':
+      return kit.secrets.list(`identity/oidc/${kind}`, 'query', options);
     case 'write':
       return kit.secrets.write(path, INTRUSION[kind], 'POST', options);
     default:
@@ -428,10 +433,10 @@ function attempt(kit: RuleKit, kind: Kind, op: ConfigOp, name: string, token: st
 async function expectGuarded(kit: RuleKit, set: ConfigSet, kind: Kind, op: ConfigOp, token: string | undefined, who: string): Promise<void> {
   const name = set.names[kind];
   const res = await attempt(kit, kind, op, name, token);
-  const what = `${op} of ${kind} ${op === 'list' ? '(LIST)' : name} ${who}`;
+  const what = `${op} of ${kind} ${op.startsWith('list') ? `(${op === 'list-get' ? 'GET ?list=true' : op === 'list-slash' ? 'LIST, trailing slash' : 'LIST'})` : name} ${who}`;
   expect([403, 404], `${what} is refused with 403 or 404 (answered ${res.status}: ${res.text.slice(0, 160)})`).toContain(res.status);
   expect(res.text.includes(set.clientSecret), `${what}: the answer carries no client secret`).toBe(false);
-  if (op === 'list') expect(res.text.includes(name), `${what}: the answer lists no names`).toBe(false);
+  if (op.startsWith('list')) expect(res.text.includes(name), `${what}: the answer lists no names`).toBe(false);
   if (op === 'write' || op === 'delete') {
     const after = await kit.oidc().read(kind, name);
     expect(after.status, `${kind} ${name} still exists after the refused ${op}`).toBe(200);

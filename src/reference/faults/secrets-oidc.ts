@@ -19,4 +19,10 @@ export const secretsOidcFaults: Fault[] = [
   f('oidc-expires-in-id-token-ttl', ['secrets.oidc.token-response'], "expires_in follows the client's id_token_ttl instead of its access_token_ttl"),
   f('oidc-access-token-never-expires', ['secrets.oidc.access-token-expires'], "Access tokens never expire: expires_in says the client's access_token_ttl, but userinfo keeps answering after it"),
   f('oidc-unsupported-scope-rendered', ['secrets.oidc.scope-not-supported-no-claims'], "A requested scope that exists but is not among the provider's scopes_supported still puts its claims in the ID token and userinfo"),
+  // Cross-scope breaks (issue 47): each one the rules that ask from inside one client missed.
+  f('oidc-code-any-client', ['secrets.oidc.access-token-neighbours', 'secrets.oidc.access-code-lifecycle'], 'The token endpoint does not check that the code was issued to the client that authenticated: another client the provider allows exchanges it with its own credentials'),
+  f('oidc-code-any-provider', ['secrets.oidc.access-token-neighbours'], "The token endpoint does not check that the code was issued by its provider: another provider's token endpoint that allows the client exchanges it"),
+  f('oidc-secret-prefix', ['secrets.oidc.access-token-neighbours'], "The client secret is compared as a prefix: the real secret less its last characters authenticates the client"),
+  f('oidc-redirect-query-ignored', ['secrets.oidc.access-authorize-neighbours'], 'A redirect_uri that is a registered one with a query added is accepted at authorize'),
+  f('oidc-token-assignments-unchecked', ['secrets.oidc.access-code-lifecycle'], "The token endpoint does not re-check the client's assignments: a code issued before the entity was unassigned is still exchanged"),
 ];

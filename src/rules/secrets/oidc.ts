@@ -9,6 +9,7 @@ const ASSIGNMENT = 'Resources and their fields > OIDC assignment';
 const ENDPOINTS = 'Endpoints > OIDC provider';
 const AUTH = 'Authentication';
 const FIXTURES = 'identityFixtures';
+const OVERVIEW_SECTION = 'What the service does';
 
 const rule = (r: Omit<Rule, 'system' | 'level'> & { level?: Rule['level'] }): Rule => ({ system: 'secrets', level: 'MUST', ...r });
 
@@ -432,6 +433,54 @@ export const secretsOidcFlowRules: Rule[] = [
     title: 'Userinfo without the access token, or with a client token instead of it, returns no claims',
     capability: FIXTURES,
     sources: [{ file, section: AUTH, quote: 'The userinfo endpoint requires the access token issued by the token endpoint as a Bearer token.' }],
+  }),
+  rule({
+    id: 'secrets.oidc.access-authorize-neighbours',
+    title: 'In a generated world of providers, confidential and public clients, entities, groups, assignments and scopes, authorize answers as the access model says for each granted request and its neighbour that differs in one attribute: another provider, client, entity, a near miss of the redirect URI (a query added, a trailing slash, port, case, path), another client\'s redirect URI, a scope the provider does not support, no openid, another response_type, no PKCE',
+    capability: FIXTURES,
+    sources: [
+      { file, section: PROVIDER, quote: "Empty list: no client allowed. Value '*': all clients allowed" },
+      { file, section: PROVIDER, quote: 'Scopes that may be requested on the provider' },
+      { file, section: CLIENT, quote: 'One value must exactly equal the redirect_uri of each authentication request' },
+      { file, section: CLIENT, quote: "Names of assignments limiting which entities and groups may authenticate through the client. By default no entities are allowed. The built-in assignment 'allow_all' allows all entities" },
+      { file, section: ENDPOINTS, quote: "Space-delimited; must include 'openid'" },
+      { file, section: ENDPOINTS, quote: 'PKCE challenge; optional for confidential, required for public clients' },
+    ],
+    notes: [
+      'The model is suites/models/oidc-access.ts, written from the spec (test/model-oidc-access.test.ts). A scope the provider does not support may be refused or ignored: both pass (Vault drops it, hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCAuthorize).',
+      'No loopback redirect URIs are generated: how their port is matched is secrets.oidc.redirect-uri-exact\'s to judge (Vault ignores it, listed in expectations/vault.json).',
+    ],
+  }),
+  rule({
+    id: 'secrets.oidc.access-token-neighbours',
+    title: "A code exchanged by its own client at its own provider with its redirect URI succeeds, and the same exchange is refused with one attribute changed: another client's credentials, another provider's token endpoint, the secret cut short, extended or one character off, method none for a confidential client, a near miss or another registered redirect URI, the access or ID token as the code, the code a second time, another PKCE verifier; the access token works at its provider's userinfo only, and the ID token and the code are no Bearer tokens there",
+    capability: FIXTURES,
+    sources: [
+      { file, section: OVERVIEW_SECTION, quote: 'The OIDC provider feature issues ID tokens and access tokens through the authorization code flow.' },
+      { file, section: AUTH, quote: 'The token endpoint authenticates the OIDC client (client_secret_basic, client_secret_post or none). The userinfo endpoint requires the access token issued by the token endpoint as a Bearer token.' },
+      { file, section: ENDPOINTS, quote: 'code | string | yes | Code from authorize' },
+      { file, section: ENDPOINTS, quote: 'redirect_uri | string | yes | Must equal the one used when the code was generated' },
+      { file, section: CLIENT, quote: 'confidential clients can keep credentials secret, have a client secret, authenticate with client_secret_basic or client_secret_post' },
+      { file, section: 'Resources and their fields > Userinfo response (claims)', quote: 'Claims present depend on the scopes of the provider.' },
+    ],
+    notes: [
+      'Each side of a pair uses a fresh code: a refused exchange may burn the code it names (Vault deletes it once looked up, hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCToken), which the spec does not rule on.',
+      'The ID token of a code that also asked for a scope the provider does not support carries no claim of it (when authorize did not refuse it).',
+    ],
+  }),
+  rule({
+    id: 'secrets.oidc.access-code-lifecycle',
+    title: "For generated sequences of authorize, token exchange (by the code's client, another client, at another provider), userinfo, and changes of a client's assignments, a client's deletion and a provider's allowed_client_ids, every answer is the access model's: a code works once, and not after its entity was unassigned, its client deleted or its provider stopped allowing the client",
+    capability: FIXTURES,
+    sources: [
+      { file, section: OVERVIEW_SECTION, quote: 'The OIDC provider feature issues ID tokens and access tokens through the authorization code flow.' },
+      { file, section: PROVIDER, quote: "Empty list: no client allowed. Value '*': all clients allowed" },
+      { file, section: CLIENT, quote: 'Names of assignments limiting which entities and groups may authenticate through the client.' },
+      { file, section: AUTH, quote: 'The token endpoint authenticates the OIDC client (client_secret_basic, client_secret_post or none).' },
+    ],
+    notes: [
+      'Model-based (fc.commands, fc.asyncModelRun): each property run builds its own world. The model lets a code named by a refused exchange be spent or not, and an access token keep working or not after its client or provider changed: the spec does not say. Vault re-checks the provider, the client and the assignments at the token endpoint (hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCToken), as the model requires.',
+    ],
   }),
 ];
 

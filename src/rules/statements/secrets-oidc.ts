@@ -1,4 +1,4 @@
-import type { Statement, StatementMap } from './types.ts';
+import type { Neighbour, Statement, StatementMap } from './types.ts';
 
 const PROVIDER = 'Resources and their fields > OIDC provider';
 const SCOPE = 'Resources and their fields > OIDC scope';
@@ -17,7 +17,7 @@ const untestable = (id: string, section: string, quote: string, why: string, cla
 const r = (...names: string[]) => names.map((n) => `secrets.oidc.${n}`);
 
 /** The testable statements of the OIDC provider (spec 000), each with the rules that assert it or why none can. */
-export const secretsOidcStatements: StatementMap = {
+const ownStatements: StatementMap = {
   system: 'secrets',
   part: 'OIDC provider (spec 000)',
   statements: [
@@ -176,4 +176,71 @@ export const secretsOidcStatements: StatementMap = {
     s('token-code-verifier', ENDPOINTS, '| code_verifier | string | conditional | Required for codes granted with PKCE and for public clients |', r('pkce-verifier-required', 'public-client-none', 'pkce-verifier')),
     s('token-basic-header', ENDPOINTS, "Header 'Authorization: Basic <base64(client_id:client_secret)>' is required only for confidential clients using client_secret_basic.", r('client-secret-basic', 'client-secret-post', 'token-client-auth-required')),
   ],
+};
+
+const AUTHZ = 'secrets.oidc.access-authorize-neighbours';
+const TOKEN_N = 'secrets.oidc.access-token-neighbours';
+const LIFE = 'secrets.oidc.access-code-lifecycle';
+const n = (scope: string, rule: string, example: string): Neighbour => ({ scope, rule, example });
+
+/**
+ * The neighbouring scopes each access statement is asked from (issue 47), by the rules that judge
+ * a generated world against the access model (suites/models/oidc-access.ts): four providers, two
+ * confidential clients and a public one, three entities (one named by an assignment, one in an
+ * assigned group, one in neither), two scopes on different providers.
+ */
+const NEIGHBOURS: Record<string, Neighbour[]> = {
+  'provider-allowed-client-ids': [
+    n('another provider, one that does not list the client', AUTHZ, "client A at provider C (lists client B only) or D (an empty list): refused; at A (lists it) and B ('*'): granted"),
+    n('another client at the same provider', AUTHZ, 'client B at provider A, which lists clients A and P: refused'),
+    n('the token endpoint after the provider stopped allowing the client', LIFE, "a code of client P at provider B, then B's allowed_client_ids set to client A only: the exchange is refused; back to '*', authorize grants again"),
+  ],
+  'client-assignments-limit': [
+    n('another entity through the same client', AUTHZ, 'e1 (named by an assignment) through client A: granted; e3 (in a group no assignment names): refused'),
+    n('an entity in an assigned group beside one that is not', AUTHZ, "e2 through client B (which names e2's group): granted; e1 through B: refused"),
+    n('the same entity through another client', AUTHZ, 'e1 through client A: granted; through client B: refused'),
+    n('the exchange after the client\'s assignments changed', LIFE, "a code for e1, then client A's assignments set to the group one only: the exchange is refused"),
+  ],
+  'client-redirect-uris-exact': [
+    n('a near miss of a registered URI', AUTHZ, 'the registered URI with a query added, a trailing slash, another port, no port, upper-case host or path, a path prefix or extension, a fragment, http: refused'),
+    n("another client's registered URI", AUTHZ, "client A with client P's own redirect URI: refused; with the URI both register: granted"),
+  ],
+  'token-redirect-uri': [
+    n('a near miss of the URI the code was issued for', TOKEN_N, 'the token call with a query added (or any near miss) to the authorize redirect_uri: refused'),
+    n("the client's other registered URI", TOKEN_N, 'a code issued for the shared URI exchanged with the client\'s own URI: refused'),
+  ],
+  'token-endpoint-authenticates-client': [
+    n("another client's own credentials", TOKEN_N, "client A's code with client B's client_id and secret (Basic or form) or client P's client_id: refused"),
+    n('a secret one edit from the real one', TOKEN_N, 'the secret less its last character, with a character added, with its last character changed, empty: refused'),
+    n('method none for a confidential client', TOKEN_N, "client A's code with its client_id alone: refused"),
+    n('after the client was deleted', LIFE, "a code of client B, then client B deleted: the exchange with B's old credentials is refused, and authorize with its client_id too"),
+  ],
+  'token-code': [
+    n('another provider\'s token endpoint', TOKEN_N, "a code from provider B's authorize at provider A's token endpoint (which allows the client): refused"),
+    n('a token where the code goes', TOKEN_N, 'the access token or the ID token of an earlier exchange as the code: refused'),
+    n('the code a second time', LIFE, 'a code exchanged once, then again by the same client: refused'),
+  ],
+  'userinfo-needs-access-token': [
+    n("another provider's userinfo", TOKEN_N, "provider A's access token at provider B's userinfo: refused"),
+    n('the ID token or the code as the Bearer token', TOKEN_N, 'userinfo with the ID token, or with the authorization code, as Bearer: refused'),
+  ],
+  'provider-scopes-supported': [
+    n('a scope another provider supports', AUTHZ, 'authorize at provider A asking for scope sB (supported on B only): refused or granted'),
+    n('its claims in the ID token', TOKEN_N, 'a code of provider A that asked for sA and sB: the ID token has sA\'s claim and not sB\'s'),
+  ],
+  'authorize-scope': [n('the same request without openid', AUTHZ, 'scope [sA] instead of [openid sA]: refused')],
+  'public-clients': [
+    n('a public client without a code_challenge', AUTHZ, 'client P without code_challenge: refused; with one: granted'),
+    n('another verifier', TOKEN_N, "client P's code with another verifier or the challenge itself: refused"),
+  ],
+};
+
+/** Each statement with its neighbours and the rules that ask from them. */
+export const secretsOidcStatements: StatementMap = {
+  ...ownStatements,
+  statements: ownStatements.statements.map((st) => {
+    const neighbours = NEIGHBOURS[st.id.replace(/^secrets\.oidc\./, '')];
+    if (!neighbours) return st;
+    return { ...st, rules: [...new Set([...(st.rules ?? []), ...neighbours.map((x) => x.rule)])], neighbours };
+  }),
 };

@@ -302,8 +302,8 @@ export class OidcFlows {
         ? new OAuthError(400, 'invalid_request', 'authorization grant is invalid or expired')
         : new OAuthError(400, 'invalid_grant', 'authorization grant is invalid or expired');
     }
-    if (grant.clientId !== clientId) throw new OAuthError(400, 'invalid_grant', 'authorization code was not issued to the client');
-    if (grant.provider !== name) throw new OAuthError(400, 'invalid_grant', 'authorization code was not issued by the provider');
+    if (grant.clientId !== clientId && !f.has('secrets.oidc-code-any-client')) throw new OAuthError(400, 'invalid_grant', 'authorization code was not issued to the client');
+    if (grant.provider !== name && !f.has('secrets.oidc-code-any-provider')) throw new OAuthError(400, 'invalid_grant', 'authorization code was not issued by the provider');
     const redirectUri = str(p.redirect_uri);
     if (!redirectUri) throw new OAuthError(400, 'invalid_request', 'redirect_uri parameter is required');
     if (!redirectRepeated(redirectUri, grant.redirectUri, f)) {
@@ -311,7 +311,7 @@ export class OidcFlows {
     }
     const entity = this.ctx.identity.entities.get(grant.entityId);
     if (!entity) throw new OAuthError(400, 'invalid_request', 'identity entity associated with the request not found');
-    if (!this.assigned(client, entity.id)) throw new OAuthError(400, 'invalid_request', 'identity entity not authorized by client assignment');
+    if (!this.assigned(client, entity.id) && !f.has('secrets.oidc-token-assignments-unchecked')) throw new OAuthError(400, 'invalid_request', 'identity entity not authorized by client assignment');
     const verifier = str(p.code_verifier);
     if (client.client_type === 'public' && !grant.challenge && !f.has('secrets.oidc-public-pkce-optional')) throw new OAuthError(400, 'invalid_request', 'PKCE is required for public clients');
     if (!grant.challenge && verifier) throw new OAuthError(400, 'invalid_request', 'unexpected code_verifier for token exchange');
@@ -378,6 +378,7 @@ export class OidcFlows {
     if (this.ctx.faults.has('secrets.oidc-secret-of-any-client')) {
       return [...this.ctx.config.clients.items.values()].some((c) => c.client_secret !== undefined && safeEqual(secret, c.client_secret));
     }
+    if (this.ctx.faults.has('secrets.oidc-secret-prefix')) return client.client_secret !== undefined && client.client_secret.startsWith(secret);
     return client.client_secret !== undefined && safeEqual(secret, client.client_secret);
   }
 

@@ -29,6 +29,7 @@ export function redirectAllowed(uri: string, registered: string[], faults: Fault
   if (faults.has('secrets.oidc-redirect-prefix-match')) return registered.some((r) => uri.startsWith(r));
   // A registered value exactly equal is allowed by every rule below (the loopback ones too).
   if (registered.includes(uri)) return true;
+  if (faults.has('secrets.oidc-redirect-query-ignored') && registered.includes(uri.split('?')[0]!)) return true;
   const asked = parts(uri);
   const loopback = asked !== undefined && LOOPBACK_HOSTS.includes(asked.host);
   if (loopback && faults.has('secrets.oidc-redirect-loopback-any-path')) {
