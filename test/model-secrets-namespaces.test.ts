@@ -58,6 +58,8 @@ describe('secrets namespaces model', () => {
   it('fits: a value only as a 200 with it; absent as 404; denied as 403 or 404', () => {
     expect(fits({ kind: 'value', value: { a: '1' } }, 200, { a: '1' })).toBe(true);
     expect(fits({ kind: 'value', value: { a: '1' } }, 200, { a: '2' })).toBe(false);
+    expect(fits({ kind: 'value', value: { a: '1', b: '2' } }, 200, { b: '2', a: '1' })).toBe(true);
+    expect(fits({ kind: 'value', value: { a: '1' } }, 200, { a: '1', b: '2' })).toBe(false);
     expect(fits({ kind: 'absent' }, 404, undefined)).toBe(true);
     expect(fits({ kind: 'absent' }, 200, { a: '1' })).toBe(false);
     expect(fits({ kind: 'denied' }, 403, undefined)).toBe(true);

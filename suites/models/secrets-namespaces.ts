@@ -21,7 +21,7 @@ export function normalizeNamespace(raw: string | undefined): NamespacePath {
  * without its trailing slash ('ns1') still ends at a segment boundary: it names namespace ns1/.
  */
 export function effectivePath(header: string | undefined, path: string): string {
-  return normalizeNamespace(header) + path.replace(/^\/+/, '');
+  return normalizeNamespace(header) + path;
 }
 
 /** Whether `inner` is `outer` or lies below it, segment by segment ('a/' does not contain 'ab/'). */
@@ -114,7 +114,15 @@ export function readOutcome(args: {
  * may not see can answer 404"): `denied` is either, and never a value.
  */
 export function fits(outcome: ReadOutcome, status: number, value: unknown): boolean {
-  if (outcome.kind === 'value') return status === 200 && JSON.stringify(value) === JSON.stringify(outcome.value);
+  if (outcome.kind === 'value') return status === 200 && sameFields(value, outcome.value);
   if (outcome.kind === 'absent') return status === 404;
   return status === 403 || status === 404;
+}
+
+/** The same string fields, in any order (the spec orders no JSON object's keys). */
+function sameFields(value: unknown, expected: Record<string, string>): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const got = value as Record<string, unknown>;
+  const keys = Object.keys(expected);
+  return Object.keys(got).length === keys.length && keys.every((k) => got[k] === expected[k]);
 }
