@@ -292,6 +292,11 @@ export const secretsNamespaceRules: Rule[] = [
     level: 'UPSTREAM',
     capability: 'namespaces',
     sources: [{ file, section: 'Authentication', quote: 'Namespaces: the request path is relative to the X-Service-Namespace header.' }],
+    upstream: {
+      product: 'OpenBao, Vault Enterprise',
+      source: 'openbao/openbao vault/request_handling.go (CheckToken), vault/namespace_store.go (DeleteNamespace)',
+      note: "a token is refused (403 permission denied) outside its own namespace and those below it; deleting a namespace revokes its tokens (Vault Enterprise: documented, source closed)",
+    },
     notes: [
       'The spec does not say what a namespaced token may reach. Vault Enterprise documents that a token is tied to the namespace it was made in and is usable there and in its child namespaces (developer.hashicorp.com/vault/docs/enterprise/namespaces); OpenBao refuses a token whose namespace is neither the request\'s nor an ancestor of it (openbao/openbao vault/request_handling.go CheckToken: "permission denied"), and deleting a namespace revokes its tokens (vault/namespace_store.go DeleteNamespace). Confirmed on OpenBao 2.6.2.',
       'Tokens: an entity\'s token from the identity fixtures where the profile has them; on a product driven by the upstream provisioner, a token made through auth/token/create in the namespace with a policy of that namespace granting read on "*", so only the namespace boundary decides. Judged against suites/models/secrets-namespaces.ts; a refusal is 403 or 404 (Authentication 7: "a path the caller may not see can answer 404").',
