@@ -190,12 +190,14 @@ ruleTest('secrets.cloudauth.login-cidr-bits', async (kit) => {
   // of some of them (127.0.0.1 is the broadcast address of 127.0.0.0/31, 127.0.0.2 the network
   // address of the next one).
   const blocksFor = (anchor: string, prefix: number): string[] => [blockAround(anchor, prefix), blockAround(anchor, Math.min(bits, prefix + 1)), nextBlock(anchor, prefix)].filter((b): b is string => b !== undefined);
-  const arb = fc.record({ anchor: fc.constantFrom(0, 1), prefix: fc.integer({ min: bits - 12, max: bits }), decoy: fc.boolean() });
+  // Mostly the prefixes near the two addresses, sometimes the widest: /0 holds every address of its family, /1 half of them.
+  const arb = fc.record({ anchor: fc.constantFrom(0, 1), prefix: fc.oneof({ weight: 4, arbitrary: fc.integer({ min: bits - 12, max: bits }) }, { weight: 1, arbitrary: fc.constantFrom(0, 1, 8, 16) }), decoy: fc.boolean() });
   const examples = [
     { anchor: 0, prefix: bits - 1, decoy: false },
     { anchor: 1, prefix: bits - 1, decoy: false },
     { anchor: 0, prefix: bits - 5, decoy: true },
     { anchor: 1, prefix: bits - 9, decoy: false },
+    { anchor: 0, prefix: 0, decoy: true },
   ];
   const wrong: string[] = [];
   let asked = 0;
@@ -203,8 +205,10 @@ ruleTest('secrets.cloudauth.login-cidr-bits', async (kit) => {
     arb,
     async ({ anchor, prefix, decoy }) => {
       for (const block of new Set(blocksFor(sources[anchor]!, prefix))) {
-        // A list with a second block no source is in, before the one that decides.
-        const cidrs = decoy ? [bits === 32 ? '192.0.2.0/24' : '2001:db8::/64', block] : [block];
+        // A list with blocks no source is in before the one that decides: a documentation block of
+        // the sources' family and one of the other family (a CIDR block all the same, which never
+        // holds an address of another family).
+        const cidrs = decoy ? (bits === 32 ? ['192.0.2.0/24', '2001:db8::/64', block] : ['2001:db8::/64', '192.0.2.0/24', block]) : [block];
         const role: LoginRole = { bounds: { bound_service_principal_ids: [m.principal_id] }, token_bound_cidrs: cidrs };
         const name = uniqueName('role');
         expectWritten(await auth.writeRole(name, { ...role.bounds, token_bound_cidrs: cidrs, token_policies: policies }), `write role ${name}`);
