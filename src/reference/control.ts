@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJsonObjectOr4xx } from './http/body.ts';
 import { sendJsonBody, sendPlainError } from './http/plain-errors.ts';
 import { Router, type RouteContext, type RouteHandler } from './http/router.ts';
+import { normalizeNamespace } from './secrets/namespaces.ts';
 import type { SecretsService } from './secrets/service.ts';
 import type { MeshService } from './mesh/service.ts';
 import type { SchedulerService } from './scheduler/service.ts';
@@ -27,6 +28,8 @@ export class ControlService {
   constructor(private readonly options: ControlOptions) {
     this.router.add('POST', '/v1/control/secrets/entities', (ctx) => this.createEntity(ctx));
     this.router.add('POST', '/v1/control/secrets/groups', (ctx) => this.createGroup(ctx));
+    this.router.add('POST', '/v1/control/secrets/namespaces', (ctx) => this.createSecretsNamespace(ctx));
+    this.router.add('DELETE', '/v1/control/secrets/namespaces/*path', (ctx) => this.deleteSecretsNamespace(ctx));
     this.router.add('POST', '/v1/control/mesh/rotate', async (ctx) => sendJsonBody(ctx.res, 200, { root_id: await options.mesh.rotate() }));
     this.router.add('POST', '/v1/control/mesh/tokens', (ctx) => this.meshToken(ctx));
     this.router.add('POST', '/v1/control/mesh/intentions', (ctx) => this.meshIntention(ctx));
@@ -153,6 +156,29 @@ export class ControlService {
     const previous_seconds = Math.round(this.options.mesh.leafLifetimeMs / 1000);
     this.options.mesh.leafLifetimeMs = seconds * 1000;
     sendJsonBody(ctx.res, 200, { seconds, previous_seconds });
+  }
+
+  /**
+   * A namespace of the secrets service (parents too), laid out like the reference's own at start:
+   * how the spec dialect, which has no sys/namespaces, gets the neighbour namespaces the access rules
+   * need (the spec does not show how namespaces are made).
+   */
+  private async createSecretsNamespace(ctx: RouteContext): Promise<void> {
+    const body = await this.body(ctx);
+    if (!body) return;
+    const path = typeof body.path === 'string' ? normalizeNamespace(body.path) : '';
+    if (path === '' || !/^([\w.-]+\/)+$/.test(path)) return sendPlainError(ctx.res, 400, 'control interface: path must be a namespace path such as "team-a/app/"');
+    sendJsonBody(ctx.res, 200, { path: this.options.secrets.namespaces.create(path).path });
+  }
+
+  /** Removes a namespace that has no children, with what is in it and the tokens made in it. */
+  private deleteSecretsNamespace(ctx: RouteContext): void {
+    const path = normalizeNamespace(ctx.params.path);
+    const tree = this.options.secrets.namespaces;
+    if (!tree.get(path) || path === '') return sendPlainError(ctx.res, 404, `control interface: no namespace "${path}"`);
+    if (!tree.remove(path)) return sendPlainError(ctx.res, 400, `control interface: namespace "${path}" has child namespaces`);
+    this.options.secrets.tokens.revokeWhere((t) => t.namespace.startsWith(path));
+    ctx.res.writeHead(204).end();
   }
 
   /** Creates an entity (and its groups, by name) with a client token bound to it. */

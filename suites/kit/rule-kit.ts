@@ -158,6 +158,12 @@ export class RuleKit {
     return name;
   }
 
+  /** The reference's control interface for secrets fixtures (namespaces, entities), when the profile names one. */
+  get secretsControl(): HttpClient | undefined {
+    const f = this.secretsTarget.fixtures;
+    return f?.controlUrl ? this.client('secrets-control', f.controlUrl, f.controlToken ? { authorization: `Bearer ${f.controlToken}` } : {}) : undefined;
+  }
+
   /** The secrets API through the request-header proxy the target declares. */
   get secretsProxy(): SecretsApi {
     const url = this.secretsTarget.requestHeaderProxyUrl;

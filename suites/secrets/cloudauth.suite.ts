@@ -11,9 +11,11 @@ import { expectWritten, uniqueName } from '../kit/oidc-fixture.ts';
 import { SkipRule, type RuleKit } from '../kit/rule-kit.ts';
 import { expectNotSuccess } from '../kit/refusal.ts';
 import { ruleTest } from '../kit/rule-test.ts';
+import { runAlone } from '../kit/exclusive.ts';
 
-// All cloud-identity rules live in this one file: they share the auth method's single config,
-// and vitest runs the tests of one file one after another.
+// The cloud-identity rules share the auth method's single config, and vitest runs the tests of one
+// file one after another; the other file of them (cloudauth-access.suite.ts) takes the same lock.
+runAlone('cloudauth-config');
 
 const LOCATIONS = ['westeurope', 'eastus', 'japaneast'];
 const GROUPS = ['g-ops', 'g-dev', 'g-data'];

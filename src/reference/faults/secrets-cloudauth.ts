@@ -13,4 +13,9 @@ export const secretsCloudauthFaults: Fault[] = [
   f('cloudauth-config-credentials-required', ['secrets.cloudauth.config-optional-fields'], 'A config without client_id is refused'),
   f('cloudauth-batch-type-refused', ['secrets.cloudauth.role-token-types'], "A role's token_type 'batch' is refused (only service and default are taken)"),
   f('cloudauth-vm-name-required', ['secrets.cloudauth.login-machine-name-optional'], 'Login without vm_name and without vmss_name is refused'),
+  // Issue 47: breaks one attribute away from the granted scope, which the access rules ask from.
+  f('cloudauth-cidr-by-bytes', ['secrets.cloudauth.login-cidr-bits'], 'token_bound_cidrs prefixes are rounded down to whole bytes: 127.0.0.0/31 admits a login from 127.0.0.2'),
+  f('cloudauth-bound-prefix-match', ['secrets.cloudauth.login-bound-neighbours'], 'A bound_resource_groups value admits every resource group whose name begins with it'),
+  f('cloudauth-role-cached', ['secrets.cloudauth.login-role-change'], 'A role is read at its first login and kept: later writes to it do not change who may log in'),
+  f('cloudauth-period-uncapped', ['secrets.cloudauth.login-period-caps'], "A role's token_period is the token's lifetime even above token_max_ttl and token_explicit_max_ttl"),
 ];

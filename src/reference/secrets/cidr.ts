@@ -16,7 +16,7 @@ export function parseCidr(text: string): { address: string; prefix: number; fami
  * An entry that is no block (kept only by the upstream behaviour, as a Unix socket path) contains no
  * network peer, so it matches nothing.
  */
-export function inCidrs(address: string | undefined, cidrs: string[]): boolean {
+export function inCidrs(address: string | undefined, cidrs: string[], byBytes = false): boolean {
   if (!address) return false;
   const plain = address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
   const list = new BlockList();
@@ -27,7 +27,8 @@ export function inCidrs(address: string | undefined, cidrs: string[]): boolean {
     } catch {
       continue;
     }
-    list.addSubnet(block.address, block.prefix, block.family);
+    // byBytes: the fault secrets.cloudauth-cidr-by-bytes, a prefix rounded down to whole bytes.
+    list.addSubnet(block.address, byBytes ? block.prefix - (block.prefix % 8) : block.prefix, block.family);
   }
   return list.check(plain, isIP(plain) === 6 ? 'ipv6' : 'ipv4');
 }

@@ -11,6 +11,8 @@ import { badRequest, type EngineResult } from './respond.ts';
 
 const lower = (xs: string[]) => xs.map((x) => x.toLowerCase());
 const containsFold = (list: string[], value: string) => lower(list).includes(value.toLowerCase());
+/** The fault secrets.cloudauth-bound-prefix-match: a bound value admits every value it begins. */
+const beginsFold = (list: string[], value: string) => lower(list).some((b) => value.toLowerCase().startsWith(b));
 
 type ComputeKind = 'virtualMachines' | 'virtualMachineScaleSets';
 interface ComputeMachine {
@@ -45,6 +47,8 @@ interface LoginFields {
  */
 export class CloudAuthLogin {
   private readonly providers = new Map<string, Promise<TenantProvider>>();
+  /** Roles as read at their first login (only under the fault secrets.cloudauth-role-cached). */
+  private readonly rolesAtFirstLogin = new Map<string, Role>();
 
   constructor(private readonly ctx: CloudAuthContext) {}
 
@@ -66,14 +70,17 @@ export class CloudAuthLogin {
     if (!input.role) return badRequest('role is required');
     if (f.has('secrets.cloudauth-vm-name-required') && !input.vm_name && !input.vmss_name) return badRequest('vm_name or vmss_name is required');
     // Vault stores role names lower-cased (path_role.go azureAuthBackend.role).
-    const role = roles.get(this.upstreamDialect ? input.role.toLowerCase() : input.role);
+    const key = this.upstreamDialect ? input.role.toLowerCase() : input.role;
+    // The fault secrets.cloudauth-role-cached: a role is read once, at its first login, and kept.
+    const role = (f.has('secrets.cloudauth-role-cached') ? this.rolesAtFirstLogin.get(key) : undefined) ?? roles.get(key);
+    if (role && f.has('secrets.cloudauth-role-cached')) this.rolesAtFirstLogin.set(key, role);
     if (!role) {
       if (!f.has('secrets.cloudauth-unknown-role-admits')) return badRequest(`invalid role name "${input.role}"`);
       if (!config?.tenant_id) return badRequest('the auth method is not configured');
       await this.verify(input.jwt, config);
       return this.issue(UNKNOWN_ROLE_FALLBACK, input);
     }
-    if (role.token_bound_cidrs.length > 0 && !f.has('secrets.cloudauth-login-cidr-unchecked') && !inCidrs(req.remoteAddress, role.token_bound_cidrs)) {
+    if (role.token_bound_cidrs.length > 0 && !f.has('secrets.cloudauth-login-cidr-unchecked') && !inCidrs(req.remoteAddress, role.token_bound_cidrs, f.has('secrets.cloudauth-cidr-by-bytes'))) {
       // logical.ErrPermissionDenied: 403 "permission denied" upstream.
       throw new LoginRefused(f.has('secrets.cloudauth-login-cidr-400') ? 400 : 403, this.upstreamDialect ? 'permission denied' : 'permission denied: the login comes from an address outside token_bound_cidrs');
     }
@@ -220,7 +227,7 @@ export class CloudAuthLogin {
       if (list.length > 0 && !ok) throw this.deny(`${name} ${JSON.stringify(list)} does not contain ${JSON.stringify(values.length === 1 ? values[0] : values)}`);
     };
     check('bound_subscription_ids', [sub], containsFold(bound(role, 'bound_subscription_ids'), sub));
-    if (!f.has('secrets.cloudauth-resource-group-bound-ignored')) check('bound_resource_groups', [rg], containsFold(bound(role, 'bound_resource_groups'), rg));
+    if (!f.has('secrets.cloudauth-resource-group-bound-ignored')) check('bound_resource_groups', [rg], (f.has('secrets.cloudauth-bound-prefix-match') ? beginsFold : containsFold)(bound(role, 'bound_resource_groups'), rg));
     if (bound(role, 'bound_scale_sets').length > 0) check('bound_scale_sets', [vmssName], useVmss && containsFold(bound(role, 'bound_scale_sets'), vmssName));
     const locations = bound(role, 'bound_locations');
     if (locations.length === 0 && f.has('secrets.cloudauth-empty-bound-denies')) throw this.deny('bound_locations is empty');
@@ -262,7 +269,7 @@ export class CloudAuthLogin {
     const subscriptions = bound(role, 'bound_subscription_ids');
     if (subscriptions.length > 0 && !containsFold(subscriptions, sub)) throw this.deny('subscription not authorized');
     const groups = bound(role, 'bound_resource_groups');
-    if (!f.has('secrets.cloudauth-resource-group-bound-ignored') && groups.length > 0 && !containsFold(groups, rg)) throw this.deny('resource group not authorized');
+    if (!f.has('secrets.cloudauth-resource-group-bound-ignored') && groups.length > 0 && !(f.has('secrets.cloudauth-bound-prefix-match') ? beginsFold : containsFold)(groups, rg)) throw this.deny('resource group not authorized');
     const locations = bound(role, 'bound_locations');
     if (locations.length > 0) {
       if (!machine.location) throw this.deny('location is empty');

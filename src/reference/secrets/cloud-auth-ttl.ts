@@ -18,7 +18,7 @@ export function loginTokenTtl(role: Role, faults: FaultSet): number {
   let cap = MAX_LEASE_TTL;
   if (role.token_max_ttl > 0 && !faults.has('secrets.cloudauth-max-ttl-ignored')) cap = Math.min(cap, role.token_max_ttl);
   if (role.token_explicit_max_ttl > 0 && !faults.has('secrets.cloudauth-explicit-max-ttl-ignored')) cap = Math.min(cap, role.token_explicit_max_ttl);
-  if (role.token_period > 0) return Math.min(role.token_period, cap);
+  if (role.token_period > 0) return faults.has('secrets.cloudauth-period-uncapped') ? role.token_period : Math.min(role.token_period, cap);
   const ttl = faults.has('secrets.cloudauth-lease-ignores-ttl') ? SYSTEM_DEFAULT_TTL : role.token_ttl || SYSTEM_DEFAULT_TTL;
   return Math.min(ttl, cap);
 }

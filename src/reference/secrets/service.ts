@@ -165,7 +165,8 @@ export class SecretsService {
     }
 
     const header = req.headers[this.namespaceHeader];
-    const nsHeader = faults.has('secrets.ns-header-ignored') ? '' : normalizeNamespace(typeof header === 'string' ? header : undefined);
+    const raw = typeof header === 'string' ? header : undefined;
+    const nsHeader = faults.has('secrets.ns-header-ignored') ? '' : faults.has('secrets.ns-header-joined-without-slash') ? (raw ?? '').replace(/^\/+/, '') : normalizeNamespace(raw);
     const { namespace, rest } = this.namespaces.resolve(nsHeader + path);
 
     const mount = namespace.mounts.find(rest);
@@ -175,7 +176,7 @@ export class SecretsService {
     if (needsToken) {
       token = this.authenticate(req, mount?.type === 'kv');
       const outside = token?.boundCidrs && !inCidrs(req.socket.remoteAddress, token.boundCidrs);
-      if (!token || outside || !namespace.path.startsWith(token.namespace) || (token.allowedPath && !token.allowedPath.test(rest))) {
+      if (!token || outside || !tokenReaches(token.namespace, namespace.path, faults) || (token.allowedPath && !token.allowedPath.test(rest))) {
         req.resume();
         return this.sendErrors(res, 403, ['permission denied']);
       }
@@ -414,4 +415,15 @@ function formData(body: Buffer): Record<string, unknown> {
   const form = new URLSearchParams(body.toString('utf8'));
   for (const key of new Set(form.keys())) out[key] = form.getAll(key).join(',');
   return out;
+}
+
+/**
+ * Whether a token of namespace `tokenNs` may be used in namespace `requestNs`: its own and those
+ * below it (Vault Enterprise's namespaces documentation; openbao vault/request_handling.go CheckToken).
+ * Both paths end in '/', so the prefix test stops at segment boundaries.
+ */
+function tokenReaches(tokenNs: string, requestNs: string, faults: FaultSet): boolean {
+  if (faults.has('secrets.ns-child-token-reaches-parent') && tokenNs.startsWith(requestNs)) return true;
+  if (faults.has('secrets.ns-token-reaches-prefix-sibling')) return requestNs.startsWith(tokenNs.replace(/\/$/, ''));
+  return requestNs.startsWith(tokenNs);
 }

@@ -318,6 +318,60 @@ export const secretsCloudAuthRules: Rule[] = [
     sources: [{ file, section: 'Authentication', quote: 'The token is then sent in either header.' }],
     notes: [IDENTITY_BOUND, READABLE],
   }),
+  rule({
+    id: 'secrets.cloudauth.login-bound-neighbours',
+    title:
+      "For generated worlds of machines that each differ from one base machine in one bound's value (one character more, less or changed, or only its case) and roles that each bound one field to a list holding the base machine's value, every login is judged against the model; so is the base machine's token for an audience one character away from the resource",
+    sources: [
+      verifies,
+      { file, section: ROLE, quote: 'bound_service_principal_ids | array | [] | Login restricted to these service principal IDs' },
+      { file, section: ROLE, quote: 'bound_scale_sets | array | [] | Scale set names' },
+      { file, section: CONFIG, quote: 'resource | string | yes | URL configured for the registered application' },
+    ],
+    notes: [
+      IDENTITY_BOUND,
+      REFUSAL,
+      `Judged against suites/models/cloud-identity-access.ts: a bound admits a value it lists, and refuses one that differs in any character; a value that differs from the listed one only in letter case may go either way, as the spec says nothing of case (Vault compares case-insensitively: ${PLUGIN} util.go strListContains). A VM has no scale set, so a scale-set bound refuses it.`,
+      'The roles that bound neither identity field name a group every machine of the world is in; the pairs are the base machine and each neighbour against each role (the neighbour differs in the role\'s own field, or in another that role leaves empty), and each role against the base machine and the neighbour.',
+    ],
+  }),
+  rule({
+    id: 'secrets.cloudauth.login-cidr-bits',
+    title:
+      'For token_bound_cidrs blocks at every prefix length around the two client addresses (a /31 whose broadcast address is one client and whose next block starts at the other, /32, /27, /23 and the rest), a login from each address is admitted exactly when the address is in a block, and its token works from exactly those addresses',
+    sources: [{ file, section: ROLE, quote: 'If set, only addresses in these CIDR blocks may authenticate and the token is tied to them' }],
+    notes: [
+      IDENTITY_BOUND,
+      REFUSAL,
+      READABLE,
+      'An address is in a block when its first prefix-length bits equal the block\'s (suites/models/cloud-identity-access.ts); each block is asked from both addresses and beside the block one bit longer and the block of the same size right after it. Some lists carry a documentation block (192.0.2.0/24, 2001:db8::/64) before the deciding one. Needs the profile\'s two client addresses (cloudIdentity.clientAddresses).',
+    ],
+  }),
+  rule({
+    id: 'secrets.cloudauth.login-role-change',
+    title: 'For generated sequences of writes to one role (one bound admitting the machine or naming a near miss of its value, token_bound_cidrs around the login\'s address or another), each login is judged against the role as last written, not as it was at an earlier login',
+    sources: [verifies, { file, section: ENDPOINTS, quote: 'POST | auth/cloudauth/role/:name | role fields | see above' }],
+    notes: [
+      IDENTITY_BOUND,
+      REFUSAL,
+      'Every bound and token_bound_cidrs are sent at each write ([] where unset): the spec does not say whether a write that leaves a field out keeps its old value (Vault\'s update does).',
+    ],
+  }),
+  rule({
+    id: 'secrets.cloudauth.login-period-caps',
+    title: 'For generated roles with a token_period, lease_duration never exceeds a set token_max_ttl or token_explicit_max_ttl; the same role without the period or without the explicit cap is judged too',
+    sources: [
+      { file, section: ROLE, quote: "token_explicit_max_ttl | integer or string | 0 or '' | Hard cap on lifetime even if renewal would otherwise be allowed" },
+      { file, section: ROLE, quote: "token_max_ttl | integer or string | 0 or '' | Maximum lifetime; current value used at renewal" },
+      { file, section: ROLE, quote: "token_period | integer or string | 0 or '' | Period set on the token" },
+      { file, section: LOGIN, quote: 'lease_duration (integer seconds)' },
+    ],
+    notes: [
+      IDENTITY_BOUND,
+      TTL_NOT_OVER_MAX,
+      'The spec does not say how a period and token_ttl combine, so with a period any lifetime above 0 and within each set cap passes (suites/models/cloud-identity-access.ts leaseRange); without one, the lifetime is token_ttl capped by each set cap, as secrets.cloudauth.login-ttl-caps asserts. Vault and OpenBao give the period, capped by the least of the mount maximum, token_max_ttl and token_explicit_max_ttl (hashicorp/vault sdk/framework/lease.go CalculateTTL).',
+    ],
+  }),
 ];
 
 const notes = 'shared/notes/upstream-behaviors.md § 1d';

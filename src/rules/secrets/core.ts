@@ -269,4 +269,37 @@ export const secretsNamespaceRules: Rule[] = [
     capability: 'namespaces',
     sources: [{ file, section: 'Authentication', quote: 'Namespaces: the request path is relative to the X-Service-Namespace header.' }],
   }),
+  rule({
+    id: 'secrets.ns.neighbour-paths',
+    title:
+      "For generated reads of a namespace's secret and of its neighbours (a namespace whose name begins like another's, its child, a header/path cut inside a segment or one character over, a header without its trailing slash), each answer is exactly what the namespace the header and path name together holds",
+    level: 'MUST',
+    capability: 'namespaces',
+    sources: [
+      { file, section: 'Authentication', quote: "With path secret/foo and header 'ns1/ns2/' the effective path is ns1/ns2/secret/foo." },
+      { file, section: 'Authentication', quote: 'Using the full path without the header, or splitting the namespace between header and path, is equivalent.' },
+      { file, section: 'Errors', quote: '404 | Invalid path, or no permission to see it' },
+    ],
+    notes: [
+      'Judged against suites/models/secrets-namespaces.ts: the header is a namespace path (a header without its trailing slash names the same namespace, so a cut inside a segment names a namespace that does not exist, never the prefix-named one), and the path resolves in the deepest namespace whose segments begin it. Each read is asked beside a neighbour that differs in one attribute.',
+      'The spec does not show how namespaces are made: the rule makes `a`, `ab` and `a/c` (under the run prefix) through sys/namespaces, as Vault Enterprise, OpenBao 2.3+ (openbao/openbao vault/logical_system_namespaces.go) and the reference serve it, each with a version 1 engine at kv.v1Mount, and removes them at the end; SKIP where sys/namespaces answers 404.',
+    ],
+  }),
+  rule({
+    id: 'secrets.upstream.ns-token-reach',
+    title:
+      'A token made in a namespace reaches that namespace and those below it, never its parent, a sibling or a namespace whose name begins like its own; a namespace deleted and made again holds nothing of the old one, and the old tokens reach nothing in it',
+    level: 'UPSTREAM',
+    capability: 'namespaces',
+    sources: [{ file, section: 'Authentication', quote: 'Namespaces: the request path is relative to the X-Service-Namespace header.' }],
+    upstream: {
+      product: 'OpenBao, Vault Enterprise',
+      source: 'openbao/openbao vault/request_handling.go (CheckToken), vault/namespace_store.go (DeleteNamespace)',
+      note: "a token is refused (403 permission denied) outside its own namespace and those below it; deleting a namespace revokes its tokens (Vault Enterprise: documented, source closed)",
+    },
+    notes: [
+      'The spec does not say what a namespaced token may reach. Vault Enterprise documents that a token is tied to the namespace it was made in and is usable there and in its child namespaces (developer.hashicorp.com/vault/docs/enterprise/namespaces); OpenBao refuses a token whose namespace is neither the request\'s nor an ancestor of it (openbao/openbao vault/request_handling.go CheckToken: "permission denied"), and deleting a namespace revokes its tokens (vault/namespace_store.go DeleteNamespace). Confirmed on OpenBao 2.6.2.',
+      'Tokens: an entity\'s token from the identity fixtures where the profile has them; on a product driven by the upstream provisioner, a token made through auth/token/create in the namespace with a policy of that namespace granting read on "*", so only the namespace boundary decides. Judged against suites/models/secrets-namespaces.ts; a refusal is 403 or 404 (Authentication 7: "a path the caller may not see can answer 404").',
+    ],
+  }),
 ];

@@ -1,0 +1,268 @@
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import type { HttpResponse } from '../../src/client/http-client.ts';
+import { readResultSchema } from '../../src/client/schemas/secrets.ts';
+import { NAMESPACE_GONE_MS } from '../../src/provision/secrets-sweep.ts';
+import { fits, readOutcome, type NamespaceIncarnation, type ReadOutcome, type StoredSecret } from '../models/secrets-namespaces.ts';
+import { SkipRule, type RuleKit } from '../kit/rule-kit.ts';
+import { uniqueName } from '../kit/run-names.ts';
+import { ruleTest } from '../kit/rule-test.ts';
+
+// Worlds of namespaces that are each other's neighbours: a namespace `a`, one whose name begins
+// like it (`ab`), a child `a/c`, and the root. Every request the rules send is judged against the
+// model (suites/models/secrets-namespaces.ts), and each is sent beside a neighbour that differs
+// from it in exactly one attribute: the namespace one character longer, the header/path cut one
+// character over, the header's trailing slash, the token of the parent, child or prefix-named
+// sibling.
+
+interface World {
+  /** The namespaces made, children after parents; with the root (''). */
+  live: NamespaceIncarnation[];
+  secrets: StoredSecret[];
+  /** The relative path of each namespace's secret (mount and key). */
+  rest: string;
+  /** The namespaces the rule made, to remove at the end, children first. */
+  made: string[];
+}
+
+function ok(res: HttpResponse, what: string): void {
+  if (res.status >= 300) throw new Error(`${what}: answered ${res.status} ${res.text.slice(0, 200)}`);
+}
+
+/**
+ * A namespace below `parent` with a version 1 key-value engine at the profile's kv.v1Mount. The
+ * spec does not show how namespaces are made: through sys/namespaces where the target serves it
+ * (Vault Enterprise, OpenBao 2.3+, the reference's hashicorp dialect), else through the reference's
+ * control interface where the profile names one; SKIP elsewhere.
+ */
+async function makeNamespace(kit: RuleKit, parent: string, name: string): Promise<string> {
+  const path = `${parent}${name}/`;
+  const res = await kit.secrets.write(`sys/namespaces/${name}`, {}, 'POST', { namespace: parent || undefined });
+  if (res.status === 404 || res.status === 405) {
+    const control = kit.secretsControl;
+    if (!control) throw new SkipRule(`the rule makes neighbour namespaces through sys/namespaces, which answered ${res.status}, and the profile names no control interface (the spec does not show how namespaces are made)`);
+    const made = await control.post('/v1/control/secrets/namespaces', { path });
+    ok(made, `make namespace ${path} through the control interface`);
+    return path;
+  }
+  ok(res, `make namespace ${path}`);
+  const mount = kit.secretsTarget.kv.v1Mount.replace(/\/$/, '');
+  ok(await kit.secrets.write(`sys/mounts/${mount}`, { type: 'kv', options: { version: '1' } }, 'POST', { namespace: path }), `mount a version 1 key-value engine in ${path}`);
+  return path;
+}
+
+/** Removes a namespace the rule made and waits until it is gone (OpenBao deletes in the background, and lists it until then). */
+async function removeNamespace(kit: RuleKit, path: string): Promise<void> {
+  const parts = path.split('/').filter(Boolean);
+  const name = parts.pop()!;
+  const parent = parts.map((p) => `${p}/`).join('');
+  const deadline = Date.now() + NAMESPACE_GONE_MS;
+  for (;;) {
+    const res = await kit.secrets.delete(`sys/namespaces/${name}`, { namespace: parent || undefined });
+    if (res.status === 404 || res.status === 405) {
+      const control = kit.secretsControl;
+      if (control) ok(await control.request({ method: 'DELETE', path: `/v1/control/secrets/namespaces/${path}` }), `remove namespace ${path} through the control interface`);
+      return;
+    }
+    const list = await kit.secrets.list('sys/namespaces', 'verb', { namespace: parent || undefined });
+    const keys = list.status === 200 ? ((list.json() as { data?: { keys?: string[] } }).data?.keys ?? []) : [];
+    if (res.status < 300 && !keys.includes(`${name}/`)) return;
+    if (Date.now() > deadline) throw new Error(`namespace ${path} still listed ${NAMESPACE_GONE_MS / 1000} s after its deletion (last DELETE: ${res.status})`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function buildWorld(kit: RuleKit): Promise<World> {
+  const a = uniqueName('nsa');
+  const world: World = { live: [{ path: '', generation: 0 }], secrets: [], rest: `${kit.secretsTarget.kv.v1Mount}${uniqueName('nss')}`, made: [] };
+  for (const [parent, name] of [
+    ['', a],
+    ['', `${a}b`],
+    [`${a}/`, 'c'],
+  ] as const) {
+    const path = await makeNamespace(kit, parent, name);
+    world.made.unshift(path);
+    world.live.push({ path, generation: 0 });
+  }
+  for (const ns of world.live) await writeSecret(kit, world, ns);
+  return world;
+}
+
+async function writeSecret(kit: RuleKit, world: World, ns: NamespaceIncarnation): Promise<void> {
+  const value = { in: ns.path || '(root)', generation: String(ns.generation) };
+  ok(await kit.secrets.write(world.rest, value, 'POST', { namespace: ns.path || undefined }), `write the secret of ${ns.path || '(root)'}`);
+  world.secrets.push({ namespace: ns, rest: world.rest, value });
+}
+
+async function tearDown(kit: RuleKit, world: World | undefined): Promise<void> {
+  if (!world) return;
+  // Only the root namespace's secret stays otherwise: the others go with their namespaces.
+  await kit.secrets.delete(world.rest);
+  for (const path of world.made) await removeNamespace(kit, path);
+}
+
+/** A read request: the namespace header (undefined: none) and the path after /v1/. */
+interface ReadRequest {
+  header: string | undefined;
+  path: string;
+}
+
+/** The request for `full` (namespace part + rest) cut after `cut` characters of it, the header with or without its trailing slash. */
+function cutRequest(full: string, cut: number, dropSlash: boolean): ReadRequest {
+  // A cut right before a slash gives the slash to the header: a path never starts with one (the spec
+  // does not say what '/v1//…' means).
+  const at = full[cut] === '/' ? cut + 1 : cut;
+  const header = full.slice(0, at);
+  return { header: header === '' ? undefined : dropSlash ? header.replace(/\/$/, '') : header, path: full.slice(at) };
+}
+
+function show(r: ReadRequest): string {
+  return `header ${r.header === undefined ? '(none)' : JSON.stringify(r.header)} path ${JSON.stringify(r.path)}`;
+}
+
+function showOutcome(o: ReadOutcome): string {
+  return o.kind === 'value' ? `the value ${JSON.stringify(o.value)}` : o.kind === 'absent' ? 'not found (404)' : 'refused (403 or 404)';
+}
+
+/** Sends a read, judges it against the model; returns a line when the answer does not fit. */
+async function judge(kit: RuleKit, world: World, req: ReadRequest, token?: { ns: NamespaceIncarnation; secret: string }): Promise<string | undefined> {
+  const d = kit.secrets.dialect.secrets;
+  const options = token ? { bare: true, headers: { [d.tokenHeader]: token.secret, [d.requestHeader]: 'true' } } : {};
+  const res = await kit.secrets.read(req.path, { ...options, namespace: req.header });
+  const outcome = readOutcome({ live: world.live, secrets: world.secrets, header: req.header, path: req.path, token: token?.ns });
+  const data = res.status === 200 ? readResultSchema.safeParse(res.json()).data?.data : undefined;
+  if (fits(outcome, res.status, data)) return undefined;
+  return `${show(req)}${token ? ` with a token of ${token.ns.path || '(root)'}` : ''}: the model allows ${showOutcome(outcome)}, got ${res.status} ${res.text.slice(0, 160)}`;
+}
+
+/** The namespace parts a request may name: each namespace of the world, and the near misses between them. */
+function namespaceParts(world: World): string[] {
+  const made = world.live.map((n) => n.path);
+  const [, a, ab] = made;
+  // 'a/b/' is 'ab/' cut in the wrong place; 'ab/c/' is 'a/c/' under the prefix-named sibling.
+  return [...made, `${a}b/`, `${ab}c/`];
+}
+
+/** The namespace path with one character less at its end (a one-character last segment goes whole: the parent). */
+function shorter(ns: string): string {
+  const parts = ns.split('/').filter(Boolean);
+  const last = parts.pop();
+  if (last && last.length > 1) parts.push(last.slice(0, -1));
+  return parts.map((p) => `${p}/`).join('');
+}
+
+ruleTest('secrets.ns.neighbour-paths', async (kit) => {
+  let world: World | undefined;
+  try {
+    world = await buildWorld(kit);
+    const w = world;
+    const parts = namespaceParts(w);
+    kit.note(`namespaces ${w.live.map((n) => n.path || '(root)').join(', ')}; near misses asked too: ${parts.filter((p) => !w.live.some((n) => n.path === p)).join(', ')}`);
+    // A request names a namespace part and the secret's rest, cut anywhere in the namespace part;
+    // its neighbour moves the cut one character, or names the namespace one character longer or
+    // shorter, or drops the header's trailing slash.
+    const request = fc.record({ part: fc.nat(), cut: fc.nat(), dropSlash: fc.boolean(), neighbour: fc.constantFrom('cut', 'longer', 'shorter', 'slash') });
+    const examples = [
+      // ab/ asked as header 'a' and path 'b/...': a/b/, never ab/.
+      { part: 2, cut: w.live[1]!.path.length - 1, dropSlash: false, neighbour: 'cut' as const },
+      { part: 1, cut: w.live[1]!.path.length, dropSlash: true, neighbour: 'longer' as const },
+      { part: 3, cut: 0, dropSlash: false, neighbour: 'shorter' as const },
+    ];
+    const mismatches: string[] = [];
+    let asked = 0;
+    await kit.property(
+      request,
+      async ({ part, cut, dropSlash, neighbour }) => {
+        const ns = parts[part % parts.length]!;
+        const at = cut % (ns.length + 1);
+        const base = cutRequest(ns + w.rest, at, dropSlash);
+        const other =
+          neighbour === 'cut'
+            ? ns === ''
+              ? { header: '', path: w.rest }
+              : cutRequest(ns + w.rest, at === ns.length ? at - 1 : at + 1, dropSlash)
+            : neighbour === 'longer'
+              ? cutRequest(`${ns.replace(/\/$/, '')}b/` + w.rest, Math.min(at, ns.length - 1), dropSlash)
+              : neighbour === 'shorter'
+                ? cutRequest(shorter(ns) + w.rest, Math.min(at, shorter(ns).length), dropSlash)
+                : cutRequest(ns + w.rest, at, !dropSlash);
+        for (const r of [base, other]) {
+          asked += 1;
+          const wrong = await judge(kit, w, r);
+          if (wrong) mismatches.push(`${wrong} (asked beside ${show(r === base ? other : base)}, which differs in the ${neighbour === 'slash' ? "header's trailing slash" : neighbour === 'cut' ? 'header/path cut' : 'namespace name by one character'})`);
+        }
+        expect(mismatches.length, `every answer fits the namespace model:\n${mismatches.join('\n')}`).toBe(0);
+      },
+      { numRuns: Math.min(Math.max(kit.ctx.runs, 12), 40), examples },
+    );
+    kit.note(`${asked} reads judged against the model`);
+  } finally {
+    await tearDown(kit, world);
+  }
+});
+
+/**
+ * A client token of a namespace: an entity's token from the identity fixtures where the profile has
+ * them (the embedded reference enforces no policies), else, on a product whose admin API the
+ * upstream provisioner drives, a token made in the namespace's token store with a policy of that
+ * namespace that reads everything below it, so that only the namespace boundary decides.
+ */
+async function tokenIn(kit: RuleKit, ns: string): Promise<string> {
+  if (kit.ctx.provisioned?.secrets?.provisioner === 'upstream') {
+    const policy = uniqueName('nsread');
+    ok(await kit.secrets.write(`sys/policies/acl/${policy}`, { policy: 'path "*" {\n  capabilities = ["read", "list"]\n}\n' }, 'POST', { namespace: ns }), `write a read policy in ${ns}`);
+    const res = await kit.secrets.write('auth/token/create', { policies: [policy], ttl: '15m' }, 'POST', { namespace: ns });
+    ok(res, `make a token in ${ns}`);
+    const token = (res.json() as { auth: { client_token: string } }).auth.client_token;
+    kit.secret(token);
+    return token;
+  }
+  return (await kit.fixtures.entity({ name: uniqueName('nsent'), namespace: ns })).token;
+}
+
+ruleTest('secrets.upstream.ns-token-reach', async (kit) => {
+  let world: World | undefined;
+  try {
+    world = await buildWorld(kit);
+    const w = world;
+    const scoped = w.live.filter((n) => n.path !== '');
+    const tokens = await Promise.all(scoped.map(async (ns) => ({ ns, secret: await tokenIn(kit, ns.path) })));
+    const mismatches: string[] = [];
+    // Every token asks every namespace through one generated split: its own, its parent, its child
+    // and its prefix-named sibling are each the neighbour of another.
+    await kit.property(
+      fc.record({ cut: fc.nat(), dropSlash: fc.boolean() }),
+      async ({ cut, dropSlash }) => {
+        for (const token of tokens) {
+          for (const target of w.live) {
+            const full = target.path + w.rest;
+            const wrong = await judge(kit, w, cutRequest(full, cut % (target.path.length + 1), dropSlash), token);
+            if (wrong) mismatches.push(wrong);
+          }
+        }
+        expect(mismatches.length, `every token reaches its own namespace and those below it, and no other:\n${mismatches.join('\n')}`).toBe(0);
+      },
+      { numRuns: Math.min(Math.max(kit.ctx.runs, 2), 4), examples: [{ cut: 0, dropSlash: false }] },
+    );
+
+    // A namespace deleted and made again is a new one: the old token and the old secret are gone.
+    const child = scoped.find((n) => n.path.split('/').length === 3)!;
+    const oldToken = tokens.find((t) => t.ns.path === child.path)!;
+    await removeNamespace(kit, child.path);
+    const [parent, name] = [child.path.replace(/[^/]+\/$/, ''), child.path.split('/').at(-2)!];
+    w.live = w.live.filter((n) => n !== child);
+    w.made = w.made.filter((p) => p !== child.path);
+    await makeNamespace(kit, parent, name);
+    const reborn = { path: child.path, generation: 1 };
+    w.live.push(reborn);
+    w.made.unshift(child.path);
+    const req = { header: child.path, path: w.rest };
+    for (const line of [await judge(kit, w, req), await judge(kit, w, req, oldToken)]) if (line) mismatches.push(`after ${child.path} was deleted and made again: ${line}`);
+    await writeSecret(kit, w, reborn);
+    const newToken = { ns: reborn, secret: await tokenIn(kit, child.path) };
+    for (const line of [await judge(kit, w, req, newToken), await judge(kit, w, req, oldToken)]) if (line) mismatches.push(`after ${child.path} was made again and written: ${line}`);
+    expect(mismatches.length, `a recreated namespace holds nothing of the old one, and the old tokens reach nothing in it:\n${mismatches.join('\n')}`).toBe(0);
+  } finally {
+    await tearDown(kit, world);
+  }
+});
