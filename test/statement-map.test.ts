@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { RULES } from '../src/rules/catalog.ts';
 import { faultById } from '../src/reference/faults/catalog.ts';
-import { statementCoverage, statementMapProblems } from '../src/rules/statement-coverage.ts';
+import { accessStatementsWithoutNeighbours, statementCoverage, statementMapProblems } from '../src/rules/statement-coverage.ts';
 import { STATEMENT_MAPS } from '../src/rules/statements/index.ts';
 
 describe('the statement map of the specs', () => {
   it('quotes each statement from its section, names only existing rules, and gives each statement rules or a reason', () => {
     expect(statementMapProblems((id) => faultById(id)?.breaks)).toEqual([]);
+  });
+
+  it('names, for every access statement, the neighbouring scopes its decision is asked from (issue 47)', () => {
+    expect(accessStatementsWithoutNeighbours()).toEqual([]);
   });
 
   it('accounts for every rule-bearing unit of the three specs', () => {

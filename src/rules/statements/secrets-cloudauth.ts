@@ -37,6 +37,10 @@ export const secretsCloudauthStatements: StatementMap = {
       quote: 'Once the service is unsealed, nearly every operation requires a client token (see Authentication).',
       claim: "Every config and role operation under auth/cloudauth (config read, which returns the credentials, write and delete; role read, write, list and delete) is refused without a token or with one the service never issued, and changes nothing; only login is exempt.",
       rules: ['secrets.cloudauth.token-required'],
+      neighbours: [
+        { scope: 'login beside config and role under the same mount', rule: 'secrets.cloudauth.token-required', example: 'without a token login is answered while every config and role operation is refused, nothing changed' },
+        { scope: 'a token the service never issued beside none', rule: 'secrets.cloudauth.token-required', example: 'the same operations with a forged token: refused, credentials not shown' },
+      ],
       wrongWays: [
         { kind: 'exact-vs-prefix', how: "The method's open-path pattern (login) also matches config.", rule: 'secrets.cloudauth.token-required', example: 'config read, write and delete without a token: refused, credentials not shown, nothing changed', fault: 'secrets.cloudauth-config-open' },
         { kind: 'route-or-verb-unchecked', how: 'Every path under role/ is open.', rule: 'secrets.cloudauth.token-required', example: 'role read, list, write and delete without a token: refused, nothing changed', fault: 'secrets.cloudauth-roles-open' },
@@ -48,6 +52,9 @@ export const secretsCloudauthStatements: StatementMap = {
       quote: 'Permission policies decide access per path; a path the caller may not see can answer 404.',
       claim: "A token whose policies grant nothing (one policy that does not exist, no 'default') is refused (403 or 404) on every config and role operation of the method, sees none of the config's credentials and changes nothing.",
       rules: ['secrets.cloudauth.policy-required'],
+      neighbours: [
+        { scope: 'an issued token whose policies grant nothing beside the token that manages the method', rule: 'secrets.cloudauth.policy-required', example: 'the login token of a role with one unknown policy and no default: every config and role operation refused; the same operations with the run token succeed' },
+      ],
       wrongWays: [
         { kind: 'read-vs-write', how: 'Any valid token manages the method, whatever its policies grant.', rule: 'secrets.cloudauth.policy-required', example: 'a token whose one policy does not exist reads, writes and deletes config and roles: refused, credentials not shown, nothing changed', fault: 'secrets.cloudauth-policies-unchecked' },
       ],

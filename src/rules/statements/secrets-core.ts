@@ -43,6 +43,11 @@ export const secretsCoreStatements: StatementMap = {
       quote: 'Once the service is unsealed, nearly every operation requires a client token (see Authentication).',
       claim: 'Reads, lists, writes, deletes and help of the core and key-value paths are refused without a valid client token (the OIDC and cloud-identity parts map their own paths).',
       rules: ['secrets.auth.token-required', 'secrets.auth.bad-token-refused', 'secrets.core.help-no-leak'],
+      neighbours: [
+        { scope: 'the same request without the token', rule: 'secrets.auth.token-required', example: 'a secret written with the token, then read, listed, written and deleted without one on the version 1 and version 2 engines: refused, the secret intact' },
+        { scope: 'a token one character off the issued one', rule: 'secrets.auth.bad-token-refused', example: 'the issued token with one character changed, one added, the first cut, its case flipped: every verb refused, nothing changed' },
+        { scope: 'help without the token beside help with it', rule: 'secrets.core.help-no-leak', example: '?help=1 on the same path: answered with the token, refused and showing nothing of the path without' },
+      ],
       wrongWays: [
         { kind: 'route-or-verb-unchecked', how: "One engine's paths (the version 2 engine's data/) are served without a token.", rule: 'secrets.auth.token-required', example: 'read, list, write and delete without a token on the version 1 and version 2 engines: refused, nothing changed', fault: 'secrets.kv2-data-unauthenticated' },
         { kind: 'route-or-verb-unchecked', how: 'Help (?help=1) is answered without a token.', rule: 'secrets.core.help-no-leak', example: 'help without a token: refused, and shows nothing of the path', fault: 'secrets.help-unauthenticated' },
@@ -167,6 +172,9 @@ export const secretsCoreStatements: StatementMap = {
       section: AUTH,
       quote: "A client token is sent in header X-Service-Token or in header 'Authorization: Bearer <token>'.",
       rules: ['secrets.auth.token-headers-equivalent'],
+      neighbours: [
+        { scope: 'the other header with the same token', rule: 'secrets.auth.token-headers-equivalent', example: 'each KV write, read and list and each OIDC scope operation through the token header and through Authorization: Bearer: the same answer' },
+      ],
       wrongWays: [
         { kind: 'route-or-verb-unchecked', how: 'Bearer is read on the KV paths only; identity, auth-method and help routes need the token header.', rule: 'secrets.auth.token-headers-equivalent', example: 'an OIDC scope written, read, listed, asked for help and deleted through Bearer alone, each answered as through the token header', fault: 'secrets.auth-bearer-kv-only' },
         { kind: 'route-or-verb-unchecked', how: 'Bearer is not read at all.', rule: 'secrets.auth.token-headers-equivalent', example: 'generated KV writes, reads and lists through Bearer, compared with the token header', fault: 'secrets.auth-bearer-ignored' },
