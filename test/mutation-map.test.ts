@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { selectRules } from '../src/rules/catalog.ts';
 import { MAP_FILE, moduleName, readModuleMap, ROOT } from '../scripts/mutation/module-map.ts';
 import { mutantRows, readEquivalents, readRecords } from '../scripts/mutation/triage.ts';
+// @ts-expect-error: plain JavaScript, loaded by Stryker as a plugin
+import { faultIgnorer } from '../scripts/mutation/fault-ignorer.mjs';
 
 // The map from the security-relevant modules of the reference to the rules that judge their
 // mutants (mutation/modules.json, docs/mutation-testing.md): a module that moved or a glob that
@@ -64,5 +66,30 @@ describe('mutation records and triage', () => {
       mutantRows(report);
     }
     for (const e of readEquivalents()) expect(e.reason.length).toBeGreaterThan(20);
+  });
+});
+
+describe('the fault ignorer (scripts/mutation/fault-ignorer.mjs)', () => {
+  // Babel nodes, as Stryker's instrumenter hands them over, cut down to what the ignorer reads.
+  const check = (id: string) => ({ type: 'CallExpression', callee: { type: 'MemberExpression', computed: false, property: { type: 'Identifier', name: 'has' } }, arguments: [{ type: 'StringLiteral', value: id }] });
+  const other = { type: 'Identifier', name: 'x' };
+  const ignored = (node: unknown, parent?: unknown) => Boolean(faultIgnorer.shouldIgnore({ node, parent } as never));
+
+  it('ignores fault checks and the branches only a fault turns on', () => {
+    const fault = check('secrets.cloudauth-policies-unchecked');
+    expect(ignored(fault)).toBe(true);
+    expect(ignored({ type: 'UnaryExpression', operator: '!', argument: fault })).toBe(true);
+    const branch = { type: 'ReturnStatement' };
+    expect(ignored(branch, { type: 'IfStatement', test: fault, consequent: branch })).toBe(true);
+    expect(ignored(branch, { type: 'IfStatement', test: { type: 'LogicalExpression', operator: '&&', left: other, right: fault }, consequent: branch })).toBe(true);
+    expect(ignored(branch, { type: 'IfStatement', test: { type: 'UnaryExpression', operator: '!', argument: fault }, consequent: other, alternate: branch })).toBe(true);
+  });
+
+  it('mutates everything else', () => {
+    expect(ignored(check('notafault'))).toBe(false);
+    const branch = { type: 'ReturnStatement' };
+    // Taken with the fault off too: real code.
+    expect(ignored(branch, { type: 'IfStatement', test: { type: 'LogicalExpression', operator: '||', left: other, right: check('mesh.x') }, consequent: branch })).toBe(false);
+    expect(ignored(branch, { type: 'IfStatement', test: check('mesh.x'), consequent: other, alternate: branch })).toBe(false);
   });
 });
