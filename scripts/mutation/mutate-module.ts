@@ -92,11 +92,11 @@ export async function mutateModule(entry: ModuleEntry, options: MutateOptions = 
   const reportFile = join(REPORTS_DIR, `${name}.json`);
   const incrementalFile = join(INCREMENTAL_DIR, `${name}.json`);
   const fingerprint = rulesFingerprint(entry);
+  const previous = record && existsSync(reportFile) ? (JSON.parse(readFileSync(reportFile, 'utf8')) as MutationReport) : undefined;
   if (record && existsSync(incrementalFile) && !options.force) {
     // Stryker reuses every earlier verdict on unchanged code (the command runner reports no
     // coverage, so it cannot know which rules changed): what was not killed is judged again when
     // the rules changed, and what was left undecided always.
-    const previous = existsSync(reportFile) ? (JSON.parse(readFileSync(reportFile, 'utf8')) as MutationReport) : undefined;
     const rulesChanged = previous?.stackproof?.fingerprint !== fingerprint;
     const incremental = JSON.parse(readFileSync(incrementalFile, 'utf8')) as MutationReport;
     let dropped = 0;
@@ -158,7 +158,8 @@ export async function mutateModule(entry: ModuleEntry, options: MutateOptions = 
       judgedAt: new Date().toISOString(),
       wallMs: Math.round(performance.now() - started),
       dryRunMs: dryRun.timings ?? {},
-      cost: costSummary(outcomesList),
+      // A run that reused every verdict measured nothing: the last measurement stands.
+      cost: outcomesList.some((o) => o.status !== 'uncovered') ? costSummary(outcomesList) : (previous?.stackproof?.cost ?? costSummary(outcomesList)),
     };
     if (record) {
       mkdirSync(REPORTS_DIR, { recursive: true });

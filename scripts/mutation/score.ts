@@ -12,14 +12,14 @@ if (records.length === 0) {
   process.exit(check ? 1 : 0);
 }
 const pct = (x: number) => (Number.isNaN(x) ? '   -  ' : `${x.toFixed(1).padStart(5)}%`);
-console.log(`${'module'.padEnd(34)} mutants  killed timeout survived nocov  equiv undecided gaps   score  w/o equiv  s/mutant`);
+console.log(`${'module'.padEnd(34)} mutants ignored  killed timeout survived nocov  equiv undecided gaps   score  w/o equiv  s/mutant`);
 const all: MutantRow[] = [];
 for (const { name, report } of records) {
   const rows = mutantRows(report, equivalents);
   all.push(...rows);
   const s = score(rows);
   const cost = report.stackproof?.cost?.meanMs ? (report.stackproof.cost.meanMs / 1000).toFixed(1) : '-';
-  console.log(`${name.padEnd(34)} ${String(s.mutants).padStart(7)} ${String(s.killed).padStart(7)} ${String(s.timeout).padStart(7)} ${String(s.survived).padStart(8)} ${String(s.noCoverage).padStart(5)} ${String(s.equivalent).padStart(6)} ${String(s.undecided).padStart(9)} ${String(s.gaps).padStart(4)} ${pct(s.score)} ${pct(s.scoreWithoutEquivalent).padStart(10)} ${cost.padStart(9)}`);
+  console.log(`${name.padEnd(34)} ${String(s.mutants).padStart(7)} ${String(s.ignored).padStart(7)} ${String(s.killed).padStart(7)} ${String(s.timeout).padStart(7)} ${String(s.survived).padStart(8)} ${String(s.noCoverage).padStart(5)} ${String(s.equivalent).padStart(6)} ${String(s.undecided).padStart(9)} ${String(s.gaps).padStart(4)} ${pct(s.score)} ${pct(s.scoreWithoutEquivalent).padStart(10)} ${cost.padStart(9)}`);
 }
 const gaps = all.filter((r) => r.triage === 'gap');
 const undecided = all.filter((r) => r.triage === 'undecided');

@@ -94,10 +94,11 @@ export function score(rows: MutantRow[]) {
   const survived = count('Survived');
   const noCoverage = count('NoCoverage');
   const errors = count('RuntimeError') + count('CompileError');
+  const ignored = count('Ignored');
   const equivalent = rows.filter((r) => r.triage === 'equivalent').length;
   const valid = killed + timeout + survived + noCoverage;
   return {
-    mutants: rows.length, killed, timeout, survived, noCoverage, errors, equivalent,
+    mutants: rows.length, killed, timeout, survived, noCoverage, errors, ignored, equivalent,
     undecided: rows.filter((r) => r.triage === 'undecided').length,
     gaps: rows.filter((r) => r.triage === 'gap').length,
     score: valid ? (100 * (killed + timeout)) / valid : NaN,
