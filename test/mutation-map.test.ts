@@ -93,3 +93,18 @@ describe('the fault ignorer (scripts/mutation/fault-ignorer.mjs)', () => {
     expect(ignored(branch, { type: 'IfStatement', test: check('mesh.x'), consequent: other, alternate: branch })).toBe(false);
   });
 });
+
+describe('the fault ignorer, after Stryker placed the condition\'s own mutants', () => {
+  it('still sees the fault check in the original the placed condition keeps', () => {
+    const fault = { type: 'CallExpression', callee: { type: 'MemberExpression', computed: false, property: { type: 'Identifier', name: 'has' } }, arguments: [{ type: 'StringLiteral', value: 'secrets.oidc-redirect-loopback-any-path' }] };
+    const originalTest = { type: 'LogicalExpression', operator: '&&', left: { type: 'Identifier', name: 'loopback' }, right: fault };
+    const placed = {
+      type: 'ConditionalExpression',
+      test: { type: 'CallExpression', callee: { type: 'Identifier', name: 'stryMutAct_9fa48' }, arguments: [] },
+      consequent: { type: 'BooleanLiteral', value: false },
+      alternate: { type: 'SequenceExpression', expressions: [{ type: 'CallExpression', callee: { type: 'Identifier', name: 'stryCov_9fa48' } }, originalTest] },
+    };
+    const branch = { type: 'BlockStatement' };
+    expect(faultIgnorer.shouldIgnore({ node: branch, parent: { type: 'IfStatement', test: placed, consequent: branch } } as never)).toBeTruthy();
+  });
+});

@@ -20,15 +20,28 @@ function isFaultCheck(node) {
   );
 }
 
+/**
+ * Stryker places a condition's own mutants before it visits the branches: the branch's parent then
+ * holds `stryMutAct_…("id") ? <mutant> : (stryCov_…("id"), <original>)`. The original is what decides.
+ */
+function original(node) {
+  if (node?.type === 'ConditionalExpression' && node.test.type === 'CallExpression' && node.test.callee.type === 'Identifier' && node.test.callee.name.startsWith('stryMutAct_')) return original(node.alternate);
+  if (node?.type === 'SequenceExpression') return original(node.expressions[node.expressions.length - 1]);
+  if (node?.type === 'ParenthesizedExpression') return original(node.expression);
+  return node;
+}
+
 /** A condition that can be true only with a fault on: the check itself, or an && chain holding one. */
-function onlyWithFault(node) {
+function onlyWithFault(condition) {
+  const node = original(condition);
   if (isFaultCheck(node)) return true;
   return node?.type === 'LogicalExpression' && node.operator === '&&' && (onlyWithFault(node.left) || onlyWithFault(node.right));
 }
 
 /** A condition that can be false only with a fault on: `!faults.has(…)`. */
-function negatedFaultCheck(node) {
-  return node?.type === 'UnaryExpression' && node.operator === '!' && isFaultCheck(node.argument);
+function negatedFaultCheck(condition) {
+  const node = original(condition);
+  return node?.type === 'UnaryExpression' && node.operator === '!' && isFaultCheck(original(node.argument));
 }
 
 export const faultIgnorer = {
