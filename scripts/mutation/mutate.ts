@@ -10,7 +10,9 @@ import { type MutantRow, describeMutant, mutantRows, score } from './triage.ts';
 import type { CostSummary } from './report-shape.ts';
 
 const args = process.argv.slice(2);
-const usage = 'usage: npm run mutate -- <src/reference/...ts>... [--force] [--concurrency <1|2>]  (--all: every mapped module)';
+const usage = 'usage: npm run mutate -- <src/reference/...ts>[:<from line>-<to line>]... [--force] [--concurrency <1|2>]  (--all: every mapped module)';
+/** file.ts:120-180 judges only the mutants on those lines; the record keeps the others' earlier verdicts. */
+const LINES = /^(.*\.ts):(\d+-\d+)$/;
 const files: string[] = [];
 let force = false;
 let concurrency = 1;
@@ -30,16 +32,17 @@ if (files.length === 0 || !Number.isInteger(concurrency) || concurrency < 1) {
 let entries: ModuleEntry[];
 try {
   const map = readModuleMap();
-  entries = files.map((f) => entryFor(f, map));
+  entries = files.map((f) => entryFor(f.replace(LINES, '$1'), map));
 } catch (err) {
   console.error((err as Error).message);
   process.exit(2);
 }
 const summaries: { entry: ModuleEntry; rows: MutantRow[]; s: ReturnType<typeof score>; cost: CostSummary; wallMs: number }[] = [];
-for (const entry of entries) {
+for (const [i, entry] of entries.entries()) {
+  const lines = LINES.exec(files[i]!)?.[2];
   console.log(`\n== ${entry.file}: rules ${entry.rules.join(',')} (${entry.system}, dialects ${entry.dialects.join(', ')}, profile ${entry.profile}, seed ${entry.seed})`);
   try {
-    const { report } = await mutateModule(entry, { force, concurrency });
+    const { report } = await mutateModule(entry, { force, concurrency, ...(lines ? { ranges: [`${entry.file}:${lines}`] } : {}) });
     const rows = mutantRows(report);
     summaries.push({ entry, rows, s: score(rows), cost: report.stackproof.cost, wallMs: report.stackproof.wallMs });
   } catch (err) {
