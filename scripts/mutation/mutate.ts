@@ -53,7 +53,7 @@ for (const [i, entry] of entries.entries()) {
 }
 console.log('\nmutation score (killed + timeout over all but errors; equivalent mutants set aside in the second figure):');
 for (const { entry, rows, s, cost, wallMs } of summaries) {
-  console.log(`  ${entry.file}: ${s.mutants} mutants (${s.ignored} ignored: fault switches), ${s.killed} killed, ${s.timeout} timeout, ${s.survived} survived (${s.equivalent} equivalent, ${s.undecided} undecided), ${s.noCoverage} no coverage: ${s.score.toFixed(1)}% (${s.scoreWithoutEquivalent.toFixed(1)}% without the equivalent); ${cost.judged} judged this run, ${cost.meanMs ? `${(cost.meanMs / 1000).toFixed(1)} s` : '-'} per mutant, ${(wallMs / 1000).toFixed(0)} s in all`);
+  console.log(`  ${entry.file}: ${s.mutants} mutants (${s.ignored} ignored: fault switches), ${s.killed} killed, ${s.timeout} timeout, ${s.survived} survived (${s.equivalent} equivalent, ${s.undecided} undecided), ${s.noCoverage} no coverage: ${s.score.toFixed(1)}% (${s.scoreWithoutEquivalent.toFixed(1)}% without the equivalent); ${cost.meanMs ? `${(cost.meanMs / 1000).toFixed(1)} s` : "-"} per judged mutant (measured over ${cost.judged}), ${(wallMs / 1000).toFixed(0)} s in all`);
   for (const r of rows.filter((x) => x.triage === 'gap')) console.log(`    gap: ${describeMutant(r)}`);
   for (const r of rows.filter((x) => x.triage === 'undecided')) console.log(`    undecided: ${describeMutant(r)}`);
 }
