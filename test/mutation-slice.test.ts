@@ -15,7 +15,7 @@ const STRYKER = existsSync(join(ROOT, 'node_modules', '@stryker-mutator', 'core'
 const BUDGET_MS = 150_000;
 
 describe('mutation slice', () => {
-  it.skipIf(!STRYKER)('judges a random slice of mutants: every survivor is triaged as equivalent', async () => {
+  it.skipIf(!STRYKER)('judges a random slice of mutants: none the record has killed survives, and none it does not know', async () => {
     const seed = process.env.STACKPROOF_MUTATION_SLICE_SEED ? Number(process.env.STACKPROOF_MUTATION_SLICE_SEED) : Math.floor(Math.random() * 2 ** 31);
     expect(Number.isInteger(seed), 'STACKPROOF_MUTATION_SLICE_SEED must be an integer').toBe(true);
     expect(readRecords().length, 'no mutation record: run `npm run mutate -- <file>` and commit mutation/').toBeGreaterThan(0);
@@ -34,14 +34,18 @@ describe('mutation slice', () => {
     if (undecided.length) console.log(`  ${undecided.length} undecided (a rule stayed ERROR twice: the machine was busy, or the mutant hangs a request): not judged here`);
     // The ranges are exact: what was picked was judged.
     expect(rows.length, 'the slice judged fewer mutants than it picked').toBeGreaterThanOrEqual(slice.picked.length);
-    const gaps = rows.filter((r) => r.triage === 'gap');
-    const message = gaps
-      .map((r) => {
-        const before = recorded.get(`${r.line}:${r.column}:${r.mutator}:${r.replacement}`);
-        return `${describeMutant(r)}${before === 'Killed' || before === 'Timeout' ? ` (REGRESSION: the record has it ${before})` : ''}`;
-      })
+    // A ratchet: a mutant the record has killed that now survives is a regression (a rule lost its
+    // teeth), and a survivor the record does not know is code nobody judged; both fail. A survivor the
+    // record already lists as a gap is printed, not failed: `npm run mutate:score` keeps the open
+    // gaps in view, and they close with a rule or a triage entry, not by turning CI red at random.
+    const gaps = rows.filter((r) => r.triage === 'gap').map((r) => ({ r, before: recorded.get(`${r.line}:${r.column}:${r.mutator}:${r.replacement}`) }));
+    const known = gaps.filter((g) => g.before === 'Survived' || g.before === 'NoCoverage');
+    for (const g of known) console.log(`  open gap (recorded ${g.before}, not a regression): ${describeMutant(g.r)}`);
+    const failing = gaps.filter((g) => !known.includes(g));
+    const message = failing
+      .map((g) => `${describeMutant(g.r)}${g.before === 'Killed' || g.before === 'Timeout' ? ` (REGRESSION: the record has it ${g.before})` : ' (not in the record: run `npm run mutate -- ' + slice.entry.file + '` and commit mutation/)'}`)
       .join('\n  ');
-    expect(gaps, `survivors not triaged in mutation/equivalent.json (close them with a rule, or list them with the reason no client can tell them apart); again: ${rerun}\n  ${message}`).toEqual([]);
+    expect(failing.map((g) => g.r), `survivors the record has killed, or does not know (close them with a rule, or list them in mutation/equivalent.json with the reason no client can tell them apart); again: ${rerun}\n  ${message}`).toEqual([]);
   }, 420_000);
 
   it.runIf(!STRYKER)('says why it did not run', () => {
