@@ -4,6 +4,7 @@ import {
   authorizeOutcome,
   leafIdentity,
   leafOutcomes,
+  mayReadService,
   mayWriteService,
   parseServiceUri,
   precedence,
@@ -40,6 +41,29 @@ describe('mesh access model: ACL', () => {
     const reverse = [prefix('web', 'deny'), exact('web-db', 'write')];
     expect(mayWriteService(token(reverse), 'default', 'web-db')).toBe(true);
     expect(mayWriteService(token(reverse), 'default', 'web-dc')).toBe(false);
+  });
+
+  it('service:read: read and write grant it, deny and nothing do not; the rule that applies decides, as for write', () => {
+    expect(mayReadService(token([exact('web', 'read')]), 'default', 'web')).toBe(true);
+    expect(mayReadService(token([exact('web', 'write')]), 'default', 'web')).toBe(true);
+    expect(mayReadService(token([exact('web', 'deny')]), 'default', 'web')).toBe(false);
+    expect(mayReadService(token([]), 'default', 'web')).toBe(false);
+    // A deny under a prefix write on the same name; a read prefix and the name just outside it.
+    expect(mayReadService(token([prefix('web', 'write'), exact('web-db', 'deny')]), 'default', 'web-db')).toBe(false);
+    expect(mayReadService(token([prefix('web', 'read')]), 'default', 'we')).toBe(false);
+    expect(mayReadService(token([prefix('web', 'read')], 'ns-a'), 'ns-b', 'web')).toBe(false);
+    expect(mayReadService({ ...token([prefix('', 'read')]), deleted: true }, 'default', 'web')).toBe(false);
+  });
+
+  it('property: write implies read, and read without write means the rule that applies is read', () => {
+    const rule = fc.record({ name: fc.constantFrom('', 'a', 'ab', 'b'), prefix: fc.boolean(), access: fc.constantFrom<ServiceRule['access']>('read', 'write', 'deny') });
+    fc.assert(
+      fc.property(fc.array(rule, { maxLength: 5 }), fc.constantFrom('', 'a', 'ab', 'abc', 'b', 'c'), (rules, name) => {
+        const t = token(rules);
+        if (mayWriteService(t, 'default', name)) expect(mayReadService(t, 'default', name)).toBe(true);
+        expect(mayReadService(t, 'default', name) && !mayWriteService(t, 'default', name)).toBe(serviceAccess(rules, name) === 'read');
+      }),
+    );
   });
 
   it('service and service_prefix with the same name: the exact one decides that name, the prefix the longer ones', () => {

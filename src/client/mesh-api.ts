@@ -58,6 +58,14 @@ export class MeshApi {
     return this.http.request({ method: 'POST', path: '/v1/agent/connect/authorize', json: body, query: options.query, timeoutMs: options.timeoutMs, ...this.headers(options) });
   }
 
+  /**
+   * Consul's intention check (GET /v1/connect/intentions/check, hashicorp dialect only): 200
+   * {Allowed} with service:read on the destination, 403 without.
+   */
+  intentionCheck(source: string, destination: string, options: MeshCallOptions = {}): Promise<HttpResponse> {
+    return this.http.request({ method: 'GET', path: '/v1/connect/intentions/check', query: { ...options.query, source, destination }, timeoutMs: options.timeoutMs, ...this.headers(options) });
+  }
+
   /** Headers carrying a namespace. */
   namespaceHeader(ns: string): Record<string, string> {
     return { [this.dialect.mesh.namespaceHeader]: ns };

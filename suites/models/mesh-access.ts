@@ -61,6 +61,19 @@ export function mayWriteService(token: TokenModel | undefined, namespace: string
   return serviceAccess(token.rules, service) === 'write';
 }
 
+/**
+ * service:read, which spec 001 names for no endpoint (the upstream intention check needs it on the
+ * destination: developer.hashicorp.com/consul/api-docs/connect/intentions, "Check Intention Result":
+ * "ACL Required: service:read"). Upstream ACL rules: "read" allows reading, "write" reading and
+ * writing, "deny" neither (acl/policy_authorizer.go enforce); the rule that applies is the one
+ * serviceAccess picks, the same as for write. Only the token's namespace, as for write.
+ */
+export function mayReadService(token: TokenModel | undefined, namespace: string, service: string): boolean {
+  if (!token || token.deleted || token.namespace !== namespace) return false;
+  const access = serviceAccess(token.rules, service);
+  return access === 'read' || access === 'write';
+}
+
 /** What a leaf request may answer: a new leaf, the very leaf the same token already holds, or a 4xx. */
 export type LeafOutcome = 'issued' | 'held' | 'refused';
 

@@ -353,15 +353,17 @@ export const meshUpstreamRules: Rule[] = [
     id: 'mesh.upstream.acl-rule-precedence',
     level: 'UPSTREAM',
     title:
-      'For generated policies of exact and prefix service rules with write, read and deny on names that are prefixes of one another, a token gets a leaf and an authorize answer exactly where its rules give write: an exact rule beats any prefix, the longest prefix beats a shorter one, deny beats write for one name and kind',
+      'For generated policies of exact and prefix service rules with write, read and deny on names that are prefixes of one another, a token gets a leaf and an authorize answer exactly where its rules give write, and (Consul\'s API) passes the intention check exactly where they give read or write: an exact rule beats any prefix, the longest prefix beats a shorter one whatever the order written, deny beats write for one name and kind, a prefix covers no name outside it',
     capability: FIX,
     sources: [{ file, section: 'Authentication', quote: 'The header or parameter that carries the ACL token: not shown.' }],
     upstream: {
       product: 'Consul',
       source: 'hashicorp/consul acl/policy_authorizer.go getPolicy and ServiceWrite, acl/policy_merger.go',
-      note: 'the spec names service:write but not the rule language: an exact rule for the name decides, else the longest prefix rule (radix WalkPath), else the default policy; rules of one kind for one name merge to the strongest word, deny over write over read (docs: security/acl/acl-rules, "exact match rules take precedence over prefix rules")',
+      note: 'the spec names service:write but not the rule language: an exact rule for the name decides, else the longest prefix rule (radix WalkPath), else the default policy; rules of one kind for one name merge to the strongest word, deny over write over read (docs: security/acl/acl-rules, "exact match rules take precedence over prefix rules"); enforce: read grants read only, write read and write, deny neither. service:read is asked through GET /v1/connect/intentions/check (agent/consul/intention_endpoint.go Check: ServiceRead on the destination, else permission denied; api-docs/connect/intentions "ACL Required: service:read")',
     },
-    notes: ['Judged against suites/models/mesh-access.ts (serviceAccess); the refused cells are asked first, as in mesh.acl.neighbours'],
+    notes: [
+      'Judged against suites/models/mesh-access.ts (serviceAccess, mayWriteService, mayReadService); the refused cells are asked first, as in mesh.acl.neighbours. The service:read pairs (the same token and name asked for read and for write) are asked in the hashicorp dialect only: spec 001 names no endpoint needing service:read, and the spec dialect\'s run notes that they were not asked',
+    ],
   }),
   rule({
     id: 'mesh.upstream.intention-precedence',

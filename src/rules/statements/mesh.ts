@@ -268,6 +268,8 @@ export const meshStatements: StatementMap = {
         { scope: 'an exact rule under a prefix rule (strict profile)', rule: 'mesh.upstream.acl-rule-precedence', example: 'service_prefix "P" write with service "P-ab" deny: P-ab refused, P-a and P-abc answered; and the reverse' },
         { scope: 'a longer prefix under a shorter one (strict profile)', rule: 'mesh.upstream.acl-rule-precedence', example: 'service_prefix "P" deny with service_prefix "P-a" write: P-abc answered, P-b refused' },
         { scope: 'service and service_prefix of one name (strict profile)', rule: 'mesh.upstream.acl-rule-precedence', example: 'service "P-a" read with service_prefix "P-a" write: P-a refused, P-ab answered' },
+        { scope: 'service:read instead of service:write for the same token and name (strict profile, hashicorp dialect: the intention check)', rule: 'mesh.upstream.acl-rule-precedence', example: 'service "P" read: the intention check towards P answered, its leaf refused; service "P" deny under service_prefix "" read: both refused' },
+        { scope: 'a name just outside a prefix, and nested prefixes written longest first (strict profile)', rule: 'mesh.upstream.acl-rule-precedence', example: 'service_prefix "P-b" write: P-b answered, P-c and P-ab refused; service_prefix "P-ab" write, "P-a" read, "P" deny: P-abc answered, P-a read only, P-c refused' },
       ],
       wrongWays: [
         { kind: 'exact-vs-prefix', how: 'An exact grant on "web" is matched as a prefix and also covers "web-x".', rule: 'mesh.acl.leaf', example: 'a token with service:write on S exactly asks for the leaf of S-x: refused', fault: 'mesh.acl-exact-rule-as-prefix' },
