@@ -11,6 +11,8 @@ import type { MutationReport, ReportMutant } from './report-shape.ts';
 export interface Equivalent {
   file: string;
   line: number;
+  /** Only where two mutants of the same text sit on one line: the column tells them apart. */
+  column?: number;
   mutator: string;
   /** The source text the mutant replaces, and what it puts there (as Stryker reports them). */
   original: string;
@@ -59,8 +61,8 @@ export function originalText(source: string, location: ReportMutant['location'])
   return [line(start.line).slice(start.column - 1), ...lines.slice(start.line, end.line - 1), line(end.line).slice(0, end.column - 1)].join('\n');
 }
 
-export function sameMutant(e: Omit<Equivalent, 'reason'>, r: Pick<MutantRow, 'file' | 'line' | 'mutator' | 'original' | 'replacement'>): boolean {
-  return e.file === r.file && e.line === r.line && e.mutator === r.mutator && e.original === r.original && e.replacement === r.replacement;
+export function sameMutant(e: Omit<Equivalent, 'reason'>, r: Pick<MutantRow, 'file' | 'line' | 'column' | 'mutator' | 'original' | 'replacement'>): boolean {
+  return e.file === r.file && e.line === r.line && (e.column === undefined || e.column === r.column) && e.mutator === r.mutator && e.original === r.original && e.replacement === r.replacement;
 }
 
 /** One flat row per mutant of a report, with its triage. */
