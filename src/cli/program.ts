@@ -56,6 +56,7 @@ export function buildProgram(): Command {
     .option('--max-skip-share <share>', 'fail the run when more than this share (0..1) of the rules get no verdict (SKIP); UPSTREAM rules the default profile does not run are not counted')
     .option('--baseline <results.json>', 'report the rules whose outcome changed since that run')
     .option('--rerun-failed <results.json>', 'run only the rules that were FAIL or ERROR in that run')
+    .option('--bail', 'stop at the first rule that FAILs: the rules still running or not started get no verdict (listed as not run); exit 1 (the mutation tests use it)')
     .option('--no-load-smoke', 'skip the short load smoke after the suites')
     .option('--load-smoke', 'run the load smoke against configured targets too')
     .action(async (opts) => {

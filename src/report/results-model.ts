@@ -219,6 +219,8 @@ export const runResultsSchema = z.object({
       .optional(),
     /** The run was stopped before its end: the rules still running are INTERRUPTED, the ones never started are listed here. */
     interrupted: z.object({ signal: z.string(), notRun: z.array(z.string()) }).optional(),
+    /** --bail: the run stopped at this rule's FAIL; the rules cut short or never started are listed here and have no result. */
+    bailed: z.object({ rule: z.string(), notRun: z.array(z.string()) }).optional(),
   }),
   rules: z.array(ruleResultSchema),
   load: z.array(loadScenarioResultSchema),

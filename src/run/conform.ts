@@ -8,7 +8,9 @@ import { runHeader } from '../report/run-header.ts';
 import { selectRules } from '../rules/catalog.ts';
 import { ConformanceRunner } from './conformance-runner.ts';
 import { replayCommand, type Invocation } from './invocation.ts';
-import { countOutcomes } from './outcomes.ts';
+import { countOutcomes, ruleOutcome } from './outcomes.ts';
+import type { Rule } from '../rules/types.ts';
+import type { TestVerdict } from './vitest-collector.ts';
 import { preflight } from './preflight.ts';
 import { identifyTargets, identityProblems, TargetIdentityError } from './target-identity.ts';
 import { productHeaderLine, type TargetProduct } from './target-product.ts';
@@ -128,6 +130,25 @@ function withDeadline(sweep: Promise<SweepReport>, ms: number, prefix: string): 
   });
   return Promise.race([sweep.catch((err: unknown) => ({ removed: [], problems: [`cleanup failed: ${(err as Error).message}`] })), late]).finally(() => clearTimeout(timer));
 }
+/** Watches the verdicts as they come for the first that the run will report as FAIL (--bail). */
+class FirstFail {
+  rule: string | undefined;
+
+  constructor(
+    private readonly rules: ReadonlyMap<string, Rule>,
+    private readonly settle: (result: RuleResult) => RuleResult,
+  ) {}
+
+  /** True once, for the verdict of the first FAIL. */
+  sees(verdict: TestVerdict): boolean {
+    const rule = this.rules.get(verdict.ruleId);
+    if (this.rule || !rule || verdict.interrupted) return false;
+    if (this.settle(ruleOutcome(rule, [verdict], [], { moduleErrors: [], system: rule.system })).outcome !== 'FAIL') return false;
+    this.rule = rule.id;
+    return true;
+  }
+}
+
 export class NoRulesSelectedError extends Error {
   readonly exitCode = EXIT.USAGE;
 }
@@ -143,6 +164,11 @@ export interface ConformOptions {
   log: (line: string) => void;
   /** Times the run's phases (the caller prints them with the wall time). */
   clock?: PhaseClock;
+  /**
+   * Stop at the first rule that FAILs (`--bail`): the rules still running or not yet started get
+   * no verdict and are listed as not run. For the mutation tests, where one FAIL decides.
+   */
+  bail?: boolean;
 }
 
 export interface ConformOutcome {
@@ -284,15 +310,27 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     };
     // With workers reused across files, tests of rules not selected report too: not worth a line.
     const live = new LiveVerdictLines(log, new Map(rules.map((r) => [r.id, r])), (r) => settle([r]).results[0]!);
+    const bail = options.bail ? new FirstFail(new Map(rules.map((r) => [r.id, r])), (r) => settle([r]).results[0]!) : undefined;
     clock.start('vitest start');
-    const runner = await ConformanceRunner.create({ testTimeoutMs: Math.round(config.testTimeoutMs * config.timeScale), onVerdict: (v) => live.onVerdict(v) });
+    const runner = await ConformanceRunner.create({
+      testTimeoutMs: Math.round(config.testTimeoutMs * config.timeScale),
+      onVerdict: (v) => {
+        live.onVerdict(v);
+        if (bail?.sees(v)) void runner.cancel();
+      },
+    });
     let ruleResults: RuleResult[];
     let notRun: string[] = [];
     interrupt.onInterrupt(() => runner.cancel());
     try {
       clock.start('suites');
-      const raw = await runner.run(context, rules);
+      let raw = await runner.run(context, rules);
       notRun = runner.notRun;
+      if (bail?.rule) {
+        // Cancelled by the bail, not by the user: the rules it cut short have no verdict either way.
+        notRun = [...notRun, ...raw.filter((r) => r.outcome === 'INTERRUPTED').map((r) => r.id)];
+        raw = raw.filter((r) => r.outcome !== 'INTERRUPTED');
+      }
       ruleResults = raw.map((r) => ({
         ...r,
         replay:
@@ -310,9 +348,10 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     ruleResults = settled.results;
     live.flush(ruleResults);
     const stoppedBy = interrupt.signal;
+    const bailed = bail?.rule && !stoppedBy ? { rule: bail.rule, notRun } : undefined;
 
     let load: LoadScenarioResult[] = [];
-    if (!stoppedBy && (options.loadSmoke ?? !external) && config.load.smoke) {
+    if (!stoppedBy && !bailed && (options.loadSmoke ?? !external) && config.load.smoke) {
       log('load smoke: 2 s at 50 requests/s per read path, open model');
       load = await clock.time('load smoke', () => runLoadSmoke(targets, { rate: 50, durationMs: 2_000, runPrefix }));
       for (const s of load) {
@@ -355,9 +394,10 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
         total: ruleResults.length,
         byOutcome: counts,
         exitCode,
-        verdict: `${stoppedBy ? `INTERRUPTED (${stoppedBy})` : exitCode === 0 ? 'PASSED' : 'FAILED'}: ${counts.PASS} pass, ${counts.FAIL} fail, ${counts.ERROR} error, ${counts.SKIP} skip${counts.WAIVED ? `, ${counts.WAIVED} waived` : ''}${counts.EXPECTED ? `, ${counts.EXPECTED} expected (listed deviations of ${config.expect.join(', ')})` : ''}${stoppedBy ? `, ${counts.INTERRUPTED} interrupted, ${notRun.length} not run` : ''} of ${rules.length} rules`,
+        verdict: `${stoppedBy ? `INTERRUPTED (${stoppedBy})` : bailed ? `FAILED (--bail: stopped at the first FAIL, ${bailed.rule}; ${bailed.notRun.length} rule(s) not run)` : exitCode === 0 ? 'PASSED' : 'FAILED'}: ${counts.PASS} pass, ${counts.FAIL} fail, ${counts.ERROR} error, ${counts.SKIP} skip${counts.WAIVED ? `, ${counts.WAIVED} waived` : ''}${counts.EXPECTED ? `, ${counts.EXPECTED} expected (listed deviations of ${config.expect.join(', ')})` : ''}${stoppedBy ? `, ${counts.INTERRUPTED} interrupted, ${notRun.length} not run` : ''} of ${rules.length} rules`,
         ...(costs.length ? { capabilityCosts: costs } : {}),
         ...(stoppedBy ? { interrupted: { signal: stoppedBy, notRun } } : {}),
+        ...(bailed ? { bailed } : {}),
       },
       rules: ruleResults,
       load,

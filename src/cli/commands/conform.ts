@@ -17,6 +17,7 @@ export interface ConformFlags extends CommonFlags {
   loadSmoke?: boolean;
   baseline?: string;
   rerunFailed?: string;
+  bail?: boolean;
 }
 
 export async function runConformCommand(flags: ConformFlags, argvText: string): Promise<number> {
@@ -46,9 +47,10 @@ export async function runConformCommand(flags: ConformFlags, argvText: string): 
     baseline: flags.baseline,
     log,
     clock,
+    bail: flags.bail,
   });
   // A stopped run's rules that did not run are no SKIPs: the share says nothing there.
-  const { results, exitCode, secrets } = run.results.summary.interrupted ? run : applySkipShare(run, config.maxSkipShare);
+  const { results, exitCode, secrets } = run.results.summary.interrupted || run.results.summary.bailed ? run : applySkipShare(run, config.maxSkipShare);
   const paths = await clock.time('reports', () => writeReports(results, config.reportsDir, secrets));
   log('');
   if (results.summary.interrupted) log(`stopped by ${results.summary.interrupted.signal}: the rules running then are INTERRUPTED, and ${results.summary.interrupted.notRun.length} did not run; no verdict is given`);

@@ -1,0 +1,153 @@
+#!/usr/bin/env node
+// Stryker's command test runner starts this once per mutant, in its sandbox (the working
+// directory), with __STRYKER_ACTIVE_MUTANT__ naming the mutant; once without it for the dry run.
+// It judges the mutant with the rules that reach its module (mutation/modules.json, handed over
+// by scripts/mutation/mutate.mjs in STACKPROOF_MUTATE_MODULE), one `stackproof conform` process
+// per dialect, and answers Stryker through its exit code:
+//
+//   exit 1  killed: a rule FAILed (or the reference crashed twice in a row).
+//   exit 0  not killed: every rule PASSed, or the mutant is on code no mapped rule reaches, or a
+//           rule stayed ERROR after a second try (a bound ran out: the machine may be busy, and an
+//           ERROR is never a verdict). The command runner has no third answer, so these are
+//           Survived to Stryker; outcomes.jsonl says which, and mutate.mjs turns the uncovered ones
+//           into NoCoverage and keeps the undecided ones out of the incremental file, so the next
+//           run judges them again.
+//
+// A hang is Stryker's to judge: it kills this process after its timeout (Timeout, counted as
+// detected). The timeout mutate.mjs sets leaves room for the second try of an ERROR.
+import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ACTIVE = process.env.__STRYKER_ACTIVE_MUTANT__;
+const entry = JSON.parse(process.env.STACKPROOF_MUTATE_MODULE ?? 'null');
+const stateDir = process.env.STACKPROOF_MUTATE_STATE;
+if (!entry || !stateDir) {
+  console.error('run-mutant.mjs is started by scripts/mutation/mutate.mjs (npm run mutate -- <file>), which sets STACKPROOF_MUTATE_MODULE and STACKPROOF_MUTATE_STATE');
+  process.exit(2);
+}
+const COVERAGE_HOOK = fileURLToPath(new URL('./coverage-hook.mjs', import.meta.url));
+
+/** One conform run of the module's rules in one dialect; its rule outcomes, or how it ended without them. */
+async function conform(dialect, { rules = entry.rules, bail, coverageOut, label }) {
+  const reportsDir = join(stateDir, 'runs', `${label}-${dialect}-${process.pid}-${Date.now()}`);
+  const args = [
+    ...(coverageOut ? ['--import', COVERAGE_HOOK] : []),
+    'bin/stackproof.js', 'conform',
+    '--systems', entry.system,
+    '--rules', rules.join(','),
+    '--reference-dialect', dialect,
+    '--profile', entry.profile,
+    '--seed', String(entry.seed),
+    '--no-load-smoke',
+    '--reports-dir', reportsDir,
+    ...(bail ? ['--bail'] : []),
+  ];
+  const started = performance.now();
+  const { code, signal, tail } = await new Promise((done) => {
+    const child = spawn(process.execPath, args, {
+      cwd: process.cwd(),
+      env: { ...process.env, ...(coverageOut ? { STACKPROOF_MUTATE_COVERAGE_OUT: coverageOut } : {}) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const keep = (chunk) => { out = (out + chunk).slice(-4000); };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.on('close', (c, s) => done({ code: c, signal: s, tail: out }));
+  });
+  const ms = Math.round(performance.now() - started);
+  const resultsFile = join(reportsDir, 'results.json');
+  let results;
+  if (existsSync(resultsFile)) results = JSON.parse(readFileSync(resultsFile, 'utf8'));
+  rmSync(reportsDir, { recursive: true, force: true });
+  if (!results || !Array.isArray(results.rules)) return { ms, crashed: `exit ${code ?? signal}: ${tail.trim().split('\n').slice(-3).join(' | ')}` };
+  const byOutcome = (o) => results.rules.filter((r) => r.outcome === o);
+  return { ms, fail: byOutcome('FAIL'), error: byOutcome('ERROR'), rules: results.rules, code };
+}
+
+/** One conform run, with the second try an ERROR or a crash gets: ERROR alone is never a verdict. */
+async function judged(dialect, label, bail) {
+  const first = await conform(dialect, { bail, label });
+  if (first.crashed || (first.fail.length === 0 && first.error.length > 0)) {
+    // Only what was not decided runs again: the rules in ERROR (all of them after a crash).
+    const again = await conform(dialect, { bail, label: `${label}-again`, rules: first.crashed ? entry.rules : first.error.map((r) => r.id) });
+    return { ...again, ms: first.ms + again.ms, first };
+  }
+  return first;
+}
+
+function record(line) {
+  appendFileSync(join(stateDir, 'outcomes.jsonl'), `${JSON.stringify(line)}\n`);
+}
+
+async function dryRun() {
+  mkdirSync(join(stateDir, 'coverage'), { recursive: true });
+  const timings = {};
+  for (const dialect of entry.dialects) {
+    const coverageOut = join(stateDir, 'coverage', `${dialect}.json`);
+    let run = await conform(dialect, { coverageOut, label: 'dry' });
+    if (run.crashed || run.error.length > 0) run = await conform(dialect, { coverageOut, label: 'dry-again' });
+    timings[dialect] = run.ms;
+    if (run.crashed) {
+      console.error(`dry run (${dialect}): stackproof conform ended without results: ${run.crashed}`);
+      return 1;
+    }
+    const bad = [...run.fail, ...run.error];
+    if (bad.length > 0) {
+      // Without a clean baseline no mutant can be judged: the unmutated reference must pass.
+      console.error(`dry run (${dialect}): the unmutated reference does not pass the mapped rules: ${bad.map((r) => `${r.id} ${r.outcome}: ${(r.message ?? '').split('\n')[0]}`).join('; ')}`);
+      return 1;
+    }
+    if (!existsSync(coverageOut)) {
+      console.error(`dry run (${dialect}): no coverage was written (${coverageOut})`);
+      return 1;
+    }
+    const reached = JSON.parse(readFileSync(coverageOut, 'utf8')).length;
+    console.log(`dry run (${dialect}): ${run.rules.length} rule(s) pass in ${run.ms} ms; ${reached} mutant(s) reached`);
+  }
+  writeFileSync(join(stateDir, 'dry-run.json'), JSON.stringify({ timings }));
+  return 0;
+}
+
+async function mutantRun(id) {
+  const started = performance.now();
+  const covering = entry.dialects.filter((d) => {
+    const file = join(stateDir, 'coverage', `${d}.json`);
+    return existsSync(file) && JSON.parse(readFileSync(file, 'utf8')).includes(id);
+  });
+  if (covering.length === 0) {
+    record({ mutant: id, status: 'uncovered', ms: Math.round(performance.now() - started) });
+    console.log(`mutant ${id}: no mapped rule reaches it in the dry run (${entry.dialects.join(', ')}): NoCoverage`);
+    return 0;
+  }
+  const undecided = [];
+  for (const dialect of covering) {
+    const run = await judged(dialect, `m${id}`, true);
+    if (run.crashed) {
+      record({ mutant: id, status: 'killed', dialect, crash: run.crashed, ms: Math.round(performance.now() - started) });
+      console.log(`mutant ${id}: the reference crashed twice (${dialect}): ${run.crashed}`);
+      return 1;
+    }
+    if (run.fail.length > 0) {
+      const rule = run.fail[0];
+      record({ mutant: id, status: 'killed', dialect, rule: rule.id, ms: Math.round(performance.now() - started) });
+      console.log(`mutant ${id}: FAIL ${rule.id} (${dialect}): ${(rule.message ?? '').split('\n')[0].slice(0, 300)}`);
+      return 1;
+    }
+    if (run.error.length > 0) undecided.push(...run.error.map((r) => ({ dialect, rule: r.id, message: (r.message ?? '').split('\n')[0].slice(0, 200) })));
+  }
+  const ms = Math.round(performance.now() - started);
+  if (undecided.length > 0) {
+    record({ mutant: id, status: 'undecided', undecided, ms });
+    console.log(`mutant ${id}: no FAIL, and ERROR twice: ${undecided.map((u) => `${u.rule} (${u.dialect})`).join(', ')}: not counted as killed`);
+    return 0;
+  }
+  record({ mutant: id, status: 'survived', dialects: covering, ms });
+  console.log(`mutant ${id}: every mapped rule passes (${covering.join(', ')})`);
+  return 0;
+}
+
+process.exitCode = ACTIVE === undefined ? await dryRun() : await mutantRun(ACTIVE);
+
