@@ -46,7 +46,16 @@ const LOOPBACK_NEAR_MISSES: [string, (u: URL) => string][] = [
   ['loopback host, fragment', (u) => `${u.href}#frag`],
   ['loopback host, other scheme', (u) => u.href.replace('http:', 'https:')],
   ['loopback host, other loopback name', (u) => u.href.replace(u.host, u.host.replace(u.hostname, u.hostname === '127.0.0.1' ? 'localhost' : '127.0.0.1'))],
+  // A matcher that looks for the scheme anywhere, or strips brackets anywhere in the host, would take these for the loopback URI.
+  ['loopback host, a character before the scheme', (u) => `.${u.href}`],
+  ['loopback host, "[" inside the host name', (u) => u.href.replace(u.host, u.host.replace(u.hostname, insertMiddle(u.hostname, '[')))],
+  ['loopback host, "]" inside the host name', (u) => u.href.replace(u.host, u.host.replace(u.hostname, insertMiddle(u.hostname, ']')))],
 ];
+
+function insertMiddle(text: string, c: string): string {
+  const i = Math.floor(text.length / 2);
+  return `${text.slice(0, i)}${c}${text.slice(i)}`;
+}
 /** The port near misses of a loopback URI, asked last (Vault ignores the port there). */
 const LOOPBACK_PORT_MISSES: [string, (u: URL) => string][] = [
   ['loopback host, other port', (u) => u.href.replace(`:${u.port}`, `:${Number(u.port) + 1}`)],
@@ -480,6 +489,8 @@ concurrently('side by side: each rule makes its own provider, client, scopes and
     const setup = await setupOidc(kit);
     for (const [params, error] of [
       [{ redirect_uri: 'https://elsewhere.example.com/cb' }, 'invalid_redirect_uri'],
+      // No URI at all (no scheme, no host): Vault's url.Parse takes it as a path, unregistered.
+      [{ redirect_uri: 'cb-without-a-scheme' }, 'invalid_redirect_uri'],
       [{ scope: 'profile' }, 'invalid_request'],
       [{ response_type: 'token' }, 'unsupported_response_type'],
       [{ client_id: 'nobody' }, 'invalid_client_id'],
