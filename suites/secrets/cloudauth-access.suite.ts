@@ -245,8 +245,11 @@ ruleTest('secrets.cloudauth.login-cidr-bits', async (kit) => {
 });
 
 /** How a neighbour of a block entry differs from it: in one place of its text. */
-type CidrMiss = 'letter-before' | 'letter-after' | 'space' | 'one-past-bits' | 'group-out-of-range';
-const CIDR_MISSES: readonly CidrMiss[] = ['letter-before', 'letter-after', 'space', 'one-past-bits', 'group-out-of-range'];
+type CidrMiss = 'letter-before' | 'letter-after' | 'space' | 'one-past-bits' | 'group-out-of-range' | 'dot-before';
+const CIDR_MISSES: readonly CidrMiss[] = ['letter-before', 'letter-after', 'space', 'one-past-bits', 'group-out-of-range', 'dot-before'];
+
+/** What Vault keeps as a Unix socket path instead of refusing (go-sockaddr NewSockAddr): a '/' in it, or a leading '.'. */
+const socketShaped = (text: string) => text.includes('/') || text.startsWith('.');
 
 /** The neighbour of a block entry (an address with or without a prefix) that differs from it in one place. */
 function cidrNeighbour(entry: string, how: CidrMiss): string {
@@ -262,6 +265,8 @@ function cidrNeighbour(entry: string, how: CidrMiss): string {
       return `${address}/ ${prefix ?? bits}`;
     case 'one-past-bits':
       return `${address}/${bits + 1}`;
+    case 'dot-before':
+      return `.${entry}`;
     case 'group-out-of-range':
       // The last group one past its largest value (256, or 10000 in hex: five digits), the prefix kept.
       return `${v6 ? address.replace(/[0-9a-f]*$/i, '10000') : address.replace(/\d+$/, '256')}${prefix === undefined ? '' : `/${prefix}`}`;
@@ -288,6 +293,7 @@ ruleTest('secrets.cloudauth.role-cidr-neighbours', async (kit) => {
     ['fd00::/8', 'one-past-bits'],
     ['::1', 'group-out-of-range'],
     ['::1/128', 'letter-before'],
+    ['10.0.0.1', 'dot-before'],
   ];
   const pairs: [string, CidrMiss][] = [...examples];
   // One world of generated pairs, asked together: two role writes and a read per pair.
@@ -298,8 +304,8 @@ ruleTest('secrets.cloudauth.role-cidr-neighbours', async (kit) => {
     },
     { numRuns: Math.min(Math.max(kit.ctx.runs, 4), 10) },
   );
-  // The neighbours with a "/" in them last: Vault keeps those as Unix socket paths (a listed deviation).
-  const ordered = [...new Map(pairs.map(([e, how]) => [`${e} ${how}`, [e, how] as const])).values()].sort(([a, x], [b, y]) => Number(cidrNeighbour(a, x).includes('/')) - Number(cidrNeighbour(b, y).includes('/')));
+  // The neighbours with a "/" in them or a leading "." last: Vault keeps those as Unix socket paths (a listed deviation).
+  const ordered = [...new Map(pairs.map(([e, how]) => [`${e} ${how}`, [e, how] as const])).values()].sort(([a, x], [b, y]) => Number(socketShaped(cidrNeighbour(a, x))) - Number(socketShaped(cidrNeighbour(b, y))));
   let asked = 0;
   for (const [block, how] of ordered) {
     const miss = cidrNeighbour(block, how);

@@ -358,8 +358,8 @@ export const secretsCloudAuthRules: Rule[] = [
     notes: [
       ROLE_NEEDS_BOUND,
       CIDRS_AS_NETWORKS,
-      'Judged against suites/models/cloud-identity-access.ts isBlockText and sameNetwork: a block is an IPv4 or IPv6 address and a prefix of digits no larger than its bits, or a bare address (a host block). The neighbours with a "/" in them are asked last.',
-      'Vault and OpenBao take an entry that is no address but contains "/" as a Unix socket path and keep it (hashicorp/vault sdk/helper/tokenutil ParseTokenFields -> go-secure-stdlib parseutil.ParseAddrs -> hashicorp/go-sockaddr sockaddr.go NewSockAddr): listed in expectations/vault.json and openbao.json. A neighbour without "/" (an address group out of range) is 400 there.',
+      'Judged against suites/models/cloud-identity-access.ts isBlockText and sameNetwork: a block is an IPv4 or IPv6 address and a prefix of digits no larger than its bits, or a bare address (a host block). The neighbours with a "/" in them or a leading "." are asked last.',
+      'Vault and OpenBao take an entry that is no address but contains "/" or starts with "." as a Unix socket path and keep it (hashicorp/vault sdk/helper/tokenutil ParseTokenFields -> go-secure-stdlib parseutil.ParseAddrs -> hashicorp/go-sockaddr sockaddr.go NewSockAddr): listed in expectations/vault.json and openbao.json. A neighbour without "/" (an address group out of range) is 400 there.',
     ],
   }),
   rule({
