@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { blockAround, blockEnds, inAnyBlock, inBlock, leaseRange, loginOutcomes, nextBlock, parseBlock, tokenUsableFrom, type LoginRole, type Machine } from '../suites/models/cloud-identity-access.ts';
+import { blockAround, blockEnds, inAnyBlock, inBlock, isBlockText, leaseRange, loginOutcomes, nextBlock, parseBlock, sameNetwork, tokenUsableFrom, type LoginRole, type Machine } from '../suites/models/cloud-identity-access.ts';
 
 const machine: Machine = { kind: 'vmss', name: 'ss1', subscription_id: 'sub-1', resource_group: 'rg-1', location: 'westeurope', principal_id: 'sp-1', groups: ['g1', 'g2'] };
 const attempt = (m: Machine = machine, source = '10.0.0.5') => ({ machine: m, source, audience: 'https://res/', resource: 'https://res/' });
@@ -39,6 +39,18 @@ describe('cloud-identity model: CIDR blocks at bit boundaries', () => {
     expect(blockAround('127.0.0.2', 31)).toBe('127.0.0.2/31');
     expect(nextBlock('127.0.0.1', 31)).toBe('127.0.0.2/31');
     expect(nextBlock('255.255.255.255', 24)).toBeUndefined();
+  });
+  it('a block is an address with a prefix of digits up to the family\'s bits, or a bare address: anything else is invalid data', () => {
+    for (const ok of ['10.0.0.0/8', '0.0.0.0/0', '10.0.0.1/32', '10.0.0.1', 'fd00::/8', '::1/128', '::1', '2001:db8::/64']) expect(isBlockText(ok), ok).toBe(true);
+    for (const bad of ['10.0.0.0/x8', '10.0.0.0/8x', '10.0.0.0/ 8', '10.0.0.0/33', '10.0.0.0/-1', '10.0.0.256', '2001:db8::/129', 'fd00::g/8', '10.0.0.0/8/8', 'not-a-cidr', '']) expect(isBlockText(bad), bad).toBe(false);
+  });
+  it('two entries name the same network when family, prefix and network bits agree', () => {
+    expect(sameNetwork('10.0.0.1/32', '10.0.0.1')).toBe(true);
+    expect(sameNetwork('::1/128', '::1')).toBe(true);
+    expect(sameNetwork('fd00::/8', 'fd00:0:0:0:0:0:0:0/8')).toBe(true);
+    expect(sameNetwork('10.0.0.0/8', '10.0.0.0/9')).toBe(false);
+    expect(sameNetwork('10.0.0.1', '10.0.0.2')).toBe(false);
+    expect(sameNetwork('0.0.0.0/0', '::/0')).toBe(false);
   });
   it('property: the address is in the block around it and never in the next one; one bit less still holds it', () => {
     const v4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((p) => p.join('.'));

@@ -41,6 +41,10 @@ describe('mutation/modules.json', () => {
       const rules = selectRules([entry.system], [glob], entry.profile);
       expect(rules.length, `${file}: --rules ${glob} selects no ${entry.system} rule (profile ${entry.profile})`).toBeGreaterThan(0);
     }
+    for (const glob of entry.upstream?.rules ?? []) {
+      const rules = selectRules([entry.system], [glob], entry.profile);
+      expect(rules.length, `${file}: the upstream run's --rules ${glob} selects no ${entry.system} rule (profile ${entry.profile})`).toBeGreaterThan(0);
+    }
   });
 
   it('names every record file after one module', () => {
@@ -54,6 +58,9 @@ describe('mutation/modules.json', () => {
     good.modules['src/reference/secrets/cidr.ts'] = { ...good.modules['src/reference/secrets/cidr.ts'], rules: ['mesh.acl'], dialects: ['klingon'] };
     writeFileSync(bad, JSON.stringify(good));
     expect(() => readModuleMap(bad)).toThrow(/cidr\.ts: rules must be globs of secrets rule ids[\s\S]*dialects must be some of spec, hashicorp/);
+    good.modules['src/reference/secrets/cidr.ts'] = { ...good.modules['src/reference/secrets/cidr.ts'], rules: ['secrets.cloudauth'], dialects: ['spec'], upstream: { rules: ['secrets.cloudauth.role-bad-input'], expect: ['vaultish'] } };
+    writeFileSync(bad, JSON.stringify(good));
+    expect(() => readModuleMap(bad)).toThrow(/cidr\.ts: upstream\.expect must be some of vault, openbao, consul, nomad/);
   });
 });
 

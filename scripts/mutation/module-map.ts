@@ -15,6 +15,24 @@ export const INCREMENTAL_DIR = join(MUTATION_DIR, 'incremental');
 export const AREAS = ['oidc', 'ns-cloud', 'mesh', 'sched'] as const;
 const SYSTEMS = ['secrets', 'mesh', 'scheduler'] as const;
 const DIALECTS = ['spec', 'hashicorp'] as const;
+const PRODUCTS = ['vault', 'openbao', 'consul', 'nomad'] as const;
+
+/**
+ * A run of the hashicorp dialect with `--reference-behavior upstream` (the reference also reproduces
+ * the products' listed spec deviations, as Vault would answer), judged with `--expect <products>`:
+ * a listed deviation is EXPECTED, any other FAIL kills the mutant, and so does a listed deviation
+ * that no longer happens (the upstream reference must reproduce it). For code only that behaviour
+ * runs, such as Vault's port-agnostic loopback redirect match.
+ */
+export interface UpstreamRun {
+  /** The rules (ids, prefixes or globs) that reach the module under the upstream behaviour. */
+  rules: string[];
+  /** The products whose expectation files judge the run (--expect). */
+  expect: (typeof PRODUCTS)[number][];
+}
+
+/** The name of the upstream run in coverage files, outcomes and reasons. */
+export const UPSTREAM_RUN = 'hashicorp+upstream';
 
 export interface ModuleEntry {
   /** The module, relative to the repository: src/reference/... */
@@ -26,6 +44,8 @@ export interface ModuleEntry {
   rules: string[];
   /** The reference dialects the module serves; each gets a conform run per mutant that reaches it there. */
   dialects: (typeof DIALECTS)[number][];
+  /** Also a run of the hashicorp dialect with --reference-behavior upstream, with these rules. */
+  upstream?: UpstreamRun;
   /** strict where UPSTREAM rules reach the module. */
   profile: 'default' | 'strict';
   /** The seed of the rules' generated cases: the same for the dry run and every mutant, so a verdict replays. */
@@ -45,12 +65,17 @@ export function readModuleMap(file = MAP_FILE): ModuleEntry[] {
   const entries: ModuleEntry[] = [];
   for (const [path, e] of Object.entries(raw.modules ?? {})) {
     const where = `mutation/modules.json: ${path}`;
-    const { area, system, rules, dialects, profile, seed, why } = e;
+    const { area, system, rules, dialects, profile, seed, why, upstream } = e;
     if (!isOneOf(AREAS, area)) problems.push(`${where}: area must be one of ${AREAS.join(', ')}`);
     if (!isOneOf(SYSTEMS, system)) problems.push(`${where}: system must be one of ${SYSTEMS.join(', ')}`);
     if (!Array.isArray(rules) || rules.length === 0 || rules.some((r) => typeof r !== 'string' || !r.startsWith(`${String(system)}.`))) problems.push(`${where}: rules must be globs of ${String(system)} rule ids`);
     if (!Array.isArray(dialects) || dialects.length === 0 || dialects.some((d) => !isOneOf(DIALECTS, d))) problems.push(`${where}: dialects must be some of ${DIALECTS.join(', ')}`);
     if (profile !== 'default' && profile !== 'strict') problems.push(`${where}: profile must be default or strict`);
+    if (upstream !== undefined) {
+      const u = upstream as Record<string, unknown>;
+      if (typeof u !== 'object' || u === null || !Array.isArray(u.rules) || u.rules.length === 0 || u.rules.some((r) => typeof r !== 'string' || !r.startsWith(`${String(system)}.`))) problems.push(`${where}: upstream.rules must be globs of ${String(system)} rule ids`);
+      else if (!Array.isArray(u.expect) || u.expect.length === 0 || u.expect.some((p) => !isOneOf(PRODUCTS, p))) problems.push(`${where}: upstream.expect must be some of ${PRODUCTS.join(', ')}`);
+    }
     if (seed !== undefined && !Number.isInteger(seed)) problems.push(`${where}: seed must be an integer`);
     if (problems.length) continue;
     entries.push({
@@ -59,6 +84,7 @@ export function readModuleMap(file = MAP_FILE): ModuleEntry[] {
       system: system as ModuleEntry['system'],
       rules: rules as string[],
       dialects: dialects as ModuleEntry['dialects'],
+      ...(upstream !== undefined ? { upstream: upstream as UpstreamRun } : {}),
       profile: profile as ModuleEntry['profile'],
       seed: (seed as number | undefined) ?? raw.seed ?? 47,
       why: typeof why === 'string' ? why : '',

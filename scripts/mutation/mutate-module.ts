@@ -151,6 +151,7 @@ export async function mutateModule(entry: ModuleEntry, options: MutateOptions = 
       system: entry.system,
       rules: entry.rules,
       dialects: entry.dialects,
+      ...(entry.upstream ? { upstream: entry.upstream } : {}),
       profile: entry.profile,
       seed: entry.seed,
       fingerprint,

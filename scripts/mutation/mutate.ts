@@ -40,7 +40,7 @@ try {
 const summaries: { entry: ModuleEntry; rows: MutantRow[]; s: ReturnType<typeof score>; cost: CostSummary; wallMs: number }[] = [];
 for (const [i, entry] of entries.entries()) {
   const lines = LINES.exec(files[i]!)?.[2];
-  console.log(`\n== ${entry.file}: rules ${entry.rules.join(',')} (${entry.system}, dialects ${entry.dialects.join(', ')}, profile ${entry.profile}, seed ${entry.seed})`);
+  console.log(`\n== ${entry.file}: rules ${entry.rules.join(',')} (${entry.system}, dialects ${entry.dialects.join(', ')}${entry.upstream ? `, and hashicorp --reference-behavior upstream with ${entry.upstream.rules.join(',')} --expect ${entry.upstream.expect.join(',')}` : ''}, profile ${entry.profile}, seed ${entry.seed})`);
   try {
     const { report } = await mutateModule(entry, { force, concurrency, ...(lines ? { ranges: [`${entry.file}:${lines}`] } : {}) });
     const rows = mutantRows(report);

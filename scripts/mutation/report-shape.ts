@@ -32,6 +32,8 @@ export interface RecordInfo {
   system: string;
   rules: string[];
   dialects: string[];
+  /** The run of the hashicorp dialect with --reference-behavior upstream, when the map asks for one. */
+  upstream?: { rules: string[]; expect: string[] };
   profile: string;
   seed: number;
   fingerprint: string;

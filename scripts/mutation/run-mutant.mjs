@@ -29,15 +29,30 @@ if (!entry || !stateDir) {
 }
 const COVERAGE_HOOK = fileURLToPath(new URL('./coverage-hook.mjs', import.meta.url));
 
-/** One conform run of the module's rules in one dialect; its rule outcomes, or how it ended without them. */
-async function conform(dialect, { rules = entry.rules, bail, coverageOut, label }) {
-  const reportsDir = join(stateDir, 'runs', `${label}-${dialect}-${process.pid}-${Date.now()}`);
+// The runs a mutant gets: one per dialect with the module's rules, and, where the map asks for it,
+// one of the hashicorp dialect with --reference-behavior upstream and its own rules, judged with
+// --expect (scripts/mutation/module-map.ts UpstreamRun). `name` keys coverage files and reasons.
+// The upstream run goes first: it has a few rules, so it is the cheap one to end a mutant with.
+const RUNS = [
+  ...(entry.upstream ? [{ name: 'hashicorp+upstream', dialect: 'hashicorp', rules: entry.upstream.rules, upstream: true, expect: entry.upstream.expect }] : []),
+  ...entry.dialects.map((d) => ({ name: d, dialect: d, rules: entry.rules, upstream: false, expect: [] })),
+];
+
+/**
+ * One conform run of a run's rules; its rule outcomes, or how it ended without them. Under the
+ * upstream behaviour a listed deviation that no longer happens counts as a FAIL: the upstream
+ * reference exists to answer as the product does.
+ */
+async function conform(run, { rules = run.rules, bail, coverageOut, label }) {
+  const reportsDir = join(stateDir, 'runs', `${label}-${run.name.replace('+', '-')}-${process.pid}-${Date.now()}`);
   const args = [
     ...(coverageOut ? ['--import', COVERAGE_HOOK] : []),
     'bin/stackproof.js', 'conform',
     '--systems', entry.system,
     '--rules', rules.join(','),
-    '--reference-dialect', dialect,
+    '--reference-dialect', run.dialect,
+    ...(run.upstream ? ['--reference-behavior', 'upstream'] : []),
+    ...(run.expect.length ? ['--expect', run.expect.join(',')] : []),
     '--profile', entry.profile,
     '--seed', String(entry.seed),
     '--no-load-smoke',
@@ -64,15 +79,18 @@ async function conform(dialect, { rules = entry.rules, bail, coverageOut, label 
   rmSync(reportsDir, { recursive: true, force: true });
   if (!results || !Array.isArray(results.rules)) return { ms, crashed: `exit ${code ?? signal}: ${tail.trim().split('\n').slice(-3).join(' | ')}` };
   const byOutcome = (o) => results.rules.filter((r) => r.outcome === o);
-  return { ms, fail: byOutcome('FAIL'), error: byOutcome('ERROR'), rules: results.rules, code };
+  const gone = (results.expectationFindings ?? [])
+    .filter((f) => f.kind === 'no-longer-happens')
+    .map((f) => ({ id: f.rule, outcome: 'FAIL', message: `the upstream reference no longer reproduces a listed deviation: ${f.message}` }));
+  return { ms, fail: [...byOutcome('FAIL'), ...gone], error: byOutcome('ERROR'), rules: results.rules, code };
 }
 
 /** One conform run, with the second try an ERROR or a crash gets: ERROR alone is never a verdict. */
-async function judged(dialect, label, bail) {
-  const first = await conform(dialect, { bail, label });
+async function judged(run, label, bail) {
+  const first = await conform(run, { bail, label });
   if (first.crashed || (first.fail.length === 0 && first.error.length > 0)) {
     // Only what was not decided runs again: the rules in ERROR (all of them after a crash).
-    const again = await conform(dialect, { bail, label: `${label}-again`, rules: first.crashed ? entry.rules : first.error.map((r) => r.id) });
+    const again = await conform(run, { bail, label: `${label}-again`, rules: first.crashed ? run.rules : first.error.map((r) => r.id) });
     return { ...again, ms: first.ms + again.ms, first };
   }
   return first;
@@ -85,10 +103,11 @@ function record(line) {
 async function dryRun() {
   mkdirSync(join(stateDir, 'coverage'), { recursive: true });
   const timings = {};
-  for (const dialect of entry.dialects) {
+  for (const r of RUNS) {
+    const dialect = r.name;
     const coverageOut = join(stateDir, 'coverage', `${dialect}.json`);
-    let run = await conform(dialect, { coverageOut, label: 'dry' });
-    if (run.crashed || run.error.length > 0) run = await conform(dialect, { coverageOut, label: 'dry-again' });
+    let run = await conform(r, { coverageOut, label: 'dry' });
+    if (run.crashed || run.error.length > 0) run = await conform(r, { coverageOut, label: 'dry-again' });
     timings[dialect] = run.ms;
     if (run.crashed) {
       console.error(`dry run (${dialect}): stackproof conform ended without results: ${run.crashed}`);
@@ -113,18 +132,19 @@ async function dryRun() {
 
 async function mutantRun(id) {
   const started = performance.now();
-  const covering = entry.dialects.filter((d) => {
-    const file = join(stateDir, 'coverage', `${d}.json`);
+  const covering = RUNS.filter((r) => {
+    const file = join(stateDir, 'coverage', `${r.name}.json`);
     return existsSync(file) && JSON.parse(readFileSync(file, 'utf8')).includes(id);
   });
   if (covering.length === 0) {
     record({ mutant: id, status: 'uncovered', ms: Math.round(performance.now() - started) });
-    console.log(`mutant ${id}: no mapped rule reaches it in the dry run (${entry.dialects.join(', ')}): NoCoverage`);
+    console.log(`mutant ${id}: no mapped rule reaches it in the dry run (${RUNS.map((r) => r.name).join(', ')}): NoCoverage`);
     return 0;
   }
   const undecided = [];
-  for (const dialect of covering) {
-    const run = await judged(dialect, `m${id}`, true);
+  for (const r of covering) {
+    const dialect = r.name;
+    const run = await judged(r, `m${id}`, true);
     if (run.crashed) {
       record({ mutant: id, status: 'killed', dialect, crash: run.crashed, ms: Math.round(performance.now() - started) });
       console.log(`mutant ${id}: the reference crashed twice (${dialect}): ${run.crashed}`);
@@ -144,8 +164,8 @@ async function mutantRun(id) {
     console.log(`mutant ${id}: no FAIL, and ERROR twice: ${undecided.map((u) => `${u.rule} (${u.dialect})`).join(', ')}: not counted as killed`);
     return 0;
   }
-  record({ mutant: id, status: 'survived', dialects: covering, ms });
-  console.log(`mutant ${id}: every mapped rule passes (${covering.join(', ')})`);
+  record({ mutant: id, status: 'survived', dialects: covering.map((r) => r.name), ms });
+  console.log(`mutant ${id}: every mapped rule passes (${covering.map((r) => r.name).join(', ')})`);
   return 0;
 }
 

@@ -52,6 +52,23 @@ export function parseBlock(text: string): Block | undefined {
   return prefix > BITS[a.family] ? undefined : { ...a, prefix };
 }
 
+/**
+ * Whether a role write may keep the entry: spec 000, Cloud-identity role, "token_bound_cidrs |
+ * array or comma-delimited string | ... | only addresses in these CIDR blocks"; Errors, "400 |
+ * Invalid request, missing or invalid data". An entry that is no block (a prefix with a letter or a
+ * space in it, longer than the family's bits) is invalid data: 400.
+ */
+export function isBlockText(text: string): boolean {
+  return parseBlock(text) !== undefined;
+}
+
+/** Whether two entries name the same network: same family, prefix and network address (how a block read back is compared). */
+export function sameNetwork(a: string, b: string): boolean {
+  const x = parseBlock(a);
+  const y = parseBlock(b);
+  return x !== undefined && y !== undefined && x.family === y.family && x.prefix === y.prefix && (x.value & mask(x.family, x.prefix)) === (y.value & mask(y.family, y.prefix));
+}
+
 function mask(family: 4 | 6, prefix: number): bigint {
   const bits = BITS[family];
   return prefix === 0 ? 0n : ((1n << BigInt(prefix)) - 1n) << BigInt(bits - prefix);

@@ -3,10 +3,11 @@ import { expect } from 'vitest';
 import { environmentName } from '../../src/client/cloud-environments.ts';
 import { loginResponseSchema, type SimMachine } from '../../src/client/cloud-identity-api.ts';
 import type { HttpResponse } from '../../src/client/http-client.ts';
-import { blockAround, leaseRange, loginOutcomes, nextBlock, tokenUsableFrom, type BoundField, type LifetimeFields, type LoginOutcome, type LoginRole } from '../models/cloud-identity-access.ts';
+import { blockAround, isBlockText, leaseRange, loginOutcomes, nextBlock, sameNetwork, tokenUsableFrom, type BoundField, type LifetimeFields, type LoginOutcome, type LoginRole } from '../models/cloud-identity-access.ts';
 import { runAlone } from '../kit/exclusive.ts';
 import { expectWritten } from '../kit/oidc-fixture.ts';
 import { SkipRule, type RuleKit } from '../kit/rule-kit.ts';
+import { errorBodySchema } from '../../src/client/schemas/secrets.ts';
 import { uniqueName } from '../kit/run-names.ts';
 import { ruleTest } from '../kit/rule-test.ts';
 
@@ -189,7 +190,11 @@ ruleTest('secrets.cloudauth.login-cidr-bits', async (kit) => {
   // size right after (its first address is one past the bound): the two sources fall on either side
   // of some of them (127.0.0.1 is the broadcast address of 127.0.0.0/31, 127.0.0.2 the network
   // address of the next one).
-  const blocksFor = (anchor: string, prefix: number): string[] => [blockAround(anchor, prefix), blockAround(anchor, Math.min(bits, prefix + 1)), nextBlock(anchor, prefix)].filter((b): b is string => b !== undefined);
+  // At the host end also the bare address and the next one (a host block written without its prefix:
+  // "a bare address bound vs the next address").
+  const bare = (b: string | undefined) => b?.replace(/\/\d+$/, '');
+  const blocksFor = (anchor: string, prefix: number): string[] =>
+    [blockAround(anchor, prefix), blockAround(anchor, Math.min(bits, prefix + 1)), nextBlock(anchor, prefix), ...(prefix >= bits - 1 ? [bare(blockAround(anchor, bits)), bare(nextBlock(anchor, bits))] : [])].filter((b): b is string => b !== undefined);
   // Mostly the prefixes near the two addresses, sometimes the widest: /0 holds every address of its family, /1 half of them.
   const arb = fc.record({ anchor: fc.constantFrom(0, 1), prefix: fc.oneof({ weight: 4, arbitrary: fc.integer({ min: bits - 12, max: bits }) }, { weight: 1, arbitrary: fc.constantFrom(0, 1, 8, 16) }), decoy: fc.boolean() });
   const examples = [
@@ -237,6 +242,88 @@ ruleTest('secrets.cloudauth.login-cidr-bits', async (kit) => {
     { numRuns: Math.min(Math.max(kit.ctx.runs, 4), 8), examples },
   );
   kit.note(`${asked} logins and token uses from ${sources.join(' and ')} judged against the model`);
+});
+
+/** How a neighbour of a block entry differs from it: in one place of its text. */
+type CidrMiss = 'letter-before' | 'letter-after' | 'space' | 'one-past-bits' | 'group-out-of-range' | 'dot-before';
+const CIDR_MISSES: readonly CidrMiss[] = ['letter-before', 'letter-after', 'space', 'one-past-bits', 'group-out-of-range', 'dot-before'];
+
+/** What Vault keeps as a Unix socket path instead of refusing (go-sockaddr NewSockAddr): a '/' in it, or a leading '.'. */
+const socketShaped = (text: string) => text.includes('/') || text.startsWith('.');
+
+/** The neighbour of a block entry (an address with or without a prefix) that differs from it in one place. */
+function cidrNeighbour(entry: string, how: CidrMiss): string {
+  const [address = '', prefix] = entry.split('/');
+  const v6 = address.includes(':');
+  const bits = v6 ? 128 : 32;
+  switch (how) {
+    case 'letter-before':
+      return `${address}/x${prefix ?? bits}`;
+    case 'letter-after':
+      return `${address}/${prefix ?? bits}x`;
+    case 'space':
+      return `${address}/ ${prefix ?? bits}`;
+    case 'one-past-bits':
+      return `${address}/${bits + 1}`;
+    case 'dot-before':
+      return `.${entry}`;
+    case 'group-out-of-range':
+      // The last group one past its largest value (256, or 10000 in hex: five digits), the prefix kept.
+      return `${v6 ? address.replace(/[0-9a-f]*$/i, '10000') : address.replace(/\d+$/, '256')}${prefix === undefined ? '' : `/${prefix}`}`;
+  }
+}
+
+ruleTest('secrets.cloudauth.role-cidr-neighbours', async (kit) => {
+  const { auth } = kit.cloudIdentity;
+  const v4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((p) => p.join('.'));
+  const v6 = fc.array(fc.nat(0xffff), { minLength: 8, maxLength: 8 }).map((g) => g.map((x) => x.toString(16)).join(':'));
+  // A block of a generated address at a generated prefix, the bare address, or one of the edges (/0, host blocks).
+  const entry = fc.oneof(
+    v4.chain((a) => fc.integer({ min: 0, max: 32 }).map((p) => blockAround(a, p))),
+    v6.chain((a) => fc.integer({ min: 0, max: 128 }).map((p) => blockAround(a, p))),
+    v4,
+    v6,
+  );
+  const examples: [string, CidrMiss][] = [
+    ['0.0.0.0/0', 'letter-before'],
+    ['10.0.0.1', 'group-out-of-range'],
+    ['10.0.0.1/32', 'one-past-bits'],
+    ['10.0.0.0/8', 'letter-after'],
+    ['10.0.0.0/8', 'space'],
+    ['fd00::/8', 'one-past-bits'],
+    ['::1', 'group-out-of-range'],
+    ['::1/128', 'letter-before'],
+    ['10.0.0.1', 'dot-before'],
+  ];
+  const pairs: [string, CidrMiss][] = [...examples];
+  // One world of generated pairs, asked together: two role writes and a read per pair.
+  await kit.property(
+    fc.array(fc.tuple(entry, fc.constantFrom(...CIDR_MISSES)), { minLength: 1, maxLength: 4 }),
+    async (more) => {
+      pairs.push(...more);
+    },
+    { numRuns: Math.min(Math.max(kit.ctx.runs, 4), 10) },
+  );
+  // The neighbours with a "/" in them or a leading "." last: Vault keeps those as Unix socket paths (a listed deviation).
+  const ordered = [...new Map(pairs.map(([e, how]) => [`${e} ${how}`, [e, how] as const])).values()].sort(([a, x], [b, y]) => Number(socketShaped(cidrNeighbour(a, x))) - Number(socketShaped(cidrNeighbour(b, y))));
+  let asked = 0;
+  for (const [block, how] of ordered) {
+    const miss = cidrNeighbour(block, how);
+    expect(isBlockText(block), `the model takes ${block} as a block`).toBe(true);
+    expect(isBlockText(miss), `the model takes ${miss} (${how} of ${block}) as no block`).toBe(false);
+    const name = uniqueName('cidr');
+    const kept = await auth.writeRole(name, { bound_locations: ['westeurope'], token_bound_cidrs: [block] });
+    expect(kept.status, `role with token_bound_cidrs ["${block}"] (the block beside "${miss}", ${how}) is kept: answered ${kept.status} ${kept.text.slice(0, 200)}`).toBeLessThan(300);
+    const read = await auth.readRole(name);
+    expect(read.status, `read role ${name}`).toBe(200);
+    const back = ((read.json() as { data?: { token_bound_cidrs?: unknown } }).data?.token_bound_cidrs ?? []) as unknown[];
+    expect(back.length === 1 && typeof back[0] === 'string' && sameNetwork(back[0], block), `role with token_bound_cidrs ["${block}"] reads it back as the same network, got ${JSON.stringify(back)}`).toBe(true);
+    const refused = await auth.writeRole(uniqueName('cidr'), { bound_locations: ['westeurope'], token_bound_cidrs: [miss] });
+    expect(refused.status, `role with token_bound_cidrs ["${miss}"] (${how} of the block "${block}", which is kept) is refused with 400: expected ${refused.status} to be 400`).toBe(400);
+    expect(errorBodySchema.safeParse(refused.json()).success, `role with token_bound_cidrs ["${miss}"]: the error body`).toBe(true);
+    asked += 3;
+  }
+  kit.note(`${ordered.length} pairs of a block and its neighbour (${asked} requests) judged against the model`);
 });
 
 /** A role state in a sequence: each bound either admits the machine or names a near miss of its value. */

@@ -45,10 +45,28 @@ const LOOPBACK_NEAR_MISSES: [string, (u: URL) => string][] = [
   ['loopback host, extra query parameter', (u) => `${u.href}&extra=1`],
   ['loopback host, fragment', (u) => `${u.href}#frag`],
   ['loopback host, other scheme', (u) => u.href.replace('http:', 'https:')],
-  ['loopback host, other loopback name', (u) => u.href.replace('127.0.0.1', 'localhost')],
+  ['loopback host, other loopback name', (u) => u.href.replace(u.host, u.host.replace(u.hostname, u.hostname === '127.0.0.1' ? 'localhost' : '127.0.0.1'))],
+  // A matcher that looks for the scheme anywhere, or strips brackets anywhere in the host, would take these for the loopback URI.
+  ['loopback host, a character before the scheme', (u) => `.${u.href}`],
+  ['loopback host, "[" inside the host name', (u) => u.href.replace(u.host, u.host.replace(u.hostname, insertMiddle(u.hostname, '[')))],
+  ['loopback host, "]" inside the host name', (u) => u.href.replace(u.host, u.host.replace(u.hostname, insertMiddle(u.hostname, ']')))],
+];
+
+function insertMiddle(text: string, c: string): string {
+  const i = Math.floor(text.length / 2);
+  return `${text.slice(0, i)}${c}${text.slice(i)}`;
+}
+/** The port near misses of a loopback URI, asked last (Vault ignores the port there). */
+const LOOPBACK_PORT_MISSES: [string, (u: URL) => string][] = [
   ['loopback host, other port', (u) => u.href.replace(`:${u.port}`, `:${Number(u.port) + 1}`)],
   ['loopback host, no port', (u) => u.href.replace(`:${u.port}`, '')],
 ];
+/**
+ * One registered URI per loopback host Vault names (localhost, 127.0.0.1, ::1: hashicorp/vault
+ * vault/identity_store_oidc_provider_util.go validRedirect; RFC 8252 section 7.3), each path its own
+ * so that no near miss of one is another registered value.
+ */
+const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
 
 
 /** A client TTL in one of the spec's forms, with the seconds it means: up to maxHours. */
@@ -215,14 +233,33 @@ concurrently('side by side: each rule makes its own provider, client, scopes and
       const uri = miss(new URL(registered));
       expectRefused(await exchange(setup, codeOf(await authorize(setup)), { redirectUri: uri }), `the token call with redirect_uri ${uri} (${what}) for a code issued for ${registered}`);
     }
-    const loopback = `http://127.0.0.1:8400/cb/${uniqueName('l')}?a=1`;
-    const local = await setupOidc(kit, { redirectUris: [loopback] });
-    expect((await authorize(local)).status, `the registered loopback URI ${loopback} itself is accepted`).toBe(200);
-    for (const [what, miss] of LOOPBACK_NEAR_MISSES) {
-      const uri = miss(new URL(loopback));
-      expect(uri, `the ${what} near miss differs from the registered URI`).not.toBe(loopback);
-      expectRefused(await authorize(local, { redirect_uri: uri }), `authorize with redirect_uri ${uri} (${what})`);
+    const loopbacks = LOOPBACK_HOSTS.map((host, i) => `http://${host}:8400/cb${i}/${uniqueName('l')}?a=1`);
+    // First among the registered values one that is no URI (no scheme, no host; Vault's url.Parse takes
+    // it as a path): a matcher that cannot read a registered value must pass over it, not fail.
+    const local = await setupOidc(kit, { redirectUris: [`cb-${uniqueName('no-scheme')}`, ...loopbacks] });
+    for (const loopback of loopbacks) {
+      expect((await authorize(local, { redirect_uri: loopback })).status, `the registered loopback URI ${loopback} itself is accepted`).toBe(200);
+      for (const [what, miss] of LOOPBACK_NEAR_MISSES) {
+        const uri = miss(new URL(loopback));
+        expect(uri, `the ${what} near miss differs from the registered URI`).not.toBe(loopback);
+        expectRefused(await authorize(local, { redirect_uri: uri }), `authorize with redirect_uri ${uri} (${what})`);
+      }
     }
+    // The port near misses of every loopback host, all asked before judging: the spec refuses each.
+    // A target that forgives the port for some loopback hosts and not others is not even doing what
+    // Vault does (it forgives it for all three), so that fails with a message of its own.
+    const portAnswers: { uri: string; what: string; res: { status: number; text: string } }[] = [];
+    for (const loopback of loopbacks) {
+      for (const [what, miss] of LOOPBACK_PORT_MISSES) {
+        const uri = miss(new URL(loopback));
+        portAnswers.push({ uri, what, res: await authorize(local, { redirect_uri: uri }) });
+      }
+    }
+    const forgiven = portAnswers.filter((a) => a.res.status >= 200 && a.res.status < 300);
+    if (forgiven.length > 0 && forgiven.length < portAnswers.length) {
+      expect.fail(`the port of a loopback redirect URI is forgiven for ${forgiven.map((a) => `${a.uri} (${a.what})`).join(', ')} but not for ${portAnswers.filter((a) => !forgiven.includes(a)).map((a) => `${a.uri} (${a.what}, answered ${a.res.status})`).join(', ')}: the spec refuses every one`);
+    }
+    for (const a of portAnswers) expectRefused(a.res, `authorize with redirect_uri ${a.uri} (${a.what})`);
   });
 
   ruleTest('secrets.oidc.token-redirect-uri-repeat', async (kit) => {
@@ -454,6 +491,8 @@ concurrently('side by side: each rule makes its own provider, client, scopes and
     const setup = await setupOidc(kit);
     for (const [params, error] of [
       [{ redirect_uri: 'https://elsewhere.example.com/cb' }, 'invalid_redirect_uri'],
+      // No URI at all (no scheme, no host): Vault's url.Parse takes it as a path, unregistered.
+      [{ redirect_uri: 'cb-without-a-scheme' }, 'invalid_redirect_uri'],
       [{ scope: 'profile' }, 'invalid_request'],
       [{ response_type: 'token' }, 'unsupported_response_type'],
       [{ client_id: 'nobody' }, 'invalid_client_id'],

@@ -338,13 +338,28 @@ export const secretsCloudAuthRules: Rule[] = [
   rule({
     id: 'secrets.cloudauth.login-cidr-bits',
     title:
-      'For token_bound_cidrs blocks at every prefix length around the two client addresses (a /31 whose broadcast address is one client and whose next block starts at the other, /32, /27, /23 and the rest), a login from each address is admitted exactly when the address is in a block, and its token works from exactly those addresses',
+      'For token_bound_cidrs blocks at every prefix length around the two client addresses (a /31 whose broadcast address is one client and whose next block starts at the other, /32, a bare address and the next one, /27, /23, /1, /0 and the rest), a login from each address is admitted exactly when the address is in a block, and its token works from exactly those addresses',
     sources: [{ file, section: ROLE, quote: 'If set, only addresses in these CIDR blocks may authenticate and the token is tied to them' }],
     notes: [
       IDENTITY_BOUND,
       REFUSAL,
       READABLE,
       'An address is in a block when its first prefix-length bits equal the block\'s (suites/models/cloud-identity-access.ts); each block is asked from both addresses and beside the block one bit longer and the block of the same size right after it. Some lists carry a documentation block (192.0.2.0/24, 2001:db8::/64) before the deciding one. Needs the profile\'s two client addresses (cloudIdentity.clientAddresses).',
+    ],
+  }),
+  rule({
+    id: 'secrets.cloudauth.role-cidr-neighbours',
+    title:
+      'For generated token_bound_cidrs entries in pairs that differ in one place (a block and the same text with a letter or a space in its prefix, a prefix one past the family\'s bits, an address with one group out of range; IPv4 and IPv6; /0, host blocks and bare addresses), a role write keeps the block, which reads back as the same network, and refuses its neighbour with 400 and the error body',
+    sources: [
+      { file, section: ROLE, quote: 'token_bound_cidrs | array or comma-delimited string | [] or \'\' | If set, only addresses in these CIDR blocks may authenticate and the token is tied to them' },
+      { file, section: 'Errors', quote: '400 | Invalid request, missing or invalid data' },
+    ],
+    notes: [
+      ROLE_NEEDS_BOUND,
+      CIDRS_AS_NETWORKS,
+      'Judged against suites/models/cloud-identity-access.ts isBlockText and sameNetwork: a block is an IPv4 or IPv6 address and a prefix of digits no larger than its bits, or a bare address (a host block). The neighbours with a "/" in them or a leading "." are asked last.',
+      'Vault and OpenBao take an entry that is no address but contains "/" or starts with "." as a Unix socket path and keep it (hashicorp/vault sdk/helper/tokenutil ParseTokenFields -> go-secure-stdlib parseutil.ParseAddrs -> hashicorp/go-sockaddr sockaddr.go NewSockAddr): listed in expectations/vault.json and openbao.json. A neighbour without "/" (an address group out of range) is 400 there.',
     ],
   }),
   rule({

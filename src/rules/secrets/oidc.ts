@@ -244,7 +244,7 @@ export const secretsOidcFlowRules: Rule[] = [
     capability: FIXTURES,
     sources: [{ file, section: CLIENT, quote: 'One value must exactly equal the redirect_uri of each authentication request' }],
     notes: [
-      'Also near misses of a loopback URI (http://127.0.0.1:<port>/...), port ones last, and near misses at the token endpoint for a code issued for the registered URI.',
+      'Also near misses of loopback URIs (http://127.0.0.1:<port>/..., http://localhost:<port>/..., http://[::1]:<port>/..., one client holding the three), with a character before the scheme and a bracket inside the host name among them, port ones last and all asked before judging them, and near misses at the token endpoint for a code issued for the registered URI. A target that forgives the port for some loopback hosts and not others fails with a message of its own: the spec refuses all, and Vault forgives all three alike.',
       'Vault ignores the port of a loopback redirect URI (localhost, 127.0.0.1, ::1; RFC 8252 section 7.3) where the spec says exactly equal (hashicorp/vault vault/identity_store_oidc_provider_util.go validRedirect): listed in expectations/vault.json. At the token endpoint Vault compares exactly (vault/identity_store_oidc_provider.go pathOIDCToken).',
     ],
   }),

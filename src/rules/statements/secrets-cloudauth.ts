@@ -246,7 +246,7 @@ export const secretsCloudauthStatements: StatementMap = {
       section: ROLE,
       quote: "| token_bound_cidrs | array or comma-delimited string | [] or '' | If set, only addresses in these CIDR blocks may authenticate and the token is tied to them |",
       claim: 'A login from outside the blocks is refused, one from inside admitted; the token is refused from outside them; the field is taken as an array or a comma-delimited string.',
-      rules: ['secrets.cloudauth.login-bound-cidrs', 'secrets.cloudauth.token-bound-cidrs', 'secrets.cloudauth.role-list-forms', 'secrets.cloudauth.login-cidr-bits', 'secrets.cloudauth.login-role-change'],
+      rules: ['secrets.cloudauth.login-bound-cidrs', 'secrets.cloudauth.token-bound-cidrs', 'secrets.cloudauth.role-list-forms', 'secrets.cloudauth.login-cidr-bits', 'secrets.cloudauth.login-role-change', 'secrets.cloudauth.role-cidr-neighbours'],
       wrongWays: [
         { kind: 'exact-vs-prefix', how: 'Prefixes are rounded down to whole bytes.', rule: 'secrets.cloudauth.login-cidr-bits', example: '127.0.0.0/31 admits a login from 127.0.0.2', fault: 'secrets.cloudauth-cidr-by-bytes' },
       ],
@@ -254,6 +254,8 @@ export const secretsCloudauthStatements: StatementMap = {
         { scope: 'the other client address, one bit past the block', rule: 'secrets.cloudauth.login-cidr-bits', example: '127.0.0.0/31 (127.0.0.1 is its broadcast address) admits a login from 127.0.0.1 and refuses one from 127.0.0.2; its token works from 127.0.0.1 only' },
         { scope: 'the block one bit longer, and the next block of the same size', rule: 'secrets.cloudauth.login-cidr-bits', example: '127.0.0.0/30 admits both addresses, 127.0.0.2/31 only 127.0.0.2, 127.0.0.4/30 neither; /27 and /23 around them admit both' },
         { scope: 'the role as it was before a write', rule: 'secrets.cloudauth.login-role-change', example: 'after token_bound_cidrs is rewritten to the other address, a login that was admitted is refused' },
+        { scope: 'a bare address, and the next address', rule: 'secrets.cloudauth.login-cidr-bits', example: 'the bound 127.0.0.1 (no prefix) admits a login from 127.0.0.1 and refuses one from 127.0.0.2; the bound 127.0.0.2 the other way round' },
+        { scope: 'the entry text one place away (a letter or a space in the prefix, one past the bits, a group out of range)', rule: 'secrets.cloudauth.role-cidr-neighbours', example: '10.0.0.0/8 is kept and reads back as 10.0.0.0/8, 10.0.0.0/x8 is refused with 400; fd00::/8 kept, fd00::/129 refused; 0.0.0.0/0 kept beside 0.0.0.0/x0; ::1 kept beside ::10000' },
       ],
     },
     {
