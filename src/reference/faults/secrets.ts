@@ -107,7 +107,7 @@ export const secretsFaults: Fault[] = [
   f('cloudauth-comma-policies-unsplit', ['secrets.cloudauth.role-list-forms'], 'A comma-delimited token_policies is kept as one policy name'),
   f('cloudauth-role-list-empty', ['secrets.cloudauth.role-list'], 'LIST of roles answers 404 whatever exists'),
   f('cloudauth-role-delete-noop', ['secrets.cloudauth.role-delete'], 'DELETE of a role answers 204 but keeps it'),
-  f('cloudauth-bad-cidr-accepted', ['secrets.cloudauth.role-bad-input'], 'A token_bound_cidrs entry that is not a CIDR is accepted'),
+  f('cloudauth-bad-cidr-accepted', ['secrets.cloudauth.role-bad-input', 'secrets.cloudauth.role-cidr-neighbours'], 'A token_bound_cidrs entry that is not a CIDR is accepted'),
   f('cloudauth-login-needs-token', ['secrets.cloudauth.login-no-token'], 'Login needs a client token'),
   f('cloudauth-group-bound-ignored', ['secrets.cloudauth.login-bounds'], 'bound_group_ids is not checked'),
   f('cloudauth-empty-bound-denies', ['secrets.cloudauth.login-empty-bounds'], 'An empty bound_locations refuses every machine'),
