@@ -274,7 +274,8 @@ function cidrNeighbour(entry: string, how: CidrMiss): string {
 }
 
 ruleTest('secrets.cloudauth.role-cidr-neighbours', async (kit) => {
-  const { auth } = kit.cloudIdentity;
+  // Role writes only, no login: the method's plain mount is enough, as for the other role rules.
+  const { auth } = kit.cloudAuth;
   const v4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((p) => p.join('.'));
   const v6 = fc.array(fc.nat(0xffff), { minLength: 8, maxLength: 8 }).map((g) => g.map((x) => x.toString(16)).join(':'));
   // A block of a generated address at a generated prefix, the bare address, or one of the edges (/0, host blocks).
