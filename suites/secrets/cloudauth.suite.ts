@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { environmentName, isKnownEnvironmentName, NEUTRAL_ENVIRONMENTS, type NeutralEnvironment } from '../../src/client/cloud-environments.ts';
 import { loginResponseSchema, type SimMachine, type TokenVariant } from '../../src/client/cloud-identity-api.ts';
+import { BOUND_FIELDS, machineValues } from '../models/cloud-identity-access.ts';
 import type { HttpResponse } from '../../src/client/http-client.ts';
 import { errorBodySchema, listResultSchema, readResultSchema } from '../../src/client/schemas/secrets.ts';
 import { networksOf } from '../kit/cidr-networks.ts';
@@ -379,23 +380,11 @@ ruleTest('secrets.cloudauth.login-no-token', async (kit) => {
 });
 
 type BoundChoice = 'empty' | 'match' | 'other';
-const BOUNDS = ['bound_service_principal_ids', 'bound_group_ids', 'bound_locations', 'bound_subscription_ids', 'bound_resource_groups', 'bound_scale_sets'] as const;
+const BOUNDS = BOUND_FIELDS;
 
 /** Vault refuses every login of a role with no service-principal and no group bound: when both are empty, the group bound matches. */
 function withIdentityBound(bounds: Record<(typeof BOUNDS)[number], BoundChoice>): Record<(typeof BOUNDS)[number], BoundChoice> {
   return bounds.bound_service_principal_ids === 'empty' && bounds.bound_group_ids === 'empty' ? { ...bounds, bound_group_ids: 'match' } : bounds;
-}
-
-/** The machine's value for each bound (the scale set only for a scale-set machine). */
-function machineValues(m: SimMachine): Record<(typeof BOUNDS)[number], string[]> {
-  return {
-    bound_service_principal_ids: [m.principal_id],
-    bound_group_ids: m.groups,
-    bound_locations: [m.location],
-    bound_subscription_ids: [m.subscription_id],
-    bound_resource_groups: [m.resource_group],
-    bound_scale_sets: m.kind === 'vmss' ? [m.name] : [],
-  };
 }
 
 ruleTest('secrets.cloudauth.login-bounds', async (kit) => {
