@@ -10,7 +10,7 @@ import { certOf, expectRefused, leafOf, meshNamespaces, serviceName } from '../k
 import type { RuleKit } from '../kit/rule-kit.ts';
 import { ruleTest } from '../kit/rule-test.ts';
 import { MESH_BOUNDS } from '../kit/bounds/mesh.ts';
-import { boundMs, KIT_BOUNDS } from '../kit/bounds/bound.ts';
+import { boundMs, KIT_BOUNDS, KIT_MARGINS } from '../kit/bounds/bound.ts';
 import {
   authorizeOutcome,
   leafIdentity,
@@ -295,7 +295,7 @@ class Check implements fc.AsyncCommand<ChangeModel, ChangeReal> {
           `${what}: answered ${answer}, the model allows ${now.join(' or ')}${before.includes(answer) ? ` (${answer} is what the token had before its last change, ${m.before!.deleted ? 'deleted' : describeRules(m.before!.rules)}, still answered after ${MESH_BOUNDS.aclChange.ms / 1000} s: ${MESH_BOUNDS.aclChange.why})` : ''}`,
         );
       }
-      await new Promise((res) => setTimeout(res, 250));
+      await new Promise((res) => setTimeout(res, KIT_MARGINS.changePoll.ms));
     }
   }
   toString = () => `check(${this.endpoint} service ${this.service})`;
@@ -359,7 +359,7 @@ ruleTest('mesh.acl.policy-change', async (kit) => {
     },
   );
 // A failing case waits out the bound twice: once found, once run again for its evidence.
-}, { timeoutMs: 2 * MESH_BOUNDS.aclChange.ms + KIT_BOUNDS.ruleBeyond.ms });
+}, { timeoutMs: MESH_BOUNDS.aclChange.ms * 2 + KIT_BOUNDS.ruleBeyond.ms });
 
 /** An intention drawn by its indexes into the world's sources and destinations. */
 interface Drawn {

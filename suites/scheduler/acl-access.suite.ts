@@ -6,6 +6,7 @@ import { runAlone } from '../kit/exclusive.ts';
 import type { RuleKit } from '../kit/rule-kit.ts';
 import { ruleTest } from '../kit/rule-test.ts';
 import { uniqueName } from '../kit/run-names.ts';
+import { SCHEDULER_BOUNDS } from '../kit/bounds/scheduler.ts';
 import {
   allows,
   describeOutcomes,
@@ -328,7 +329,7 @@ ruleTest('scheduler.events.acl-neighbours', async (kit) => {
     },
   );
   // A refused subscription may stay open and silent until the quiet bound (Nomad 2.0.5 does): up to 17 of them, 5 s each.
-}, { timeoutMs: 240_000 });
+}, { timeoutMs: SCHEDULER_BOUNDS.aclSequence.ms });
 
 // ---------------------------------------------------------------------------------------------
 // Node metadata: who may write it, which node a write reaches, and a static key set to null.

@@ -7,6 +7,7 @@ import { fits, readOutcome, type NamespaceIncarnation, type ReadOutcome, type St
 import { SkipRule, type RuleKit } from '../kit/rule-kit.ts';
 import { uniqueName } from '../kit/run-names.ts';
 import { ruleTest } from '../kit/rule-test.ts';
+import { KIT_MARGINS } from '../kit/bounds/bound.ts';
 
 // Worlds of namespaces that are each other's neighbours: a namespace `a`, one whose name begins
 // like it (`ab`), a child `a/c`, and the root. Every request the rules send is judged against the
@@ -68,7 +69,7 @@ async function removeNamespace(kit: RuleKit, path: string): Promise<void> {
     const keys = list.status === 200 ? ((list.json() as { data?: { keys?: string[] } }).data?.keys ?? []) : [];
     if (res.status < 300 && !keys.includes(`${name}/`)) return;
     if (Date.now() > deadline) throw new Error(`namespace ${path} still listed ${NAMESPACE_GONE_MS / 1000} s after its deletion (last DELETE: ${res.status})`);
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, KIT_MARGINS.changePoll.ms));
   }
 }
 

@@ -46,6 +46,7 @@ export const KIT_BOUNDS = {
 /** The kit's short intervals: not bounds on the product. */
 export const KIT_MARGINS = {
   lockPoll: { ms: 50, waitsFor: 'the next look at a held lock', why: 'an interval, not a bound' },
+  changePoll: { ms: 250, waitsFor: 'the next look at a change the target applies in its own time (an ACL change, a namespace deleted in the background)', why: 'an interval, not a bound: the bound is the caller\'s' },
   keepAlive: {
     ms: 4_000,
     waitsFor: 'a kept-alive connection to be reused before the harness closes it',

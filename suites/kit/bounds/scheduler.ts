@@ -4,6 +4,11 @@ import { TargetError } from '../../../src/client/target-error.ts';
 
 /** The scheduler rules' waits for the product (spec 002 gives none of these a time). */
 export const SCHEDULER_BOUNDS = {
+  aclSequence: {
+    ms: 240_000,
+    waitsFor: 'a generated sequence of policy changes and subscriptions, each refused subscription silent to its end (scheduler.events.acl-neighbours)',
+    why: 'Nomad 2.0.5 keeps a refused subscription open and silent until the quiet bound (5 s): up to 17 of them in a sequence; the reference and 1.6.1 end them at once',
+  },
   streamEnd: {
     ms: 30_000,
     waitsFor: 'the stream to end (follow=false: the product ends it at the end of the file or log)',
