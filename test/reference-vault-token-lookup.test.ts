@@ -34,6 +34,22 @@ describe('reference, hashicorp dialect: auth/token/lookup-self', () => {
     }
   });
 
+  it('creates a token of the namespace the request is made in (token_store.go handleCreateCommon): default added, ttl kept, a bad ttl 400', async () => {
+    const call = (method: string, path: string, body: unknown, ns?: string, token = ref.secrets.token) =>
+      fetch(`${ref.secrets.url}${path}`, { method, headers: { 'X-Vault-Token': token, ...(ns ? { 'X-Vault-Namespace': ns } : {}) }, body: JSON.stringify(body) });
+    expect((await call('POST', '/v1/sys/namespaces/tok-a', {})).status).toBe(200);
+    const made = await call('POST', '/v1/auth/token/create', { policies: ['reader'], ttl: '15m' }, 'tok-a/');
+    expect(made.status).toBe(200);
+    const auth = ((await made.json()) as { auth: { client_token: string; policies: string[]; lease_duration: number } }).auth;
+    expect(auth.policies).toEqual(['default', 'reader']);
+    expect(auth.lease_duration).toBe(900);
+    const self = await fetch(`${ref.secrets.url}/v1/auth/token/lookup-self`, { headers: { 'X-Vault-Token': auth.client_token, 'X-Vault-Namespace': 'tok-a/' } });
+    expect(self.status, 'the token works in its namespace').toBe(200);
+    const root = await fetch(`${ref.secrets.url}/v1/auth/token/lookup-self`, { headers: { 'X-Vault-Token': auth.client_token } });
+    expect(root.status, 'and not in the root namespace').toBe(403);
+    expect((await call('POST', '/v1/auth/token/create', { ttl: 'soon' })).status).toBe(400);
+  });
+
   it('lists the token method in sys/auth, as Vault does', async () => {
     const res = await get('/v1/sys/auth', ref.secrets.token);
     const body = (await res.json()) as Record<string, { type?: string }>;

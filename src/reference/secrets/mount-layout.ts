@@ -61,7 +61,7 @@ export class MountLayout {
     if (flavor.vaultChoices) {
       table.add({ prefix: 'sys/', kind: 'mounts', type: 'system', description: 'system endpoints used for control, policy and debugging' }, () => this.sys(ns.path));
       // Vault mounts its token method in every namespace (vault/auth.go, setupCredentials: "token/").
-      table.add({ prefix: 'auth/token/', kind: 'auth', type: 'token', description: 'token based credentials' }, () => new TokenAuthEngine(this.ctx.tokens));
+      table.add({ prefix: 'auth/token/', kind: 'auth', type: 'token', description: 'token based credentials' }, () => new TokenAuthEngine(this.ctx.tokens, ns.path));
     }
     table.add({ prefix: 'identity/', kind: 'mounts', type: 'identity', description: 'identity store' }, () => this.identity(ns));
     if (origin === 'admin') return table;
