@@ -10,10 +10,11 @@ import { INCREMENTAL_DIR, REPORTS_DIR, ROOT, moduleName, rulesFingerprint, type 
 import type { CostSummary, MutantOutcome, MutationReport, RecordInfo } from './report-shape.ts';
 
 /**
- * Stryker's timeout of a mutant is its dry run's time (every rule, every dialect, no --bail) times
- * the factor plus the constant: room for the second try an ERROR gets, which must end first.
+ * Stryker's timeout of a mutant is its dry run's time times the factor plus the constant. The dry
+ * run is every rule of every dialect together and then each rule alone (run-mutant.mjs), so it is
+ * already longer than a mutant's runs with their second try of an ERROR.
  */
-const TIMEOUT_FACTOR = 2.5;
+const TIMEOUT_FACTOR = 1.5;
 const TIMEOUT_MS = 60_000;
 
 export const UNDECIDED_PREFIX = 'undecided:';
@@ -40,7 +41,9 @@ function applyOutcomes(report: MutationReport, outcomes: Map<string, MutantOutco
       } else if (o.status === 'killed') {
         m.statusReason = o.rule ? `FAIL ${o.rule} (${o.dialect})` : `the reference crashed (${o.dialect}): ${o.crash ?? ''}`;
       } else {
-        m.statusReason = `every mapped rule passed (${o.dialects.join(', ')})`;
+        m.statusReason = o.rules
+          ? `every mapped rule that reaches it passed (${o.dialects.join(', ')}): ${o.rules.length <= 6 ? o.rules.join(', ') : `${o.rules.slice(0, 6).join(', ')} and ${o.rules.length - 6} more`}`
+          : `every mapped rule passed (${o.dialects.join(', ')})`;
       }
     }
   }
@@ -130,6 +133,8 @@ export async function mutateModule(entry: ModuleEntry, options: MutateOptions = 
     ignorePatterns: ['/reports', '/bench', '/docs', '/load', '/test', '/mutation', '/dist', '/.scratch', '/.stackproof-tmp', '/.git'],
     timeoutFactor: TIMEOUT_FACTOR,
     timeoutMS: TIMEOUT_MS,
+    // The per-rule dry runs of a module with a hundred rules take minutes on two cores.
+    dryRunTimeoutMinutes: 60,
     thresholds: { high: 90, low: 80, break: null },
     checkers: [],
     plugins: [join(ROOT, 'scripts', 'mutation', 'fault-ignorer.mjs')],

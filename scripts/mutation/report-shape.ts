@@ -56,6 +56,6 @@ export interface CostSummary {
 export type MutantOutcome = { mutant: string; ms: number } & (
   | { status: 'uncovered' }
   | { status: 'killed'; dialect: string; rule?: string; crash?: string }
-  | { status: 'survived'; dialects: string[] }
+  | { status: 'survived'; dialects: string[]; /** the rules that judged it, each with its run (absent in records made before per-rule coverage) */ rules?: string[] }
   | { status: 'undecided'; undecided: { dialect: string; rule: string; message: string }[] }
 );
