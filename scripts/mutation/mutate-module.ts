@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INCREMENTAL_DIR, REPORTS_DIR, ROOT, moduleName, rulesFingerprint, type ModuleEntry } from './module-map.ts';
-import type { CostSummary, MutantOutcome, MutationReport, RecordInfo } from './report-shape.ts';
+import type { CostSummary, MutantOutcome, MutationReport, RecordInfo, ReportMutant } from './report-shape.ts';
 
 /**
  * Stryker's timeout of a mutant is its dry run's time times the factor plus the constant. The dry
@@ -64,6 +64,15 @@ function costSummary(outcomes: MutantOutcome[]): CostSummary {
   return { judged: ms.length, meanMs: Math.round(ms.reduce((s, x) => s + x, 0) / ms.length), medianMs: ms[Math.floor(ms.length / 2)], maxMs: ms[ms.length - 1] };
 }
 
+/** The 1-based line spans of Stryker mutate patterns `file:<a>-<b>` or `file:<a>:<col>-<b>:<col>`. */
+function lineSpans(ranges: string[]): [number, number][] {
+  return ranges.map((r) => {
+    const m = /:(\d+)(?::\d+)?-(\d+)(?::\d+)?$/.exec(r);
+    if (!m) throw new Error(`not a line range: ${r}`);
+    return [Number(m[1]), Number(m[2])];
+  });
+}
+
 function isUndecided(m: { statusReason?: string }): boolean {
   return (m.statusReason ?? '').startsWith(UNDECIDED_PREFIX);
 }
@@ -96,6 +105,14 @@ export async function mutateModule(entry: ModuleEntry, options: MutateOptions = 
   const incrementalFile = join(INCREMENTAL_DIR, `${name}.json`);
   const fingerprint = rulesFingerprint(entry);
   const previous = record && existsSync(reportFile) ? (JSON.parse(readFileSync(reportFile, 'utf8')) as MutationReport) : undefined;
+  const spans = options.ranges && record ? lineSpans(options.ranges) : undefined;
+  if (spans && previous) {
+    // The other lines' verdicts are kept only if they still hold for the code as it is now.
+    const recorded = previous.files[entry.file]?.source;
+    if (recorded !== undefined && recorded !== readFileSync(join(ROOT, entry.file), 'utf8')) {
+      throw new Error(`${entry.file} changed since its record: judge the whole file (npm run mutate -- ${entry.file}), not some of its lines`);
+    }
+  }
   if (record && existsSync(incrementalFile) && !options.force) {
     // Stryker reuses every earlier verdict on unchanged code (the command runner reports no
     // coverage, so it cannot know which rules changed): what was not killed is judged again when
@@ -104,7 +121,10 @@ export async function mutateModule(entry: ModuleEntry, options: MutateOptions = 
     const incremental = JSON.parse(readFileSync(incrementalFile, 'utf8')) as MutationReport;
     let dropped = 0;
     for (const file of Object.values(incremental.files)) {
-      const keep = file.mutants.filter((m) => !isUndecided(m) && (!rulesChanged || m.status === 'Killed' || m.status === 'Timeout'));
+      // A run over some lines judges again only what lies on them: Stryker carries the other
+      // mutants' verdicts over from this file, and dropping them here would lose them.
+      const outside = (m: ReportMutant) => spans !== undefined && !spans.some(([a, b]) => m.location.start.line >= a && m.location.start.line <= b);
+      const keep = file.mutants.filter((m) => outside(m) || (!isUndecided(m) && (!rulesChanged || m.status === 'Killed' || m.status === 'Timeout')));
       dropped += file.mutants.length - keep.length;
       file.mutants = keep;
     }
@@ -114,6 +134,9 @@ export async function mutateModule(entry: ModuleEntry, options: MutateOptions = 
   const started = performance.now();
   process.env.STACKPROOF_MUTATE_MODULE = JSON.stringify(entry);
   process.env.STACKPROOF_MUTATE_STATE = state;
+  // Learning which rules reach which mutant costs a conform run per rule in the dry run: worth it
+  // over a whole file, not for the few mutants of some lines (the CI slice).
+  process.env.STACKPROOF_MUTATE_PER_RULE = options.ranges ? '0' : '1';
   const { Stryker } = await import('@stryker-mutator/core');
   const strykerOptions = {
     testRunner: 'command',
@@ -159,7 +182,9 @@ export async function mutateModule(entry: ModuleEntry, options: MutateOptions = 
       ...(entry.upstream ? { upstream: entry.upstream } : {}),
       profile: entry.profile,
       seed: entry.seed,
-      fingerprint,
+      // After a run over some lines, the other lines' verdicts are still those of the earlier rules:
+      // the earlier fingerprint stays, so the next whole-file run judges them again if rules changed.
+      fingerprint: spans && previous?.stackproof?.fingerprint ? previous.stackproof.fingerprint : fingerprint,
       strykerVersion: (JSON.parse(readFileSync(join(ROOT, 'node_modules', '@stryker-mutator', 'core', 'package.json'), 'utf8')) as { version: string }).version,
       judgedAt: new Date().toISOString(),
       wallMs: Math.round(performance.now() - started),
@@ -178,6 +203,7 @@ export async function mutateModule(entry: ModuleEntry, options: MutateOptions = 
   } finally {
     delete process.env.STACKPROOF_MUTATE_MODULE;
     delete process.env.STACKPROOF_MUTATE_STATE;
+    delete process.env.STACKPROOF_MUTATE_PER_RULE;
     rmSync(state, { recursive: true, force: true });
   }
 }

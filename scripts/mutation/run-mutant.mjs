@@ -144,6 +144,7 @@ async function dryRun() {
     // rule of the module, e.g. 5 s of event-stream ACL for a mutant in an fs path). Code that every
     // run passes through (start-up, provisioning) is reached by every rule, so it keeps all of them.
     // A rule that does not pass alone keeps the mutants of the whole run (no narrowing for them).
+    if (process.env.STACKPROOF_MUTATE_PER_RULE === '0') continue;
     const ids = run.rules.filter((x) => x.outcome === 'PASS').map((x) => x.id);
     const perRule = {};
     const ruleMs = {};

@@ -60,7 +60,10 @@ export function drawSlice(seed: number, budgetMs: number): Slice | undefined {
   if (!file) return undefined;
   const info = report.stackproof;
   const dryMs = Object.values(info?.dryRunMs ?? {}).reduce((s, x) => s + x, 0) || DEFAULT_MUTANT_MS * entry.dialects.length;
-  const perMutant = info?.cost.meanMs ?? DEFAULT_MUTANT_MS;
+  // The record's cost per mutant was measured with each mutant judged by the rules that reach it;
+  // a slice judges with every mapped rule (no per-rule dry run for a few mutants): a survivor runs
+  // them all in each dialect, a kill stops at its first FAIL (about half way, on average).
+  const costOf = (m: ReportMutant) => (m.status === 'Survived' ? dryMs : Math.max(info?.cost.meanMs ?? DEFAULT_MUTANT_MS, dryMs / 2));
   const shuffled = file.mutants.map((m) => ({ m, key: random() })).sort((a, b) => a.key - b.key).map((x) => x.m);
   const picked: Slice['picked'] = [];
   let expected = 0;
@@ -71,7 +74,7 @@ export function drawSlice(seed: number, budgetMs: number): Slice | undefined {
     const nested = file.mutants.filter((o) => contains(m.location, o.location));
     if (nested.length > MAX_NESTED || picked.some((p) => nested.includes(p.mutant))) continue;
     // A mutant no rule reaches costs no process.
-    const cost = nested.filter((o) => o.status !== 'NoCoverage' && o.status !== 'Ignored').length * perMutant;
+    const cost = nested.filter((o) => o.status !== 'NoCoverage' && o.status !== 'Ignored').reduce((sum, o) => sum + costOf(o), 0);
     if (estimate + cost > budgetMs && picked.length > 0) break;
     picked.push({ mutant: m, range: rangeOf(entry.file, m) });
     expected += nested.length;
