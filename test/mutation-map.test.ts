@@ -90,6 +90,15 @@ describe('the fault ignorer (scripts/mutation/fault-ignorer.mjs)', () => {
     expect(ignored(branch, { type: 'IfStatement', test: fault, consequent: branch })).toBe(true);
     expect(ignored(branch, { type: 'IfStatement', test: { type: 'LogicalExpression', operator: '&&', left: other, right: fault }, consequent: branch })).toBe(true);
     expect(ignored(branch, { type: 'IfStatement', test: { type: 'UnaryExpression', operator: '!', argument: fault }, consequent: other, alternate: branch })).toBe(true);
+    // `viaBasic && faults.has(…)`: false with the fault off, whatever the left side is.
+    expect(ignored(other, { type: 'LogicalExpression', operator: '&&', left: other, right: fault })).toBe(true);
+  });
+
+  it('keeps the left side of `x && faults.has(…)` when evaluating x acts', () => {
+    const act = { type: 'CallExpression', callee: { type: 'MemberExpression', computed: false, property: { type: 'Identifier', name: 'consume' } }, arguments: [] };
+    expect(ignored(act, { type: 'LogicalExpression', operator: '&&', left: act, right: check('secrets.x') })).toBe(false);
+    const assign = { type: 'AssignmentExpression', operator: '=', left: other, right: other };
+    expect(ignored(assign, { type: 'LogicalExpression', operator: '&&', left: assign, right: check('secrets.x') })).toBe(false);
   });
 
   it('mutates everything else', () => {

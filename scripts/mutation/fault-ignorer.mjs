@@ -44,6 +44,24 @@ function negatedFaultCheck(condition) {
   return node?.type === 'UnaryExpression' && node.operator === '!' && isFaultCheck(original(node.argument));
 }
 
+/**
+ * Whether evaluating a node can change state: a call (other than a fault check or Stryker's own
+ * bookkeeping), an assignment, an update, a delete, `new` or `await`. Such an operand is evaluated
+ * even where its value does not matter, so its mutants stay.
+ */
+function mayAct(node) {
+  if (!node || typeof node !== 'object') return false;
+  if (Array.isArray(node)) return node.some(mayAct);
+  if (node.type === 'CallExpression') {
+    if (isFaultCheck(node)) return false;
+    const name = node.callee?.type === 'Identifier' ? node.callee.name : '';
+    if (!name.startsWith('stryMutAct_') && !name.startsWith('stryCov_')) return true;
+  }
+  if (['AssignmentExpression', 'UpdateExpression', 'NewExpression', 'AwaitExpression', 'YieldExpression'].includes(node.type)) return true;
+  if (node.type === 'UnaryExpression' && node.operator === 'delete') return true;
+  return Object.entries(node).some(([k, v]) => k !== 'loc' && k !== 'start' && k !== 'end' && typeof v === 'object' && mayAct(v));
+}
+
 export const faultIgnorer = {
   shouldIgnore(path) {
     const node = path.node;
@@ -56,6 +74,9 @@ export const faultIgnorer = {
     if ((parent.type === 'IfStatement' || parent.type === 'ConditionalExpression') && parent.consequent === node && onlyWithFault(parent.test)) return REASON;
     if ((parent.type === 'IfStatement' || parent.type === 'ConditionalExpression') && parent.alternate === node && negatedFaultCheck(parent.test)) return REASON;
     if (parent.type === 'LogicalExpression' && parent.operator === '&&' && parent.right === node && onlyWithFault(parent.left)) return REASON;
+    // The other operand of such an &&: `x && faults.has(…)` is false with no fault on whatever x
+    // is, so a mutant of x can only be told apart with the fault on (unless x acts: then it stays).
+    if (parent.type === 'LogicalExpression' && parent.operator === '&&' && parent.left === node && onlyWithFault(parent.right) && !mayAct(node)) return REASON;
     return undefined;
   },
 };
