@@ -407,4 +407,18 @@ export const secretsCloudAuthUpstreamRules: Rule[] = [
     upstream: { product: 'vault-plugin-auth-azure', source: 'hashicorp/vault-plugin-auth-azure path_login.go', note: `token_bound_cidrs miss → 403 permission denied (${notes})` },
     notes: [ENVIRONMENT_NAMES, ROLE_NEEDS_BOUND, `pathLogin checks the role's CIDRs before the JWT (${PLUGIN} path_login.go pathLogin, cidrutil.RemoteAddrIsOk; logical.ErrPermissionDenied is 403), so this runs against a real Vault.`],
   }),
+  rule({
+    id: 'secrets.upstream.cloudauth-cidr-text',
+    level: 'UPSTREAM',
+    title: "In the hashicorp dialect a role's token_bound_cidrs read back as go-sockaddr prints them: a host block (/32, /128) as the bare address in each family, any other block as written, an entry with spaces around it trimmed",
+    sources: [{ file, section: ROLE, quote: 'token_bound_cidrs | array or comma-delimited string | [] or \'\' | If set, only addresses in these CIDR blocks may authenticate and the token is tied to them' }],
+    upstream: {
+      product: 'Vault, OpenBao (Azure auth plugin)',
+      source: 'hashicorp/vault sdk/helper/tokenutil (ParseTokenFields, PopulateTokenData), hashicorp/go-secure-stdlib parseutil ParseAddrs, hashicorp/go-sockaddr ipv4addr.go/ipv6addr.go String',
+      note: 'ParseAddrs trims each entry; IPv4Addr.String and IPv6Addr.String print a host block without its prefix and keep any other block as written',
+    },
+    notes: [
+      'The spec says which addresses a block admits, not how it is printed: secrets.cloudauth.role-roundtrip compares blocks as networks. This rule asks the text the products give, in the hashicorp dialect only (SKIP in the spec dialect): 10.0.0.5/32 reads back as 10.0.0.5 and ::1/128 as ::1, while 2001:db8::/32 (an IPv6 block whose prefix is the IPv4 host length) and 10.0.0.0/8 keep theirs; " 10.0.0.1" and "10.0.0.0/8 " (an array entry with spaces) are kept, trimmed. Seen on OpenBao 2.6.2 with its Azure plugin (auth-azure v0.21.0).',
+    ],
+  }),
 ];
