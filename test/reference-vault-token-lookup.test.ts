@@ -50,15 +50,6 @@ describe('reference, hashicorp dialect: auth/token/lookup-self', () => {
     expect((await call('POST', '/v1/auth/token/create', { ttl: 'soon' })).status).toBe(400);
   });
 
-  it('revokes the caller\'s token on POST auth/token/revoke-self (token_store.go handleRevokeSelf): 204, then the token is refused', async () => {
-    const made = await fetch(`${ref.secrets.url}/v1/auth/token/create`, { method: 'POST', headers: { 'X-Vault-Token': ref.secrets.token }, body: JSON.stringify({ policies: ['reader'] }) });
-    const token = ((await made.json()) as { auth: { client_token: string } }).auth.client_token;
-    expect((await get('/v1/auth/token/lookup-self', token)).status).toBe(200);
-    expect((await get('/v1/auth/token/revoke-self', token, 'POST')).status).toBe(204);
-    expect((await get('/v1/auth/token/lookup-self', token)).status, 'the revoked token is refused').toBe(403);
-    expect((await get('/v1/auth/token/lookup-self', ref.secrets.token)).status, 'the caller that made it is untouched').toBe(200);
-  });
-
   it('lists the token method in sys/auth, as Vault does', async () => {
     const res = await get('/v1/sys/auth', ref.secrets.token);
     const body = (await res.json()) as Record<string, { type?: string }>;

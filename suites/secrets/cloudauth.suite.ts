@@ -259,7 +259,6 @@ ruleTest('secrets.cloudauth.role-roundtrip', async (kit) => {
 });
 
 ruleTest('secrets.upstream.cloudauth-cidr-text', async (kit) => {
-  if (kit.secrets.dialect.name !== 'hashicorp') throw new SkipRule('the text a block reads back in is go-sockaddr\'s, asked in the hashicorp dialect only: the spec dialect compares blocks as networks (secrets.cloudauth.role-roundtrip)');
   // Each written entry beside the text Vault and OpenBao read it back as.
   const written: [string, string][] = [
     ['10.0.0.5/32', '10.0.0.5'],
@@ -727,6 +726,38 @@ ruleTest('secrets.cloudauth.token-works', async (kit) => {
   expect(read.parse(readResultSchema).data).toEqual({ probe: 'yes' });
   const bearer = await kit.secrets.read(path, { bare: true, headers: { authorization: `Bearer ${auth.client_token}` } });
   expect(bearer.status, 'and works in the Bearer header too').toBe(200);
+});
+
+ruleTest('secrets.upstream.oidc-config-policy', async (kit) => {
+  const resource = await configure(kit);
+  const m = await machine(kit);
+  const scope = uniqueName('scope');
+  expectWritten(await kit.oidc().write('scope', scope, { template: '{"k":"v"}', description: 'policy pair' }), `create scope ${scope}`);
+  const policy = await kit.oidcConfigPolicy();
+  // Two roles alike but for one attribute: the policy their tokens carry beside default.
+  const granted = expectLoggedIn(await login(kit, m, await role(kit, { ...admits(m), token_policies: [policy] }), resource), `login through a role with token_policies ["${policy}"]`);
+  const plain = expectLoggedIn(await login(kit, m, await role(kit, admits(m)), resource), 'login through a role alike without it');
+  expect([...granted.token_policies].sort(), 'the first token carries default beside the policy').toEqual(['default', policy].sort());
+  const d = kit.secrets.dialect.secrets;
+  const as = (token: string) => {
+    kit.secret(token);
+    return { bare: true, headers: { [d.tokenHeader]: token, [d.requestHeader]: 'true' } };
+  };
+  const asks: [string, (token: string) => Promise<HttpResponse>][] = [
+    [`read of scope ${scope}`, (t) => kit.secrets.read(`identity/oidc/scope/${scope}`, as(t))],
+    ['LIST of the scopes', (t) => kit.secrets.list('identity/oidc/scope', 'verb', as(t))],
+    ['LIST of the scopes, trailing slash', (t) => kit.secrets.list('identity/oidc/scope/', 'verb', as(t))],
+    ['GET ?list=true of the scopes', (t) => kit.secrets.list('identity/oidc/scope', 'query', as(t))],
+  ];
+  for (const [what, ask] of asks) {
+    const yes = await ask(granted.client_token);
+    expect(yes.status, `${what} with the token of default and ${policy} (read and list on identity/oidc/*) is allowed: answered ${yes.status} ${yes.text.slice(0, 160)}`).toBe(200);
+    if (what.startsWith('read')) expect((yes.parse(readResultSchema).data as { description?: unknown }).description, `${what}: the scope as written`).toBe('policy pair');
+    else expect(yes.parse(listResultSchema).data.keys, `${what}: lists ${scope}`).toContain(scope);
+    const no = await ask(plain.client_token);
+    expect([403, 404], `${what} with the token of default alone (its neighbour with ${policy} is allowed) is refused with 403 or 404: answered ${no.status} ${no.text.slice(0, 160)}`).toContain(no.status);
+    expect(no.text.includes(scope), `${what} with the token of default alone: the answer names no scope`).toBe(false);
+  }
 });
 
 ruleTest('secrets.upstream.cloudauth-jwt-required', async (kit) => {

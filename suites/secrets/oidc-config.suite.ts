@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { z } from 'zod';
 import { assignmentReadSchema, clientReadSchema, discoverySchema, providerReadSchema, scopeReadSchema, userinfoSchema } from '../../src/client/schemas/oidc.ts';
 import { listResultSchema } from '../../src/client/schemas/secrets.ts';
 import { expectShape } from '../kit/expect-shape.ts';
@@ -488,48 +487,3 @@ ruleTest('secrets.oidc.config-requires-policy', async (kit) => {
   );
 });
 
-/** What auth/token/create answers (hashicorp/vault vault/token_store.go handleCreateCommon). */
-const createdTokenSchema = z.object({ auth: z.object({ client_token: z.string().min(1), policies: z.array(z.string()) }) });
-
-/** The operations a policy granting read and list reaches: each asked by both tokens of the pair. */
-const READ_OPS: ConfigOp[] = ['read', 'list', 'list-slash', 'list-get'];
-
-ruleTest('secrets.upstream.oidc-config-policy', async (kit) => {
-  if (kit.secrets.dialect.name !== 'hashicorp') {
-    throw new SkipRule('the spec shows neither the policy language nor how a token with chosen policies is made: asked in the hashicorp dialect only, through sys/policies/acl and auth/token/create');
-  }
-  const set = await makeConfigSet(kit);
-  const policy = uniqueName('oidcread');
-  const tokens: string[] = [];
-  const d = kit.secrets.dialect.secrets;
-  const as = (token: string) => ({ bare: true, headers: { [d.tokenHeader]: token, [d.requestHeader]: 'true' } });
-  try {
-    expectWritten(await kit.secrets.write(`sys/policies/acl/${policy}`, { policy: 'path "identity/oidc/*" {\n  capabilities = ["read", "list"]\n}\n' }), `write ACL policy ${policy}`);
-    // Two tokens made alike; they differ in one attribute: the policy besides default.
-    const make = async (policies: string[]): Promise<string> => {
-      const res = await kit.secrets.write('auth/token/create', { policies, ttl: '15m' });
-      expectWritten(res, `make a token with policies ${JSON.stringify(policies)}`);
-      const { client_token: token, policies: given } = res.parse(createdTokenSchema).auth;
-      kit.secret(token);
-      tokens.push(token);
-      expect([...given].sort(), `the token made with ${JSON.stringify(policies)} carries default beside them`).toEqual([...new Set(['default', ...policies])].sort());
-      return token;
-    };
-    const granted = await make([policy]);
-    const plain = await make(['default']);
-    for (const kind of KINDS) {
-      const name = set.names[kind];
-      for (const op of READ_OPS) {
-        const res = await attempt(kit, kind, op, name, granted);
-        const what = `${op} of ${kind} ${op === 'read' ? name : ''} with a token of the default policy and ${policy} (read and list on identity/oidc/*)`;
-        expect(res.status, `${what} is allowed (answered ${res.status}: ${res.text.slice(0, 160)}); its neighbour without ${policy} is refused below`).toBe(200);
-        if (op === 'read') expect((res.json() as { data?: unknown }).data, `${what}: reads what the root token reads`).toEqual(set.reads[kind]);
-        else expect(res.parse(listResultSchema).data.keys, `${what}: lists ${name}`).toContain(name);
-        await expectGuarded(kit, set, kind, op, plain, `with a token of the default policy alone (its neighbour that also has ${policy} is allowed)`);
-      }
-    }
-  } finally {
-    for (const token of tokens) await kit.secrets.write('auth/token/revoke-self', {}, 'POST', as(token));
-    await kit.secrets.delete(`sys/policies/acl/${policy}`);
-  }
-});

@@ -12,7 +12,7 @@ import type { TokenEntry, TokenStore } from './token-store.ts';
  * CLI's `vault token lookup`, stackproof's own check before a run) use it to ask "is this token
  * good?". Only the hashicorp dialect has them: spec 000 shows no such route.
  *
- * It also serves `revoke-self` (below) and `create` (pathCreate → handleCreateCommon), the way an operator or a provisioner
+ * It also serves `create` (pathCreate → handleCreateCommon), the way an operator or a provisioner
  * makes a token of a namespace: `policies` (a list or a comma-separated string; "default" added
  * unless `no_default_policy`), `ttl` (a duration; none: no expiry, as a root caller's child of a
  * root token has none), the token bound to the namespace the request is made in. Vault's checks on
@@ -29,7 +29,6 @@ export class TokenAuthEngine implements SecretsEngine {
 
   handle(req: EngineRequest): EngineResult {
     if (req.path === 'create') return this.create(req);
-    if (req.path === 'revoke-self') return this.revokeSelf(req);
     if (req.path !== 'lookup-self' && req.path !== 'lookup') {
       // A path the method does not have: the framework's ErrUnsupportedPath, wrapped by the request handler.
       return { kind: 'error', status: 404, errors: ['1 error occurred:\n\t* unsupported path\n\n'] };
@@ -62,19 +61,6 @@ export class TokenAuthEngine implements SecretsEngine {
     const entry = this.tokens.create({ policies: policies.sort(), namespace: this.namespace, ...(ttl > 0 ? { expiresAt: Date.now() + ttl * 1000 } : {}) });
     const auth = { client_token: entry.id, accessor: entry.accessor, policies: entry.policies, token_policies: entry.policies, metadata: null, lease_duration: ttl, renewable: ttl > 0, entity_id: '', token_type: 'service', orphan: false, mfa_requirement: null, num_uses: 0 };
     return { kind: 'raw', status: 200, body: { request_id: '', lease_id: '', renewable: false, lease_duration: 0, data: null, wrap_info: null, warnings: null, auth } };
-  }
-
-  /**
-   * pathRevokeSelf → handleRevokeSelf: registered for update only; revokes the caller's token (and
-   * in Vault its children: the reference keeps no token tree, and the tokens create makes here are
-   * its own only) and answers 204. Vault's default policy grants it to every token
-   * (vault/policy_store.go defaultPolicy), so a rule removes a token it made with that token alone.
-   */
-  private revokeSelf(req: EngineRequest): EngineResult {
-    if (req.operation !== 'create-or-update') return { kind: 'error', status: 405, errors: ['1 error occurred:\n\t* unsupported operation\n\n'] };
-    const id = req.token!.id;
-    this.tokens.revokeWhere((t) => t.id === id);
-    return { kind: 'no-content' };
   }
 
   help(path: string): HelpDocument | undefined {

@@ -182,20 +182,6 @@ export const secretsOidcConfigRules: Rule[] = [
       "The entity tokens the fixtures make carry only the 'default' policy, which in Vault grants identity/oidc/provider/+/authorize and nothing else under identity/oidc (hashicorp/vault vault/policy_store.go defaultPolicy), so that authorize works and the configuration is out of reach. Entities listed in a profile (made beforehand) may carry any policy, so with them the rule is SKIP.",
     ],
   }),
-  rule({
-    id: 'secrets.upstream.oidc-config-policy',
-    level: 'UPSTREAM',
-    title: 'In the hashicorp dialect a token whose policies grant read and list under identity/oidc/ reads and lists every configuration route, while a token made alike with the default policy alone is refused on each',
-    sources: [{ file, section: AUTH, quote: 'Permission policies decide access per path; a path the caller may not see can answer 404.' }],
-    upstream: {
-      product: 'Vault, OpenBao',
-      source: 'hashicorp/vault vault/policy_store.go (defaultPolicy), vault/acl.go (AllowOperation), vault/token_store.go (handleCreateCommon: "default" added to the policies)',
-      note: 'a policy path "identity/oidc/*" with read and list grants the configuration reads and lists; the default policy alone grants none of them (403)',
-    },
-    notes: [
-      'The spec shows neither the policy language nor how a token with chosen policies is made ("The policy language and the capability required per endpoint: not shown"), so this runs in the hashicorp dialect only (SKIP in the spec dialect): the root token writes the policy through sys/policies/acl and makes two tokens through auth/token/create, one with the policy (default is added beside it) and one with default alone; each asks read, LIST (with and without a trailing slash) and GET ?list=true of a provider, scope, client and assignment. The tokens revoke themselves (auth/token/revoke-self) and the policy is deleted at the end. Seen on OpenBao 2.6.2.',
-    ],
-  }),
 ];
 
 /** Spec 000: discovery, key set, authorize, token, userinfo. */
