@@ -158,6 +158,20 @@ export class RuleKit {
     return name;
   }
 
+  /**
+   * A policy that lets a token read and list the OIDC configuration (identity/oidc/*), for a rule
+   * whose login token must use those routes beside its default policy. Made through the product's
+   * admin API where the upstream provisioner works, named under the run prefix (the sweep removes
+   * it); elsewhere a name alone, the profile being taken to let a token with a policy other than
+   * default use those routes (the embedded reference evaluates no policy text, and refuses there
+   * only a token of the default policy alone: src/reference/secrets/oidc/access.ts).
+   */
+  async oidcConfigPolicy(): Promise<string> {
+    const name = uniqueName('oidcread');
+    if (this.ctx.provisioned?.secrets?.provisioner === 'upstream') await this.vaultAdmin.writePolicy(name, 'path "identity/oidc/*" {\n  capabilities = ["read", "list"]\n}\n');
+    return name;
+  }
+
   /** The reference's control interface for secrets fixtures (namespaces, entities), when the profile names one. */
   get secretsControl(): HttpClient | undefined {
     const f = this.secretsTarget.fixtures;

@@ -308,6 +308,7 @@ ruleTest('secrets.cloudauth.role-cidr-neighbours', async (kit) => {
   // The neighbours with a "/" in them or a leading "." last: Vault keeps those as Unix socket paths (a listed deviation).
   const ordered = [...new Map(pairs.map(([e, how]) => [`${e} ${how}`, [e, how] as const])).values()].sort(([a, x], [b, y]) => Number(socketShaped(cidrNeighbour(a, x))) - Number(socketShaped(cidrNeighbour(b, y))));
   let asked = 0;
+  const socketOutcomes: { miss: string; kept: boolean; says: string }[] = [];
   for (const [block, how] of ordered) {
     const miss = cidrNeighbour(block, how);
     expect(isBlockText(block), `the model takes ${block} as a block`).toBe(true);
@@ -320,11 +321,24 @@ ruleTest('secrets.cloudauth.role-cidr-neighbours', async (kit) => {
     const back = ((read.json() as { data?: { token_bound_cidrs?: unknown } }).data?.token_bound_cidrs ?? []) as unknown[];
     expect(back.length === 1 && typeof back[0] === 'string' && sameNetwork(back[0], block), `role with token_bound_cidrs ["${block}"] reads it back as the same network, got ${JSON.stringify(back)}`).toBe(true);
     const refused = await auth.writeRole(uniqueName('cidr'), { bound_locations: ['westeurope'], token_bound_cidrs: [miss] });
-    expect(refused.status, `role with token_bound_cidrs ["${miss}"] (${how} of the block "${block}", which is kept) is refused with 400: expected ${refused.status} to be 400`).toBe(400);
-    expect(errorBodySchema.safeParse(refused.json()).success, `role with token_bound_cidrs ["${miss}"]: the error body`).toBe(true);
     asked += 3;
+    const says = `role with token_bound_cidrs ["${miss}"] (${how} of the block "${block}", which is kept) is refused with 400: expected ${refused.status} to be 400`;
+    if (socketShaped(miss)) {
+      socketOutcomes.push({ miss, kept: refused.status < 300, says });
+      continue;
+    }
+    expect(refused.status, says).toBe(400);
+    expect(errorBodySchema.safeParse(refused.json()).success, `role with token_bound_cidrs ["${miss}"]: the error body`).toBe(true);
   }
   kit.note(`${ordered.length} pairs of a block and its neighbour (${asked} requests) judged against the model`);
+  // The neighbours Vault keeps as Unix socket paths are judged together: a product that keeps some
+  // of them and refuses others (a leading '.' but not a '/', or the reverse) fails apart from the
+  // listed deviation, which keeps every one alike (go-sockaddr NewSockAddr).
+  const kept = socketOutcomes.filter((o) => o.kept).map((o) => o.miss);
+  const refusedOnes = socketOutcomes.filter((o) => !o.kept).map((o) => o.miss);
+  expect(kept.length === 0 || refusedOnes.length === 0, `the entries with a '/' or a leading '.' are not judged alike: kept ${JSON.stringify(kept)}, while ${JSON.stringify(refusedOnes)} got 400`).toBe(true);
+  const firstKept = socketOutcomes.find((o) => o.kept);
+  expect(firstKept === undefined, firstKept?.says).toBe(true);
 });
 
 /** A role state in a sequence: each bound either admits the machine or names a near miss of its value. */

@@ -239,7 +239,8 @@ const FULL_ROLE = {
   token_ttl: 3600,
   token_max_ttl: 7200,
   token_policies: ['read-only', 'team-a'],
-  token_bound_cidrs: ['10.0.0.0/8', '192.168.1.0/24'],
+  // An IPv6 block of 32 bits beside the IPv4 ones: its prefix is the IPv4 host length, which must not make it a host block.
+  token_bound_cidrs: ['10.0.0.0/8', '192.168.1.0/24', '2001:db8::/32'],
   token_explicit_max_ttl: 86400,
   token_no_default_policy: true,
   token_num_uses: 5,
@@ -255,6 +256,22 @@ ruleTest('secrets.cloudauth.role-roundtrip', async (kit) => {
   const { token_bound_cidrs: cidrs, ...rest } = FULL_ROLE;
   expect(listsSorted(data), 'every field reads back as written (lists in any order)').toMatchObject(listsSorted(rest));
   expectSameBlocks(data.token_bound_cidrs, cidrs, 'token_bound_cidrs reads back as written');
+});
+
+ruleTest('secrets.upstream.cloudauth-cidr-text', async (kit) => {
+  // Each written entry beside the text Vault and OpenBao read it back as.
+  const written: [string, string][] = [
+    ['10.0.0.5/32', '10.0.0.5'],
+    ['::1/128', '::1'],
+    ['2001:db8::/32', '2001:db8::/32'],
+    ['10.0.0.0/8', '10.0.0.0/8'],
+    ['fd00::5', 'fd00::5'],
+    [' 10.0.0.1', '10.0.0.1'],
+    ['192.168.0.0/16 ', '192.168.0.0/16'],
+  ];
+  const name = await role(kit, { ...SOME_BOUND, token_bound_cidrs: written.map(([w]) => w) });
+  const data = (await kit.cloudAuth.auth.readRole(name)).parse(readResultSchema).data;
+  expect([...((data.token_bound_cidrs as string[] | undefined) ?? [])].sort(), `token_bound_cidrs ${JSON.stringify(written.map(([w]) => w))} read back as go-sockaddr prints them`).toEqual(written.map(([, back]) => back).sort());
 });
 
 /** The spec gives no order for a list read back: lists compare sorted. */
@@ -358,6 +375,12 @@ ruleTest('secrets.cloudauth.role-bad-input', async (kit) => {
     { token_ttl: 'forever' },
     { token_max_ttl: '1 hour' },
     { token_bound_cidrs: ['not-a-cidr'] },
+    // One character, "." or "/": no block, and too short for what Vault keeps as a Unix socket path
+    // (go-sockaddr NewSockAddr: longer than one character), so refused there too. Before
+    // "10.0.0.0/33", which Vault keeps (a listed deviation), so that a product refusing these less
+    // fails with a message of its own.
+    { token_bound_cidrs: ['.'] },
+    { token_bound_cidrs: ['/'] },
     { token_bound_cidrs: '10.0.0.0/33' },
     { token_type: 'weird' },
     { token_num_uses: -1 },
@@ -703,6 +726,38 @@ ruleTest('secrets.cloudauth.token-works', async (kit) => {
   expect(read.parse(readResultSchema).data).toEqual({ probe: 'yes' });
   const bearer = await kit.secrets.read(path, { bare: true, headers: { authorization: `Bearer ${auth.client_token}` } });
   expect(bearer.status, 'and works in the Bearer header too').toBe(200);
+});
+
+ruleTest('secrets.upstream.oidc-config-policy', async (kit) => {
+  const resource = await configure(kit);
+  const m = await machine(kit);
+  const scope = uniqueName('scope');
+  expectWritten(await kit.oidc().write('scope', scope, { template: '{"k":"v"}', description: 'policy pair' }), `create scope ${scope}`);
+  const policy = await kit.oidcConfigPolicy();
+  // Two roles alike but for one attribute: the policy their tokens carry beside default.
+  const granted = expectLoggedIn(await login(kit, m, await role(kit, { ...admits(m), token_policies: [policy] }), resource), `login through a role with token_policies ["${policy}"]`);
+  const plain = expectLoggedIn(await login(kit, m, await role(kit, admits(m)), resource), 'login through a role alike without it');
+  expect([...granted.token_policies].sort(), 'the first token carries default beside the policy').toEqual(['default', policy].sort());
+  const d = kit.secrets.dialect.secrets;
+  const as = (token: string) => {
+    kit.secret(token);
+    return { bare: true, headers: { [d.tokenHeader]: token, [d.requestHeader]: 'true' } };
+  };
+  const asks: [string, (token: string) => Promise<HttpResponse>][] = [
+    [`read of scope ${scope}`, (t) => kit.secrets.read(`identity/oidc/scope/${scope}`, as(t))],
+    ['LIST of the scopes', (t) => kit.secrets.list('identity/oidc/scope', 'verb', as(t))],
+    ['LIST of the scopes, trailing slash', (t) => kit.secrets.list('identity/oidc/scope/', 'verb', as(t))],
+    ['GET ?list=true of the scopes', (t) => kit.secrets.list('identity/oidc/scope', 'query', as(t))],
+  ];
+  for (const [what, ask] of asks) {
+    const yes = await ask(granted.client_token);
+    expect(yes.status, `${what} with the token of default and ${policy} (read and list on identity/oidc/*) is allowed: answered ${yes.status} ${yes.text.slice(0, 160)}`).toBe(200);
+    if (what.startsWith('read')) expect((yes.parse(readResultSchema).data as { description?: unknown }).description, `${what}: the scope as written`).toBe('policy pair');
+    else expect(yes.parse(listResultSchema).data.keys, `${what}: lists ${scope}`).toContain(scope);
+    const no = await ask(plain.client_token);
+    expect([403, 404], `${what} with the token of default alone (its neighbour with ${policy} is allowed) is refused with 403 or 404: answered ${no.status} ${no.text.slice(0, 160)}`).toContain(no.status);
+    expect(no.text.includes(scope), `${what} with the token of default alone: the answer names no scope`).toBe(false);
+  }
 });
 
 ruleTest('secrets.upstream.cloudauth-jwt-required', async (kit) => {

@@ -358,9 +358,11 @@ ruleTest('secrets.oidc.assignments-decide', async (kit) => {
 });
 
 /** The list forms: the LIST verb with and without the trailing slash, and GET with list=true (Core: "LIST or GET with list=true | <path>/"). */
-type ConfigOp = 'read' | 'list' | 'list-slash' | 'list-get' | 'write' | 'delete';
+type ConfigOp = 'read' | 'list' | 'list-slash' | 'list-get' | 'read-collection' | 'write' | 'delete';
 const KINDS = ['provider', 'scope', 'client', 'assignment'] as const;
-const OPS: ConfigOp[] = ['read', 'list', 'list-slash', 'list-get', 'write', 'delete'];
+// read-collection: GET of the collection itself, without ?list (a verb its route does not take: Vault
+// answers a permitted caller 405, one without permission 403 before routing).
+const OPS: ConfigOp[] = ['read', 'list', 'list-slash', 'list-get', 'read-collection', 'write', 'delete'];
 type Kind = (typeof KINDS)[number];
 
 /** What an intruder's write would change, per kind: something a read with the real token would show. */
@@ -422,6 +424,8 @@ function attempt(kit: RuleKit, kind: Kind, op: ConfigOp, name: string, token: st
       return kit.secrets.list(`identity/oidc/${kind}/`, 'verb', options);
     case 'list-get':
       return kit.secrets.list(`identity/oidc/${kind}`, 'query', options);
+    case 'read-collection':
+      return kit.secrets.read(`identity/oidc/${kind}`, options);
     case 'write':
       return kit.secrets.write(path, INTRUSION[kind], 'POST', options);
     default:
@@ -433,10 +437,10 @@ function attempt(kit: RuleKit, kind: Kind, op: ConfigOp, name: string, token: st
 async function expectGuarded(kit: RuleKit, set: ConfigSet, kind: Kind, op: ConfigOp, token: string | undefined, who: string): Promise<void> {
   const name = set.names[kind];
   const res = await attempt(kit, kind, op, name, token);
-  const what = `${op} of ${kind} ${op.startsWith('list') ? `(${op === 'list-get' ? 'GET ?list=true' : op === 'list-slash' ? 'LIST, trailing slash' : 'LIST'})` : name} ${who}`;
+  const what = `${op} of ${kind} ${op.startsWith('list') ? `(${op === 'list-get' ? 'GET ?list=true' : op === 'list-slash' ? 'LIST, trailing slash' : 'LIST'})` : op === 'read-collection' ? '(GET of the collection, no ?list)' : name} ${who}`;
   expect([403, 404], `${what} is refused with 403 or 404 (answered ${res.status}: ${res.text.slice(0, 160)})`).toContain(res.status);
   expect(res.text.includes(set.clientSecret), `${what}: the answer carries no client secret`).toBe(false);
-  if (op.startsWith('list')) expect(res.text.includes(name), `${what}: the answer lists no names`).toBe(false);
+  if (op.startsWith('list') || op === 'read-collection') expect(res.text.includes(name), `${what}: the answer lists no names`).toBe(false);
   if (op === 'write' || op === 'delete') {
     const after = await kit.oidc().read(kind, name);
     expect(after.status, `${kind} ${name} still exists after the refused ${op}`).toBe(200);
@@ -482,3 +486,4 @@ ruleTest('secrets.oidc.config-requires-policy', async (kit) => {
     { numRuns: Math.min(kit.ctx.runs, 4), examples: KINDS.flatMap((kind) => OPS.map((op) => ({ kind, op }))) },
   );
 });
+

@@ -4,6 +4,7 @@ const f = (id: string, breaks: string[], description: string): Fault => ({ id: `
 
 /** Faults of the cloudauth area added with the statement map (issue 18); the older ones are in secrets.ts. */
 export const secretsCloudauthFaults: Fault[] = [
+  f('cloudauth-cidr-read-as-written', ['secrets.upstream.cloudauth-cidr-text'], 'token_bound_cidrs read back exactly as written: a host block keeps its /32 or /128, an entry its spaces, where Vault and OpenBao print go-sockaddr\'s text'),
   f('cloudauth-config-open', ['secrets.cloudauth.token-required'], "The method's open-path pattern takes config as well as login: the config, credentials included, is read and changed without a token"),
   f('cloudauth-roles-open', ['secrets.cloudauth.token-required'], 'Every path under role/ is open: roles are read, listed, written and deleted without a token'),
   f('cloudauth-policies-unchecked', ['secrets.cloudauth.policy-required'], "Any valid token manages the method: a token whose policies grant nothing reads the config's credentials and changes roles"),

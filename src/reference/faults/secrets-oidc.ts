@@ -10,6 +10,7 @@ export const secretsOidcFaults: Fault[] = [
   f('oidc-allowed-ids-prefix', ['secrets.oidc.allowed-client-ids'], 'An allowed_client_ids entry admits every client_id it is a prefix of'),
   f('oidc-config-open', ['secrets.oidc.config-requires-token'], 'The OIDC configuration routes (providers, scopes, clients with their secrets, assignments) answer without a client token'),
   f('oidc-config-any-token', ['secrets.oidc.config-requires-policy'], 'Any valid client token may read and change the OIDC configuration, whatever its policies'),
+  f('oidc-config-default-taints', ['secrets.upstream.oidc-config-policy'], 'A token that carries the default policy is refused on the OIDC configuration routes even when another of its policies grants them (every policy, not some, must be other than default)'),
   f('oidc-confidential-secret-optional', ['secrets.oidc.token-client-auth-required'], 'A confidential client that presents no secret at all (client_id alone, or an empty one) is let through: the secret is checked only when one is sent'),
   f('oidc-secret-of-any-client', ['secrets.oidc.token-client-auth-required'], "The token endpoint accepts any confidential client's secret, not only the authenticating client's own"),
   f('oidc-max-age-ignored', ['secrets.oidc.authorize-max-age'], 'max_age is validated but not enforced: a token older than max_age still gets a code'),

@@ -13,12 +13,14 @@ export function parseCidr(text: string): { address: string; prefix: number; fami
 
 /**
  * Whether an address (as Node reports a peer, possibly IPv4-mapped IPv6) falls in any of the blocks.
- * An entry that is no block (kept only by the upstream behaviour, as a Unix socket path) contains no
- * network peer, so it matches nothing.
+ * An IPv4-mapped peer (::ffff:10.0.0.1, what a dual-stack listener reports for an IPv4 client) needs
+ * no unwrapping: node:net's BlockList matches it against IPv4 blocks and an IPv4 peer against
+ * ::ffff:0:0/96 blocks (nodejs.org/api/net.html, blockList.check). An entry that is no block (kept
+ * only by the upstream behaviour, as a Unix socket path) contains no network peer, so it matches
+ * nothing.
  */
 export function inCidrs(address: string | undefined, cidrs: string[], byBytes = false): boolean {
   if (!address) return false;
-  const plain = address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
   const list = new BlockList();
   for (const c of cidrs) {
     let block: ReturnType<typeof parseCidr>;
@@ -30,7 +32,7 @@ export function inCidrs(address: string | undefined, cidrs: string[], byBytes = 
     // byBytes: the fault secrets.cloudauth-cidr-by-bytes, a prefix rounded down to whole bytes.
     list.addSubnet(block.address, byBytes ? block.prefix - (block.prefix % 8) : block.prefix, block.family);
   }
-  return list.check(plain, isIP(plain) === 6 ? 'ipv6' : 'ipv4');
+  return list.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
 }
 
 /**

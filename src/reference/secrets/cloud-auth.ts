@@ -159,11 +159,12 @@ export class CloudAuthEngine implements SecretsEngine {
     // path_role.go pathRoleRead: an older name is read back only while it holds something.
     for (const [older, value] of Object.entries(legacy ?? {})) if (Array.isArray(value) ? value.length > 0 : Number(value) > 0) view[older] = value;
     for (const b of BOUND_FIELDS) view[b] = r[b] ?? (this.upstreamDeviations ? null : []);
-    if (this.upstreamDialect) {
-      // go-sockaddr prints a host block without its suffix; tokenutil reads an unset token_type as 'default'.
-      view.token_bound_cidrs = r.token_bound_cidrs.map(upstreamCidrText);
-      view.token_type = r.token_type === '' ? 'default' : r.token_type;
-    }
+    // The blocks read back as go-sockaddr prints them (a host block without its suffix, an entry
+    // trimmed), in both dialects: the spec says which addresses a block admits, not its text, and
+    // this is the products' (secrets.upstream.cloudauth-cidr-text).
+    if (!this.ctx.faults.has('secrets.cloudauth-cidr-read-as-written')) view.token_bound_cidrs = r.token_bound_cidrs.map(upstreamCidrText);
+    // tokenutil reads an unset token_type as 'default'.
+    if (this.upstreamDialect) view.token_type = r.token_type === '' ? 'default' : r.token_type;
     if (this.ctx.faults.has('secrets.cloudauth-role-ttl-as-string')) view.token_ttl = `${r.token_ttl}s`;
     return view;
   }

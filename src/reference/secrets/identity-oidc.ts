@@ -72,7 +72,7 @@ export class IdentityOidcEngine implements SecretsEngine {
 
   handle(req: EngineRequest): EngineResult | Promise<EngineResult> {
     const f = this.ctx.faults;
-    if (OIDC_CONFIG_PATH.test(req.path) && !f.has('secrets.oidc-config-open') && !f.has('secrets.oidc-config-any-token') && !mayConfigureOidc(req.token)) {
+    if (OIDC_CONFIG_PATH.test(req.path) && !f.has('secrets.oidc-config-open') && !f.has('secrets.oidc-config-any-token') && (!mayConfigureOidc(req.token) || (f.has('secrets.oidc-config-default-taints') && req.token?.policies.includes('default') === true))) {
       return { kind: 'error', status: 403, errors: ['permission denied'] };
     }
     if (this.admin) {

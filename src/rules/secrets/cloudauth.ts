@@ -12,7 +12,7 @@ const CAP = 'cloudIdentity';
  * provisioner enables on a real Vault): the suite's kit decides, so they carry no capability.
  * Every other rule logs in, which needs machine tokens from a simulator the method trusts.
  */
-const MOUNT_ONLY = /^secrets\.cloudauth\.(config-(roundtrip|required-fields|environment|optional-fields)|role-|token-required$)/;
+const MOUNT_ONLY = /^secrets\.(cloudauth\.(config-(roundtrip|required-fields|environment|optional-fields)|role-|token-required$)|upstream\.cloudauth-cidr-text$)/;
 const rule = (r: Omit<Rule, 'system' | 'level' | 'capability'> & { level?: Rule['level'] }): Rule => ({ system: 'secrets', level: 'MUST', ...(MOUNT_ONLY.test(r.id) ? {} : { capability: CAP }), ...r });
 const verifies = { file, section: ENDPOINTS, quote: 'Login verifies the JWT signature to authenticate the entity, then authorizes it against the role.' };
 
@@ -406,5 +406,37 @@ export const secretsCloudAuthUpstreamRules: Rule[] = [
     sources: [{ file, section: 'Errors', quote: 'Which condition of each individual OIDC or login operation yields which status: not shown.' }],
     upstream: { product: 'vault-plugin-auth-azure', source: 'hashicorp/vault-plugin-auth-azure path_login.go', note: `token_bound_cidrs miss → 403 permission denied (${notes})` },
     notes: [ENVIRONMENT_NAMES, ROLE_NEEDS_BOUND, `pathLogin checks the role's CIDRs before the JWT (${PLUGIN} path_login.go pathLogin, cidrutil.RemoteAddrIsOk; logical.ErrPermissionDenied is 403), so this runs against a real Vault.`],
+  }),
+  rule({
+    id: 'secrets.upstream.oidc-config-policy',
+    level: 'UPSTREAM',
+    title: "A login token whose role adds a policy granting read and list under identity/oidc/ reads and lists the OIDC configuration, while the token of a role alike but for that policy (default alone) is refused there",
+    sources: [
+      { file, section: 'Authentication', quote: 'Permission policies decide access per path; a path the caller may not see can answer 404.' },
+      { file, section: ROLE, quote: "token_policies | array or comma-delimited string | [] or '' | Policies put on generated tokens; may be supplemented" },
+    ],
+    upstream: {
+      product: 'Vault, OpenBao',
+      source: 'hashicorp/vault vault/policy_store.go (defaultPolicy), vault/acl.go (AllowOperation), sdk/helper/tokenutil (default added to token_policies)',
+      note: 'a policy path "identity/oidc/*" with read and list grants the configuration reads and lists; the default policy alone grants none of them (403)',
+    },
+    notes: [
+      IDENTITY_BOUND,
+      'The policy language is not shown ("The policy language and the capability required per endpoint: not shown"): the policy is written through the admin API where the upstream provisioner works (RuleKit.oidcConfigPolicy); elsewhere it is a name alone, the profile being taken to let a token with a policy other than default use these routes (the embedded reference evaluates no policy text). Two roles alike but for that policy, one machine, one login through each: the tokens read a scope, LIST the scopes (with and without a trailing slash) and GET ?list=true. Seen on OpenBao 2.6.2 with its Azure plugin.',
+    ],
+  }),
+  rule({
+    id: 'secrets.upstream.cloudauth-cidr-text',
+    level: 'UPSTREAM',
+    title: "In the hashicorp dialect a role's token_bound_cidrs read back as go-sockaddr prints them: a host block (/32, /128) as the bare address in each family, any other block as written, an entry with spaces around it trimmed",
+    sources: [{ file, section: ROLE, quote: 'token_bound_cidrs | array or comma-delimited string | [] or \'\' | If set, only addresses in these CIDR blocks may authenticate and the token is tied to them' }],
+    upstream: {
+      product: 'Vault, OpenBao (Azure auth plugin)',
+      source: 'hashicorp/vault sdk/helper/tokenutil (ParseTokenFields, PopulateTokenData), hashicorp/go-secure-stdlib parseutil ParseAddrs, hashicorp/go-sockaddr ipv4addr.go/ipv6addr.go String',
+      note: 'ParseAddrs trims each entry; IPv4Addr.String and IPv6Addr.String print a host block without its prefix and keep any other block as written',
+    },
+    notes: [
+      'The spec says which addresses a block admits, not how it is printed: secrets.cloudauth.role-roundtrip compares blocks as networks. This rule asks the text the products give, in the hashicorp dialect only (SKIP in the spec dialect): 10.0.0.5/32 reads back as 10.0.0.5 and ::1/128 as ::1, while 2001:db8::/32 (an IPv6 block whose prefix is the IPv4 host length) and 10.0.0.0/8 keep theirs; " 10.0.0.1" and "10.0.0.0/8 " (an array entry with spaces) are kept, trimmed. Seen on OpenBao 2.6.2 with its Azure plugin (auth-azure v0.21.0).',
+    ],
   }),
 ];
