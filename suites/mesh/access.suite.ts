@@ -9,16 +9,22 @@ import { expectShape } from '../kit/expect-shape.ts';
 import { certOf, expectRefused, leafOf, meshNamespaces, serviceName } from '../kit/mesh-helpers.ts';
 import type { RuleKit } from '../kit/rule-kit.ts';
 import { ruleTest } from '../kit/rule-test.ts';
+import { tokenHeaders } from '../../src/config/dialects.ts';
 import { MESH_BOUNDS } from '../kit/bounds/mesh.ts';
 import { boundMs, KIT_BOUNDS, KIT_MARGINS } from '../kit/bounds/bound.ts';
 import {
   authorizeOutcome,
+  keyAccess,
   leafIdentity,
   leafOutcomes,
   mayReadService,
   mayWriteService,
+  mergeWords,
   parseServiceUri,
+  wordGrants,
   type IntentionModel,
+  type KeyRule,
+  type RuleWord,
   type LeafOutcome,
   type ServiceRef,
   type TokenModel,
@@ -238,7 +244,126 @@ ruleTest('mesh.upstream.acl-rule-precedence', async (kit) => {
       ],
     },
   );
+  await judgeRuleKinds(kit);
 });
+
+/** The dialect's token header for another token than the run's. */
+const tokenHeader = (kit: RuleKit, secret: string) => tokenHeaders(kit.mesh.dialect.mesh.token, secret);
+
+/** One policy of the kinds world: key rules, and the `acl` and `operator` words. */
+interface KindsPolicy {
+  keys: KeyRule[];
+  acl: Exclude<RuleWord, 'list'> | 'none';
+  operator: Exclude<RuleWord, 'list'> | 'none';
+}
+
+function kindsHcl(p: KindsPolicy): string {
+  return [
+    ...p.keys.map((r) => `${r.prefix ? 'key_prefix' : 'key'} ${JSON.stringify(r.name)} { policy = "${r.access}" }`),
+    ...(p.acl === 'none' ? [] : [`acl = "${p.acl}"`]),
+    ...(p.operator === 'none' ? [] : [`operator = "${p.operator}"`]),
+  ].join('\n');
+}
+
+const describeKinds = (ps: readonly KindsPolicy[]) => ps.map((p, i) => `policy ${i + 1}: ${kindsHcl(p).replace(/\n/g, '; ') || '(empty)'}`).join(' + ');
+
+/**
+ * A token of several policies made through Consul's ACL API with the run's token (the hashicorp
+ * dialect serves it), named under the run prefix; `done` removes them (the sweep would otherwise).
+ */
+async function kindsToken(kit: RuleKit, policies: readonly KindsPolicy[], done: (() => Promise<unknown>)[]): Promise<string> {
+  const ids: string[] = [];
+  for (const p of policies) {
+    const name = serviceName('aclk');
+    const res = await kit.mesh.http.request({ method: 'PUT', path: '/v1/acl/policy', json: { Name: name, Description: 'stackproof run fixture', Rules: kindsHcl(p) } });
+    expect(res.status, `create ACL policy ${kindsHcl(p)}: ${res.text.slice(0, 200)}`).toBe(200);
+    const id = res.parse(z.object({ ID: z.string().min(1) }).passthrough()).ID;
+    done.push(() => kit.mesh.http.request({ method: 'DELETE', path: `/v1/acl/policy/${id}` }));
+    ids.push(id);
+  }
+  const res = await kit.mesh.http.request({ method: 'PUT', path: '/v1/acl/token', json: { Description: serviceName('aclk'), Policies: ids.map((ID) => ({ ID })) } });
+  expect(res.status, `create an ACL token: ${res.text.slice(0, 200)}`).toBe(200);
+  const t = res.parse(z.object({ AccessorID: z.string().min(1), SecretID: z.string().min(1) }).passthrough());
+  kit.secret(t.SecretID);
+  done.unshift(() => kit.mesh.http.request({ method: 'DELETE', path: `/v1/acl/token/${t.AccessorID}` }));
+  return t.SecretID;
+}
+
+/** 403 is the ACL's refusal; any other answer passed the check (a missing key is 404 when readable). */
+function passedAcl(res: HttpResponse, what: string): Decision {
+  expect(res.status, `${what}: an answer, not a bound that ran out`).toBeGreaterThan(0);
+  return res.status === 403 ? 'refused' : 'granted';
+}
+
+/**
+ * The other kinds of rule (Consul's API only): key rules with list, read, write and deny on a key,
+ * its prefix and a neighbour outside, and the acl and operator words spread over two policies of
+ * one token, so that each answer has a neighbour with one word or one policy changed.
+ */
+async function judgeRuleKinds(kit: RuleKit): Promise<void> {
+  if (kit.mesh.dialect.name !== 'hashicorp') {
+    kit.note('key, acl and operator rules not asked: spec 001 names no key/value, ACL-management or operator endpoint (the hashicorp dialect asks them through Consul\'s API)');
+    return;
+  }
+  const word = fc.constantFrom<RuleWord>('read', 'list', 'write', 'deny');
+  const scalar = fc.constantFrom<KindsPolicy['acl']>('none', 'read', 'write', 'deny');
+  const keyRule = fc.record({ name: fc.constantFrom('', '/a', '/ab'), prefix: fc.boolean(), access: word });
+  const policy: fc.Arbitrary<KindsPolicy> = fc.record({ keys: fc.uniqueArray(keyRule, { maxLength: 2, selector: (r) => `${r.prefix}${r.name}` }), acl: scalar, operator: scalar });
+  await kit.property<KindsPolicy[]>(
+    fc.array(policy, { minLength: 1, maxLength: 2 }),
+    async (drawn) => {
+      const base = serviceName('kv');
+      const policies = drawn.map((p) => ({ ...p, keys: p.keys.map((r) => ({ ...r, name: `${base}${r.name}` })) }));
+      const done: (() => Promise<unknown>)[] = [];
+      try {
+        const secret = await kindsToken(kit, policies, done);
+        const keys = policies.flatMap((p) => p.keys);
+        const acl = mergeWords(policies.map((p) => p.acl));
+        const asked: { what: string; model: boolean; got: Decision }[] = [];
+        for (const suffix of ['', '/a', '/ab', '/abc', '/b']) {
+          const key = `${base}${suffix}`;
+          const word = keyAccess(keys, key);
+          const path = `/v1/kv/${key}`;
+          const read = await kit.mesh.http.request({ method: 'GET', path, headers: tokenHeader(kit, secret), bare: true });
+          asked.push({ what: `key:read on "${key}" (rule word ${word})`, model: wordGrants(word, 'read'), got: passedAcl(read, `GET ${path}`) });
+          // Deleting a key that is not there changes nothing and needs key:write (KVS.Apply).
+          const write = await kit.mesh.http.request({ method: 'DELETE', path, headers: tokenHeader(kit, secret), bare: true });
+          asked.push({ what: `key:write on "${key}" (rule word ${word})`, model: wordGrants(word, 'write'), got: passedAcl(write, `DELETE ${path}`) });
+        }
+        const list = await kit.mesh.http.request({ method: 'GET', path: '/v1/acl/policies', headers: tokenHeader(kit, secret), bare: true });
+        asked.push({ what: `acl:read (merged acl word ${acl})`, model: wordGrants(acl, 'read'), got: passedAcl(list, 'GET /v1/acl/policies') });
+        // A policy without a Name: refused by the ACL before it is validated, so nothing is made.
+        const create = await kit.mesh.http.request({ method: 'PUT', path: '/v1/acl/policy', json: {}, headers: tokenHeader(kit, secret), bare: true });
+        asked.push({ what: `acl:write (merged acl word ${acl})`, model: wordGrants(acl, 'write'), got: passedAcl(create, 'PUT /v1/acl/policy {}') });
+        const wrong = asked.filter((a) => (a.model ? 'granted' : 'refused') !== a.got);
+        if (wrong.length) {
+          const all = asked.map((a) => `${a.what}: model ${a.model ? 'granted' : 'refused'}, got ${a.got}`).join('\n  ');
+          expect.fail(`a token of ${describeKinds(policies)}: ${wrong.map((a) => a.what).join('; ')} answered otherwise than the model. Every answer of this token (its neighbours):\n  ${all}`);
+        }
+      } finally {
+        for (const d of done) await d();
+      }
+    },
+    {
+      numRuns: Math.min(kit.ctx.runs, 2),
+      examples: [
+        // list under a prefix, an exact deny inside it, write on the longer prefix; acl read and write over two policies.
+        [
+          { keys: [{ name: '', prefix: true, access: 'list' }, { name: '/a', prefix: false, access: 'deny' }], acl: 'read', operator: 'none' },
+          { keys: [{ name: '/ab', prefix: true, access: 'write' }], acl: 'write', operator: 'none' },
+        ],
+        // acl write and deny over two policies; operator write grants no acl; an exact list key.
+        [
+          { keys: [{ name: '/a', prefix: false, access: 'list' }], acl: 'write', operator: 'write' },
+          { keys: [{ name: '', prefix: true, access: 'read' }], acl: 'deny', operator: 'none' },
+        ],
+        // operator alone; acl read alone.
+        [{ keys: [{ name: '/a', prefix: true, access: 'write' }], acl: 'none', operator: 'write' }],
+        [{ keys: [], acl: 'read', operator: 'read' }],
+      ],
+    },
+  );
+}
 
 type Endpoint = 'authorize' | 'leaf';
 type Answer = Decision | LeafOutcome;
