@@ -513,17 +513,24 @@ ruleTest('mesh.authorize.intention-neighbours', async (kit) => {
   );
 });
 
-// Exact and wildcard intentions (* as source or as destination) of one precedence level or another.
+// Exact and wildcard intentions (* as source or as destination) of one precedence level or another;
+// where the target has namespaces, the third source has the first one's name in another namespace,
+// and a wildcard source may be that namespace's (its neighbour: the same wildcard in default).
 ruleTest('mesh.upstream.intention-precedence', async (kit) => {
+  const namespaces = await worldNamespaces(kit);
+  const other = namespaces[namespaces.length - 1]!;
   const action = fc.constantFrom<'allow' | 'deny'>('allow', 'deny');
-  // Sources 0-2 and '*' (3), destinations 0-1 and '*' (2); never * -> *, which would reach other rules' services.
-  const intention: fc.Arbitrary<Drawn> = fc.record({ source: fc.nat(3), destination: fc.nat(2), action }).filter((i) => !(i.source === 3 && i.destination === 2));
+  // Sources 0-2, '*' (3) and, with namespaces, '*' of the other namespace (4); destinations 0-1 and
+  // '*' (2); never * -> *, which would reach other rules' services.
+  const wildcards = other === 'default' ? [3] : [3, 4];
+  const intention: fc.Arbitrary<Drawn> = fc.record({ source: fc.nat(2 + wildcards.length), destination: fc.nat(2), action }).filter((i) => !(i.source >= 3 && i.destination === 2));
   await kit.property<Drawn[]>(
     fc.uniqueArray(intention, { minLength: 1, maxLength: 5, selector: (i) => `${i.source}>${i.destination}` }),
     async (drawn) => {
-      const sources: ServiceRef[] = [0, 1, 2].map(() => ({ namespace: 'default', name: serviceName('src') }));
+      const first = serviceName('src');
+      const sources: ServiceRef[] = [{ namespace: 'default', name: first }, { namespace: 'default', name: serviceName('src') }, other === 'default' ? { namespace: 'default', name: serviceName('src') } : { namespace: other, name: first }];
       const destinations: ServiceRef[] = [0, 1].map(() => ({ namespace: 'default', name: serviceName('dst') }));
-      const ref = (list: ServiceRef[], i: number) => list[i] ?? { namespace: 'default', name: '*' };
+      const ref = (list: ServiceRef[], i: number) => list[i] ?? { namespace: i === 4 ? other : 'default', name: '*' };
       const world: IntentionModel[] = drawn.map((i) => ({ source: ref(sources, i.source), destination: ref(destinations, i.destination), action: i.action }));
       await judgeIntentions(kit, world, sources, destinations);
     },
@@ -540,6 +547,13 @@ ruleTest('mesh.upstream.intention-precedence', async (kit) => {
           { source: 3, destination: 1, action: 'allow' },
           { source: 0, destination: 2, action: 'deny' },
           { source: 2, destination: 1, action: 'deny' },
+        ],
+        // The other namespace's wildcard and an exact source of the same name there: neither reaches
+        // default/s0; s0 of default falls to default's * -> d (without namespaces: 4 is default's *).
+        [
+          { source: wildcards.length > 1 ? 4 : 3, destination: 0, action: 'allow' },
+          { source: 2, destination: 1, action: 'allow' },
+          { source: 3, destination: 1, action: 'deny' },
         ],
       ],
     },

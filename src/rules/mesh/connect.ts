@@ -378,7 +378,10 @@ export const meshUpstreamRules: Rule[] = [
       source: 'hashicorp/consul agent/structs/intention.go Intention.UpdatePrecedence, agent/consul/state/intention.go IntentionMatch, agent/connect_auth.go ConnectAuthorize (v1.8.7)',
       note: 'precedence 9 for exact source and destination, 8 for a wildcard source, 6 for a wildcard destination (5 for both); the first covering intention in precedence order decides (docs: connect/intentions "Precedence and match order")',
     },
-    notes: ['Judged against suites/models/mesh-access.ts (authorizeOutcome, precedence). Never * -> *, which would reach the services of other rules; a * -> d or s -> * of the world names the run\'s own services only'],
+    notes: [
+      'Judged against suites/models/mesh-access.ts (authorizeOutcome, precedence). Never * -> *, which would reach the services of other rules; a * -> d or s -> * of the world names the run\'s own services only',
+      'Where the target has namespaces, one source has another\'s name in a second namespace and a wildcard source may be that namespace\'s: a * of one namespace covers no source of another (the intention\'s SourceNS is exact: agent/consul/state/intention.go IntentionMatch). Without namespaces (Consul CE) the world holds default only and the run notes it',
+    ],
   }),
   rule({
     id: 'mesh.upstream.rotation-cross-signed',

@@ -47,6 +47,7 @@ export const meshStatements: StatementMap = {
         { scope: "the destination's namespace", rule: 'mesh.authorize.intention-neighbours', example: 'an intention A -> ns-a/X allow: A -> ns-b/X (?ns=ns-b) gets the no-match answer; needs namespaces' },
         { scope: 'a wildcard source beside an exact one (strict profile)', rule: 'mesh.upstream.intention-precedence', example: '* -> X deny and A -> X allow: A -> X allowed, B -> X denied' },
         { scope: 'a wildcard destination beside a wildcard source (strict profile)', rule: 'mesh.upstream.intention-precedence', example: 'A -> * allow and * -> X deny: A -> X denied (precedence 8 over 6), A -> Y allowed' },
+        { scope: "a wildcard source of another namespace, and an exact source of the same name there (strict profile)", rule: 'mesh.upstream.intention-precedence', example: 'ns-b/* -> X allow and ns-b/A -> Y allow: default/A -> X and default/A -> Y get the no-match answer, ns-b/A -> X allowed; needs namespaces' },
       ],
     },
     {
