@@ -12,6 +12,7 @@ import {
   parseServiceUri,
   precedence,
   serviceAccess,
+  serviceIdentityRules,
   type IntentionModel,
   type RuleWord,
   type ServiceRule,
@@ -155,6 +156,13 @@ describe('mesh access model: key, acl and operator rules', () => {
         if (wordGrants(mergeWords(ws), need)) expect(ws.some((w) => w !== 'none' && wordGrants(w, need))).toBe(true);
       }),
     );
+  });
+});
+
+describe('mesh access model: service identities', () => {
+  it('write on the service and its sidecar proxy, read on every other service', () => {
+    const t = token(serviceIdentityRules('web'));
+    expect(['web', 'web-sidecar-proxy', 'web-x', 'db'].map((s) => [mayWriteService(t, 'default', s), mayReadService(t, 'default', s)])).toEqual([[true, true], [true, true], [false, true], [false, true]]);
   });
 });
 

@@ -21,6 +21,7 @@ import {
   mayWriteService,
   mergeWords,
   parseServiceUri,
+  serviceIdentityRules,
   wordGrants,
   type IntentionModel,
   type KeyRule,
@@ -244,7 +245,7 @@ ruleTest('mesh.upstream.acl-rule-precedence', async (kit) => {
       ],
     },
   );
-  await judgeRuleKinds(kit);
+  await judgeRuleKinds(kit, client);
 });
 
 /** The dialect's token header for another token than the run's. */
@@ -296,15 +297,36 @@ function passedAcl(res: HttpResponse, what: string): Decision {
 }
 
 /**
+ * A token of a service identity alone (Consul's API): its service and the sidecar proxy's are
+ * writable, a neighbour whose name extends the service's is not, and every service is readable; the
+ * same grid as the rules' tokens, judged against serviceIdentityRules.
+ */
+async function judgeServiceIdentity(kit: RuleKit, client: { uri: string; serial: string }): Promise<void> {
+  const service = serviceName('sid');
+  const res = await kit.mesh.http.request({ method: 'PUT', path: '/v1/acl/token', json: { Description: serviceName('aclk'), ServiceIdentities: [{ ServiceName: service }] } });
+  expect(res.status, `create an ACL token of the service identity ${service}: ${res.text.slice(0, 200)}`).toBe(200);
+  const t = res.parse(z.object({ AccessorID: z.string().min(1), SecretID: z.string().min(1) }).passthrough());
+  kit.secret(t.SecretID);
+  try {
+    const model: TokenModel = { namespace: 'default', rules: serviceIdentityRules(service) };
+    const cells = [service, `${service}-sidecar-proxy`, `${service}-x`, serviceName('sid')].map((name) => ({ token: 0, ns: 'default', service: name, allowed: mayWriteService(model, 'default', name), readable: mayReadService(model, 'default', name) }));
+    await judgeGrid(kit, cells, [{ secret: t.SecretID, model }], client);
+  } finally {
+    await kit.mesh.http.request({ method: 'DELETE', path: `/v1/acl/token/${t.AccessorID}` });
+  }
+}
+
+/**
  * The other kinds of rule (Consul's API only): key rules with list, read, write and deny on a key,
  * its prefix and a neighbour outside, and the acl and operator words spread over two policies of
  * one token, so that each answer has a neighbour with one word or one policy changed.
  */
-async function judgeRuleKinds(kit: RuleKit): Promise<void> {
+async function judgeRuleKinds(kit: RuleKit, client: { uri: string; serial: string }): Promise<void> {
   if (kit.mesh.dialect.name !== 'hashicorp') {
-    kit.note('key, acl and operator rules not asked: spec 001 names no key/value, ACL-management or operator endpoint (the hashicorp dialect asks them through Consul\'s API)');
+    kit.note('key, acl and operator rules and service identities not asked: spec 001 names no key/value, ACL-management or operator endpoint and no service identity (the hashicorp dialect asks them through Consul\'s API)');
     return;
   }
+  await judgeServiceIdentity(kit, client);
   const word = fc.constantFrom<RuleWord>('read', 'list', 'write', 'deny');
   const scalar = fc.constantFrom<KindsPolicy['acl']>('none', 'read', 'write', 'deny');
   const keyRule = fc.record({ name: fc.constantFrom('', '/a', '/ab'), prefix: fc.boolean(), access: word });

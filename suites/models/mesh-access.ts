@@ -115,6 +115,21 @@ export function keyAccess(rules: readonly KeyRule[], key: string): RuleWord | 'n
   return mergeWords(prefixes.filter((r) => r.name.length === longest).map((r) => r.access));
 }
 
+/**
+ * The service rules a token's service identity gives (Consul's API; spec 001 names no identities).
+ * Upstream (developer.hashicorp.com/consul/docs/security/acl/acl-roles, "Service identities"): the
+ * synthetic policy grants service:write on the service and on its sidecar proxy
+ * (`<name>-sidecar-proxy`), and service:read (with node:read) on every service, through
+ * `service_prefix ""` read.
+ */
+export function serviceIdentityRules(service: string): ServiceRule[] {
+  return [
+    { name: service, prefix: false, access: 'write' },
+    { name: `${service}-sidecar-proxy`, prefix: false, access: 'write' },
+    { name: '', prefix: true, access: 'read' },
+  ];
+}
+
 /** What a leaf request may answer: a new leaf, the very leaf the same token already holds, or a 4xx. */
 export type LeafOutcome = 'issued' | 'held' | 'refused';
 
