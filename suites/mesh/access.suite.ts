@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { z } from 'zod';
 import { authorizeSchema, type LeafResponse } from '../../src/client/mesh-api.ts';
 import type { HttpResponse } from '../../src/client/http-client.ts';
-import type { AclServiceRule, MeshRuleToken } from '../../src/client/mesh-acl-rules.ts';
+import { serviceRulesHcl, type AclServiceRule, type MeshRuleToken } from '../../src/client/mesh-acl-rules.ts';
 import { x509 } from '../../src/crypto/x509.ts';
 import { expectShape } from '../kit/expect-shape.ts';
 import { certOf, expectRefused, leafOf, meshNamespaces, serviceName } from '../kit/mesh-helpers.ts';
@@ -317,6 +317,52 @@ async function judgeServiceIdentity(kit: RuleKit, client: { uri: string; serial:
 }
 
 /**
+ * A namespace's default policies (Consul Enterprise's ACLs.PolicyDefaults: "the list of default
+ * policies that will be applied to all tokens created in this namespace"): a token of the namespace
+ * whose own rules say nothing of a service gets the defaults' grant there; the same service asked
+ * through a token of another namespace, and a service the defaults do not name, are refused.
+ */
+async function judgeNamespaceDefaults(kit: RuleKit): Promise<void> {
+  if (!meshNamespaces(kit)) {
+    kit.note('namespace default policies not asked: the target declares no namespaces');
+    return;
+  }
+  const [granted, other, ns] = [serviceName('nsd'), serviceName('nsd'), serviceName('nsd')];
+  const undo: (() => Promise<unknown>)[] = [];
+  const call = async (method: 'PUT' | 'DELETE', path: string, json: unknown, what: string) => {
+    const res = await kit.mesh.http.request({ method, path, json });
+    expect(res.status, `${what}: ${res.text.slice(0, 200)}`).toBe(200);
+    return res;
+  };
+  try {
+    const policy = (await call('PUT', '/v1/acl/policy', { Name: serviceName('aclk'), Rules: serviceRulesHcl([{ name: granted, prefix: false, access: 'write' }]) }, 'create the default policy')).parse(z.object({ ID: z.string() }).passthrough()).ID;
+    undo.unshift(() => kit.mesh.http.request({ method: 'DELETE', path: `/v1/acl/policy/${policy}` }));
+    await call('PUT', '/v1/namespace', { Name: ns, ACLs: { PolicyDefaults: [{ ID: policy }] } }, `create the namespace ${ns} with a default policy`);
+    undo.unshift(() => kit.mesh.http.request({ method: 'DELETE', path: `/v1/namespace/${ns}` }));
+    // Each token's own policy names only `other`, in its own namespace.
+    const tokenIn = async (namespace: string) => {
+      const own = (await call('PUT', '/v1/acl/policy', { Name: serviceName('aclk'), Namespace: namespace, Rules: serviceRulesHcl([{ name: other, prefix: false, access: 'read' }]) }, `create a policy in ${namespace}`)).parse(z.object({ ID: z.string() }).passthrough()).ID;
+      undo.unshift(() => kit.mesh.http.request({ method: 'DELETE', path: `/v1/acl/policy/${own}`, query: { ns: namespace } }));
+      const t = (await call('PUT', '/v1/acl/token', { Description: serviceName('aclk'), Namespace: namespace, Policies: [{ ID: own }] }, `create a token in ${namespace}`)).parse(z.object({ AccessorID: z.string(), SecretID: z.string() }).passthrough());
+      kit.secret(t.SecretID);
+      undo.unshift(() => kit.mesh.http.request({ method: 'DELETE', path: `/v1/acl/token/${t.AccessorID}`, query: { ns: namespace } }));
+      return t.SecretID;
+    };
+    const cells = [
+      { token: await tokenIn(ns), ns, service: granted, want: 'granted', why: "the namespace's default policy gives write" },
+      { token: (await tokenIn(ns)), ns, service: other, want: 'refused', why: "the token's own read decides, the defaults name another service" },
+      { token: await tokenIn('default'), ns: 'default', service: granted, want: 'refused', why: "a token of default gets no other namespace's defaults" },
+    ] as const;
+    const got = [];
+    for (const c of cells) got.push({ ...c, got: (await leafAnswer(kit, c.token, c.ns, c.service)).decision });
+    const wrong = got.filter((c) => c.got !== c.want);
+    if (wrong.length) expect.fail(`namespace ${ns} with the default policy service "${granted}" write:\n  ${got.map((c) => `leaf of ${c.ns}/${c.service === granted ? 'the granted service' : 'another service'} with a token of ${c.ns}: model ${c.want} (${c.why}), got ${c.got}`).join('\n  ')}`);
+  } finally {
+    for (const u of undo) await u();
+  }
+}
+
+/**
  * The other kinds of rule (Consul's API only): key rules with list, read, write and deny on a key,
  * its prefix and a neighbour outside, and the acl and operator words spread over two policies of
  * one token, so that each answer has a neighbour with one word or one policy changed.
@@ -327,6 +373,7 @@ async function judgeRuleKinds(kit: RuleKit, client: { uri: string; serial: strin
     return;
   }
   await judgeServiceIdentity(kit, client);
+  await judgeNamespaceDefaults(kit);
   const word = fc.constantFrom<RuleWord>('read', 'list', 'write', 'deny');
   const scalar = fc.constantFrom<KindsPolicy['acl']>('none', 'read', 'write', 'deny');
   const keyRule = fc.record({ name: fc.constantFrom('', '/a', '/ab'), prefix: fc.boolean(), access: word });
