@@ -2,6 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   authorizeOutcome,
+  keyAccess,
+  mergeWords,
+  wordGrants,
   leafIdentity,
   leafOutcomes,
   mayReadService,
@@ -9,7 +12,9 @@ import {
   parseServiceUri,
   precedence,
   serviceAccess,
+  serviceIdentityRules,
   type IntentionModel,
+  type RuleWord,
   type ServiceRule,
   type TokenModel,
 } from '../suites/models/mesh-access.ts';
@@ -119,6 +124,45 @@ describe('mesh access model: ACL', () => {
         expect(serviceAccess([...rules, extra], service)).toBe(serviceAccess(rules, service));
       }),
     );
+  });
+});
+
+describe('mesh access model: key, acl and operator rules', () => {
+  const words: RuleWord[] = ['read', 'list', 'write', 'deny'];
+  it('list grants reading a key but not writing it; read likewise; write both; deny and no rule neither', () => {
+    expect(words.map((w) => [wordGrants(w, 'read'), wordGrants(w, 'write')])).toEqual([[true, false], [true, false], [true, true], [false, false]]);
+    expect([wordGrants('none', 'read'), wordGrants('none', 'write')]).toEqual([false, false]);
+  });
+  it('where policies name one thing, deny beats write beats list beats read', () => {
+    expect(mergeWords(['read', 'write'])).toBe('write');
+    expect(mergeWords(['write', 'deny'])).toBe('deny');
+    expect(mergeWords(['read', 'list'])).toBe('list');
+    expect(mergeWords(['list', 'write'])).toBe('write');
+    expect(mergeWords(['none', 'read'])).toBe('read');
+    expect(mergeWords(['none', 'none'])).toBe('none');
+  });
+  it('a key rule: the exact key, else the longest prefix; a key outside every rule has none', () => {
+    const rules = [{ name: 'a/', prefix: true, access: 'list' as const }, { name: 'a/b', prefix: false, access: 'deny' as const }, { name: 'a/bc', prefix: true, access: 'write' as const }];
+    expect(keyAccess(rules, 'a/x')).toBe('list');
+    expect(keyAccess(rules, 'a/b')).toBe('deny');
+    expect(keyAccess(rules, 'a/bcd')).toBe('write');
+    expect(keyAccess(rules, 'b/x')).toBe('none');
+  });
+  it('merging never grants more than the strongest-ranked word allows: adding a deny never grants', () => {
+    const word = fc.constantFrom<RuleWord | 'none'>('none', ...words);
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 4 }), fc.constantFrom<'read' | 'write'>('read', 'write'), (ws, need) => {
+        expect(wordGrants(mergeWords([...ws, 'deny']), need)).toBe(false);
+        if (wordGrants(mergeWords(ws), need)) expect(ws.some((w) => w !== 'none' && wordGrants(w, need))).toBe(true);
+      }),
+    );
+  });
+});
+
+describe('mesh access model: service identities', () => {
+  it('write on the service and its sidecar proxy, read on every other service', () => {
+    const t = token(serviceIdentityRules('web'));
+    expect(['web', 'web-sidecar-proxy', 'web-x', 'db'].map((s) => [mayWriteService(t, 'default', s), mayReadService(t, 'default', s)])).toEqual([[true, true], [true, true], [false, true], [false, true]]);
   });
 });
 

@@ -3,22 +3,29 @@ import { expect } from 'vitest';
 import { z } from 'zod';
 import { authorizeSchema, type LeafResponse } from '../../src/client/mesh-api.ts';
 import type { HttpResponse } from '../../src/client/http-client.ts';
-import type { AclServiceRule, MeshRuleToken } from '../../src/client/mesh-acl-rules.ts';
+import { serviceRulesHcl, type AclServiceRule, type MeshRuleToken } from '../../src/client/mesh-acl-rules.ts';
 import { x509 } from '../../src/crypto/x509.ts';
 import { expectShape } from '../kit/expect-shape.ts';
 import { certOf, expectRefused, leafOf, meshNamespaces, serviceName } from '../kit/mesh-helpers.ts';
 import type { RuleKit } from '../kit/rule-kit.ts';
 import { ruleTest } from '../kit/rule-test.ts';
+import { tokenHeaders } from '../../src/config/dialects.ts';
 import { MESH_BOUNDS } from '../kit/bounds/mesh.ts';
 import { boundMs, KIT_BOUNDS, KIT_MARGINS } from '../kit/bounds/bound.ts';
 import {
   authorizeOutcome,
+  keyAccess,
   leafIdentity,
   leafOutcomes,
   mayReadService,
   mayWriteService,
+  mergeWords,
   parseServiceUri,
+  serviceIdentityRules,
+  wordGrants,
   type IntentionModel,
+  type KeyRule,
+  type RuleWord,
   type LeafOutcome,
   type ServiceRef,
   type TokenModel,
@@ -238,7 +245,194 @@ ruleTest('mesh.upstream.acl-rule-precedence', async (kit) => {
       ],
     },
   );
+  await judgeRuleKinds(kit, client);
 });
+
+/** The dialect's token header for another token than the run's. */
+const tokenHeader = (kit: RuleKit, secret: string) => tokenHeaders(kit.mesh.dialect.mesh.token, secret);
+
+/** One policy of the kinds world: key rules, and the `acl` and `operator` words. */
+interface KindsPolicy {
+  keys: KeyRule[];
+  acl: Exclude<RuleWord, 'list'> | 'none';
+  operator: Exclude<RuleWord, 'list'> | 'none';
+}
+
+function kindsHcl(p: KindsPolicy): string {
+  return [
+    ...p.keys.map((r) => `${r.prefix ? 'key_prefix' : 'key'} ${JSON.stringify(r.name)} { policy = "${r.access}" }`),
+    ...(p.acl === 'none' ? [] : [`acl = "${p.acl}"`]),
+    ...(p.operator === 'none' ? [] : [`operator = "${p.operator}"`]),
+  ].join('\n');
+}
+
+const describeKinds = (ps: readonly KindsPolicy[]) => ps.map((p, i) => `policy ${i + 1}: ${kindsHcl(p).replace(/\n/g, '; ') || '(empty)'}`).join(' + ');
+
+/**
+ * A token of several policies made through Consul's ACL API with the run's token (the hashicorp
+ * dialect serves it), named under the run prefix; `done` removes them (the sweep would otherwise).
+ */
+async function kindsToken(kit: RuleKit, policies: readonly KindsPolicy[], done: (() => Promise<unknown>)[]): Promise<string> {
+  const ids: string[] = [];
+  for (const p of policies) {
+    const name = serviceName('aclk');
+    const res = await kit.mesh.http.request({ method: 'PUT', path: '/v1/acl/policy', json: { Name: name, Description: 'stackproof run fixture', Rules: kindsHcl(p) } });
+    expect(res.status, `create ACL policy ${kindsHcl(p)}: ${res.text.slice(0, 200)}`).toBe(200);
+    const id = res.parse(z.object({ ID: z.string().min(1) }).passthrough()).ID;
+    done.push(() => kit.mesh.http.request({ method: 'DELETE', path: `/v1/acl/policy/${id}` }));
+    ids.push(id);
+  }
+  const res = await kit.mesh.http.request({ method: 'PUT', path: '/v1/acl/token', json: { Description: serviceName('aclk'), Policies: ids.map((ID) => ({ ID })) } });
+  expect(res.status, `create an ACL token: ${res.text.slice(0, 200)}`).toBe(200);
+  const t = res.parse(z.object({ AccessorID: z.string().min(1), SecretID: z.string().min(1) }).passthrough());
+  kit.secret(t.SecretID);
+  done.unshift(() => kit.mesh.http.request({ method: 'DELETE', path: `/v1/acl/token/${t.AccessorID}` }));
+  return t.SecretID;
+}
+
+/** 403 is the ACL's refusal; any other answer passed the check (a missing key is 404 when readable). */
+function passedAcl(res: HttpResponse, what: string): Decision {
+  expect(res.status, `${what}: an answer, not a bound that ran out`).toBeGreaterThan(0);
+  return res.status === 403 ? 'refused' : 'granted';
+}
+
+/**
+ * A token of a service identity alone (Consul's API): its service and the sidecar proxy's are
+ * writable, a neighbour whose name extends the service's is not, and every service is readable; the
+ * same grid as the rules' tokens, judged against serviceIdentityRules.
+ */
+async function judgeServiceIdentity(kit: RuleKit, client: { uri: string; serial: string }): Promise<void> {
+  const service = serviceName('sid');
+  const res = await kit.mesh.http.request({ method: 'PUT', path: '/v1/acl/token', json: { Description: serviceName('aclk'), ServiceIdentities: [{ ServiceName: service }] } });
+  expect(res.status, `create an ACL token of the service identity ${service}: ${res.text.slice(0, 200)}`).toBe(200);
+  const t = res.parse(z.object({ AccessorID: z.string().min(1), SecretID: z.string().min(1) }).passthrough());
+  kit.secret(t.SecretID);
+  try {
+    const model: TokenModel = { namespace: 'default', rules: serviceIdentityRules(service) };
+    const cells = [service, `${service}-sidecar-proxy`, `${service}-x`, serviceName('sid')].map((name) => ({ token: 0, ns: 'default', service: name, allowed: mayWriteService(model, 'default', name), readable: mayReadService(model, 'default', name) }));
+    await judgeGrid(kit, cells, [{ secret: t.SecretID, model }], client);
+  } finally {
+    await kit.mesh.http.request({ method: 'DELETE', path: `/v1/acl/token/${t.AccessorID}` });
+  }
+}
+
+/**
+ * A namespace's default policies (Consul Enterprise's ACLs.PolicyDefaults: "the list of default
+ * policies that will be applied to all tokens created in this namespace"): a token of the namespace
+ * whose own rules say nothing of a service gets the defaults' grant there; the same service asked
+ * through a token of another namespace, and a service the defaults do not name, are refused.
+ */
+async function judgeNamespaceDefaults(kit: RuleKit): Promise<void> {
+  if (!meshNamespaces(kit)) {
+    kit.note('namespace default policies not asked: the target declares no namespaces');
+    return;
+  }
+  const [granted, other, ns] = [serviceName('nsd'), serviceName('nsd'), serviceName('nsd')];
+  const undo: (() => Promise<unknown>)[] = [];
+  const call = async (method: 'PUT' | 'DELETE', path: string, json: unknown, what: string) => {
+    const res = await kit.mesh.http.request({ method, path, json });
+    expect(res.status, `${what}: ${res.text.slice(0, 200)}`).toBe(200);
+    return res;
+  };
+  try {
+    const policy = (await call('PUT', '/v1/acl/policy', { Name: serviceName('aclk'), Rules: serviceRulesHcl([{ name: granted, prefix: false, access: 'write' }]) }, 'create the default policy')).parse(z.object({ ID: z.string() }).passthrough()).ID;
+    undo.unshift(() => kit.mesh.http.request({ method: 'DELETE', path: `/v1/acl/policy/${policy}` }));
+    await call('PUT', '/v1/namespace', { Name: ns, ACLs: { PolicyDefaults: [{ ID: policy }] } }, `create the namespace ${ns} with a default policy`);
+    undo.unshift(() => kit.mesh.http.request({ method: 'DELETE', path: `/v1/namespace/${ns}` }));
+    // Each token's own policy names only `other`, in its own namespace.
+    const tokenIn = async (namespace: string) => {
+      const own = (await call('PUT', '/v1/acl/policy', { Name: serviceName('aclk'), Namespace: namespace, Rules: serviceRulesHcl([{ name: other, prefix: false, access: 'read' }]) }, `create a policy in ${namespace}`)).parse(z.object({ ID: z.string() }).passthrough()).ID;
+      undo.unshift(() => kit.mesh.http.request({ method: 'DELETE', path: `/v1/acl/policy/${own}`, query: { ns: namespace } }));
+      const t = (await call('PUT', '/v1/acl/token', { Description: serviceName('aclk'), Namespace: namespace, Policies: [{ ID: own }] }, `create a token in ${namespace}`)).parse(z.object({ AccessorID: z.string(), SecretID: z.string() }).passthrough());
+      kit.secret(t.SecretID);
+      undo.unshift(() => kit.mesh.http.request({ method: 'DELETE', path: `/v1/acl/token/${t.AccessorID}`, query: { ns: namespace } }));
+      return t.SecretID;
+    };
+    const cells = [
+      { token: await tokenIn(ns), ns, service: granted, want: 'granted', why: "the namespace's default policy gives write" },
+      { token: (await tokenIn(ns)), ns, service: other, want: 'refused', why: "the token's own read decides, the defaults name another service" },
+      { token: await tokenIn('default'), ns: 'default', service: granted, want: 'refused', why: "a token of default gets no other namespace's defaults" },
+    ] as const;
+    const got = [];
+    for (const c of cells) got.push({ ...c, got: (await leafAnswer(kit, c.token, c.ns, c.service)).decision });
+    const wrong = got.filter((c) => c.got !== c.want);
+    if (wrong.length) expect.fail(`namespace ${ns} with the default policy service "${granted}" write:\n  ${got.map((c) => `leaf of ${c.ns}/${c.service === granted ? 'the granted service' : 'another service'} with a token of ${c.ns}: model ${c.want} (${c.why}), got ${c.got}`).join('\n  ')}`);
+  } finally {
+    for (const u of undo) await u();
+  }
+}
+
+/**
+ * The other kinds of rule (Consul's API only): key rules with list, read, write and deny on a key,
+ * its prefix and a neighbour outside, and the acl and operator words spread over two policies of
+ * one token, so that each answer has a neighbour with one word or one policy changed.
+ */
+async function judgeRuleKinds(kit: RuleKit, client: { uri: string; serial: string }): Promise<void> {
+  if (kit.mesh.dialect.name !== 'hashicorp') {
+    kit.note('key, acl and operator rules and service identities not asked: spec 001 names no key/value, ACL-management or operator endpoint and no service identity (the hashicorp dialect asks them through Consul\'s API)');
+    return;
+  }
+  await judgeServiceIdentity(kit, client);
+  await judgeNamespaceDefaults(kit);
+  const word = fc.constantFrom<RuleWord>('read', 'list', 'write', 'deny');
+  const scalar = fc.constantFrom<KindsPolicy['acl']>('none', 'read', 'write', 'deny');
+  const keyRule = fc.record({ name: fc.constantFrom('', '/a', '/ab'), prefix: fc.boolean(), access: word });
+  const policy: fc.Arbitrary<KindsPolicy> = fc.record({ keys: fc.uniqueArray(keyRule, { maxLength: 2, selector: (r) => `${r.prefix}${r.name}` }), acl: scalar, operator: scalar });
+  await kit.property<KindsPolicy[]>(
+    fc.array(policy, { minLength: 1, maxLength: 2 }),
+    async (drawn) => {
+      const base = serviceName('kv');
+      const policies = drawn.map((p) => ({ ...p, keys: p.keys.map((r) => ({ ...r, name: `${base}${r.name}` })) }));
+      const done: (() => Promise<unknown>)[] = [];
+      try {
+        const secret = await kindsToken(kit, policies, done);
+        const keys = policies.flatMap((p) => p.keys);
+        const acl = mergeWords(policies.map((p) => p.acl));
+        const asked: { what: string; model: boolean; got: Decision }[] = [];
+        for (const suffix of ['', '/a', '/ab', '/abc', '/b']) {
+          const key = `${base}${suffix}`;
+          const word = keyAccess(keys, key);
+          const path = `/v1/kv/${key}`;
+          const read = await kit.mesh.http.request({ method: 'GET', path, headers: tokenHeader(kit, secret), bare: true });
+          asked.push({ what: `key:read on "${key}" (rule word ${word})`, model: wordGrants(word, 'read'), got: passedAcl(read, `GET ${path}`) });
+          // Deleting a key that is not there changes nothing and needs key:write (KVS.Apply).
+          const write = await kit.mesh.http.request({ method: 'DELETE', path, headers: tokenHeader(kit, secret), bare: true });
+          asked.push({ what: `key:write on "${key}" (rule word ${word})`, model: wordGrants(word, 'write'), got: passedAcl(write, `DELETE ${path}`) });
+        }
+        const list = await kit.mesh.http.request({ method: 'GET', path: '/v1/acl/policies', headers: tokenHeader(kit, secret), bare: true });
+        asked.push({ what: `acl:read (merged acl word ${acl})`, model: wordGrants(acl, 'read'), got: passedAcl(list, 'GET /v1/acl/policies') });
+        // A policy without a Name: refused by the ACL before it is validated, so nothing is made.
+        const create = await kit.mesh.http.request({ method: 'PUT', path: '/v1/acl/policy', json: {}, headers: tokenHeader(kit, secret), bare: true });
+        asked.push({ what: `acl:write (merged acl word ${acl})`, model: wordGrants(acl, 'write'), got: passedAcl(create, 'PUT /v1/acl/policy {}') });
+        const wrong = asked.filter((a) => (a.model ? 'granted' : 'refused') !== a.got);
+        if (wrong.length) {
+          const all = asked.map((a) => `${a.what}: model ${a.model ? 'granted' : 'refused'}, got ${a.got}`).join('\n  ');
+          expect.fail(`a token of ${describeKinds(policies)}: ${wrong.map((a) => a.what).join('; ')} answered otherwise than the model. Every answer of this token (its neighbours):\n  ${all}`);
+        }
+      } finally {
+        for (const d of done) await d();
+      }
+    },
+    {
+      numRuns: Math.min(kit.ctx.runs, 2),
+      examples: [
+        // list under a prefix, an exact deny inside it, write on the longer prefix; acl read and write over two policies.
+        [
+          { keys: [{ name: '', prefix: true, access: 'list' }, { name: '/a', prefix: false, access: 'deny' }], acl: 'read', operator: 'none' },
+          { keys: [{ name: '/ab', prefix: true, access: 'write' }], acl: 'write', operator: 'none' },
+        ],
+        // acl write and deny over two policies; operator write grants no acl; an exact list key.
+        [
+          { keys: [{ name: '/a', prefix: false, access: 'list' }], acl: 'write', operator: 'write' },
+          { keys: [{ name: '', prefix: true, access: 'read' }], acl: 'deny', operator: 'none' },
+        ],
+        // operator alone; acl read alone.
+        [{ keys: [{ name: '/a', prefix: true, access: 'write' }], acl: 'none', operator: 'write' }],
+        [{ keys: [], acl: 'read', operator: 'read' }],
+      ],
+    },
+  );
+}
 
 type Endpoint = 'authorize' | 'leaf';
 type Answer = Decision | LeafOutcome;
@@ -388,17 +582,24 @@ ruleTest('mesh.authorize.intention-neighbours', async (kit) => {
   );
 });
 
-// Exact and wildcard intentions (* as source or as destination) of one precedence level or another.
+// Exact and wildcard intentions (* as source or as destination) of one precedence level or another;
+// where the target has namespaces, the third source has the first one's name in another namespace,
+// and a wildcard source may be that namespace's (its neighbour: the same wildcard in default).
 ruleTest('mesh.upstream.intention-precedence', async (kit) => {
+  const namespaces = await worldNamespaces(kit);
+  const other = namespaces[namespaces.length - 1]!;
   const action = fc.constantFrom<'allow' | 'deny'>('allow', 'deny');
-  // Sources 0-2 and '*' (3), destinations 0-1 and '*' (2); never * -> *, which would reach other rules' services.
-  const intention: fc.Arbitrary<Drawn> = fc.record({ source: fc.nat(3), destination: fc.nat(2), action }).filter((i) => !(i.source === 3 && i.destination === 2));
+  // Sources 0-2, '*' (3) and, with namespaces, '*' of the other namespace (4); destinations 0-1 and
+  // '*' (2); never * -> *, which would reach other rules' services.
+  const wildcards = other === 'default' ? [3] : [3, 4];
+  const intention: fc.Arbitrary<Drawn> = fc.record({ source: fc.nat(2 + wildcards.length), destination: fc.nat(2), action }).filter((i) => !(i.source >= 3 && i.destination === 2));
   await kit.property<Drawn[]>(
     fc.uniqueArray(intention, { minLength: 1, maxLength: 5, selector: (i) => `${i.source}>${i.destination}` }),
     async (drawn) => {
-      const sources: ServiceRef[] = [0, 1, 2].map(() => ({ namespace: 'default', name: serviceName('src') }));
+      const first = serviceName('src');
+      const sources: ServiceRef[] = [{ namespace: 'default', name: first }, { namespace: 'default', name: serviceName('src') }, other === 'default' ? { namespace: 'default', name: serviceName('src') } : { namespace: other, name: first }];
       const destinations: ServiceRef[] = [0, 1].map(() => ({ namespace: 'default', name: serviceName('dst') }));
-      const ref = (list: ServiceRef[], i: number) => list[i] ?? { namespace: 'default', name: '*' };
+      const ref = (list: ServiceRef[], i: number) => list[i] ?? { namespace: i === 4 ? other : 'default', name: '*' };
       const world: IntentionModel[] = drawn.map((i) => ({ source: ref(sources, i.source), destination: ref(destinations, i.destination), action: i.action }));
       await judgeIntentions(kit, world, sources, destinations);
     },
@@ -415,6 +616,13 @@ ruleTest('mesh.upstream.intention-precedence', async (kit) => {
           { source: 3, destination: 1, action: 'allow' },
           { source: 0, destination: 2, action: 'deny' },
           { source: 2, destination: 1, action: 'deny' },
+        ],
+        // The other namespace's wildcard and an exact source of the same name there: neither reaches
+        // default/s0; s0 of default falls to default's * -> d (without namespaces: 4 is default's *).
+        [
+          { source: wildcards.length > 1 ? 4 : 3, destination: 0, action: 'allow' },
+          { source: 2, destination: 1, action: 'allow' },
+          { source: 3, destination: 1, action: 'deny' },
         ],
       ],
     },

@@ -74,6 +74,62 @@ export function mayReadService(token: TokenModel | undefined, namespace: string,
   return access === 'read' || access === 'write';
 }
 
+/**
+ * The other kinds of rule a policy holds (hashicorp dialect only: spec 001 names none of them).
+ * Upstream ACL rules (developer.hashicorp.com/consul/docs/security/acl/acl-rules): a `key` or
+ * `key_prefix` rule takes "read", "write", "deny" or "list" (key rules only); `acl` and `operator` are
+ * one word each for the whole policy. Where a token's policies name the same thing, "deny" beats
+ * "write" beats "list" beats "read" (acl/policy_merger.go); "list" grants reading a key but not
+ * writing it, like "read" (acl/policy_authorizer.go enforce).
+ */
+export type RuleWord = 'read' | 'list' | 'write' | 'deny';
+
+const WORD_STRENGTH: RuleWord[] = ['deny', 'write', 'list', 'read'];
+
+/** The word that wins where several policies name one thing; 'none' where none does. */
+export function mergeWords(words: readonly (RuleWord | 'none')[]): RuleWord | 'none' {
+  const present = words.filter((w): w is RuleWord => w !== 'none');
+  return present.length ? present.reduce((a, b) => (WORD_STRENGTH.indexOf(a) <= WORD_STRENGTH.indexOf(b) ? a : b)) : 'none';
+}
+
+/** What a word grants: write grants read and write, read and list grant read, deny and no rule nothing. */
+export function wordGrants(word: RuleWord | 'none', need: 'read' | 'write'): boolean {
+  if (need === 'write') return word === 'write';
+  return word === 'read' || word === 'list' || word === 'write';
+}
+
+/** One key rule: `key "name"` (that key) or `key_prefix "name"` (every key that starts with it). */
+export interface KeyRule {
+  name: string;
+  prefix: boolean;
+  access: RuleWord;
+}
+
+/** The word the key rules give a key: the exact rule's, else the longest prefix's, as for services. */
+export function keyAccess(rules: readonly KeyRule[], key: string): RuleWord | 'none' {
+  const exact = rules.filter((r) => !r.prefix && r.name === key);
+  if (exact.length > 0) return mergeWords(exact.map((r) => r.access));
+  const prefixes = rules.filter((r) => r.prefix && key.startsWith(r.name));
+  if (prefixes.length === 0) return 'none';
+  const longest = Math.max(...prefixes.map((r) => r.name.length));
+  return mergeWords(prefixes.filter((r) => r.name.length === longest).map((r) => r.access));
+}
+
+/**
+ * The service rules a token's service identity gives (Consul's API; spec 001 names no identities).
+ * Upstream (developer.hashicorp.com/consul/docs/security/acl/acl-roles, "Service identities"): the
+ * synthetic policy grants service:write on the service and on its sidecar proxy
+ * (`<name>-sidecar-proxy`), and service:read (with node:read) on every service, through
+ * `service_prefix ""` read.
+ */
+export function serviceIdentityRules(service: string): ServiceRule[] {
+  return [
+    { name: service, prefix: false, access: 'write' },
+    { name: `${service}-sidecar-proxy`, prefix: false, access: 'write' },
+    { name: '', prefix: true, access: 'read' },
+  ];
+}
+
 /** What a leaf request may answer: a new leaf, the very leaf the same token already holds, or a 4xx. */
 export type LeafOutcome = 'issued' | 'held' | 'refused';
 

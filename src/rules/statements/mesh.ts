@@ -47,6 +47,7 @@ export const meshStatements: StatementMap = {
         { scope: "the destination's namespace", rule: 'mesh.authorize.intention-neighbours', example: 'an intention A -> ns-a/X allow: A -> ns-b/X (?ns=ns-b) gets the no-match answer; needs namespaces' },
         { scope: 'a wildcard source beside an exact one (strict profile)', rule: 'mesh.upstream.intention-precedence', example: '* -> X deny and A -> X allow: A -> X allowed, B -> X denied' },
         { scope: 'a wildcard destination beside a wildcard source (strict profile)', rule: 'mesh.upstream.intention-precedence', example: 'A -> * allow and * -> X deny: A -> X denied (precedence 8 over 6), A -> Y allowed' },
+        { scope: "a wildcard source of another namespace, and an exact source of the same name there (strict profile)", rule: 'mesh.upstream.intention-precedence', example: 'ns-b/* -> X allow and ns-b/A -> Y allow: default/A -> X and default/A -> Y get the no-match answer, ns-b/A -> X allowed; needs namespaces' },
       ],
     },
     {
@@ -270,6 +271,10 @@ export const meshStatements: StatementMap = {
         { scope: 'service and service_prefix of one name (strict profile)', rule: 'mesh.upstream.acl-rule-precedence', example: 'service "P-a" read with service_prefix "P-a" write: P-a refused, P-ab answered' },
         { scope: 'service:read instead of service:write for the same token and name (strict profile, hashicorp dialect: the intention check)', rule: 'mesh.upstream.acl-rule-precedence', example: 'service "P" read: the intention check towards P answered, its leaf refused; service "P" deny under service_prefix "" read: both refused' },
         { scope: 'a name just outside a prefix, and nested prefixes written longest first (strict profile)', rule: 'mesh.upstream.acl-rule-precedence', example: 'service_prefix "P-b" write: P-b answered, P-c and P-ab refused; service_prefix "P-ab" write, "P-a" read, "P" deny: P-abc answered, P-a read only, P-c refused' },
+        { scope: 'a key rule of each word, list included, and the key just outside it (strict profile, hashicorp dialect: the key/value API)', rule: 'mesh.upstream.acl-rule-precedence', example: 'key_prefix "K" list: GET K/a answered (404), DELETE K/a refused; key "K/a" deny under it: both refused; K-other: both refused' },
+        { scope: 'the acl word in another policy of the same token, and the operator word beside it (strict profile, hashicorp dialect: the ACL API)', rule: 'mesh.upstream.acl-rule-precedence', example: 'acl read + acl write: policies listed and a policy create passes the check; acl write + acl deny: both refused; operator write alone: both refused' },
+        { scope: 'a service identity instead of a policy: its service, the sidecar proxy, a name extending the service (strict profile, hashicorp dialect)', rule: 'mesh.upstream.acl-rule-precedence', example: 'ServiceIdentities [S]: leaf and authorize of S and S-sidecar-proxy answered, of S-x refused; the intention check towards any service answered' },
+        { scope: "the namespace's default policies, and another namespace's token (strict profile, hashicorp dialect)", rule: 'mesh.upstream.acl-rule-precedence', example: 'namespace N with PolicyDefaults [service "S" write]: a token of N whose own policy names only O gets the leaf of N/S, not of N/O; a token of default is refused default/S; needs namespaces' },
       ],
       wrongWays: [
         { kind: 'exact-vs-prefix', how: 'An exact grant on "web" is matched as a prefix and also covers "web-x".', rule: 'mesh.acl.leaf', example: 'a token with service:write on S exactly asks for the leaf of S-x: refused', fault: 'mesh.acl-exact-rule-as-prefix' },
