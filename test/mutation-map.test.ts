@@ -94,6 +94,16 @@ describe('the fault ignorer (scripts/mutation/fault-ignorer.mjs)', () => {
     expect(ignored(other, { type: 'LogicalExpression', operator: '&&', left: other, right: fault })).toBe(true);
   });
 
+  it('takes a field of a flaws object for a fault switch', () => {
+    const flaw = { type: 'MemberExpression', computed: false, object: { type: 'Identifier', name: 'flaws' }, property: { type: 'Identifier', name: 'readAsWrite' } };
+    const thisFlaw = { type: 'MemberExpression', computed: false, object: { type: 'MemberExpression', computed: false, object: { type: 'ThisExpression' }, property: { type: 'Identifier', name: 'flaws' } }, property: { type: 'Identifier', name: 'ignoreSourceNamespace' } };
+    expect(ignored(flaw)).toBe(true);
+    expect(ignored(thisFlaw)).toBe(true);
+    const branch = { type: 'ReturnStatement' };
+    expect(ignored(branch, { type: 'IfStatement', test: { type: 'LogicalExpression', operator: '&&', left: flaw, right: other }, consequent: branch })).toBe(true);
+    expect(ignored({ type: 'MemberExpression', computed: false, object: { type: 'Identifier', name: 'rules' }, property: { type: 'Identifier', name: 'segments' } })).toBe(false);
+  });
+
   it('keeps the left side of `x && faults.has(…)` when evaluating x acts', () => {
     const act = { type: 'CallExpression', callee: { type: 'MemberExpression', computed: false, property: { type: 'Identifier', name: 'consume' } }, arguments: [] };
     expect(ignored(act, { type: 'LogicalExpression', operator: '&&', left: act, right: check('secrets.x') })).toBe(false);

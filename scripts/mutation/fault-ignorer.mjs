@@ -1,5 +1,6 @@
 // A Stryker ignorer (https://stryker-mutator.io/docs/stryker-js/disable-mutants/#using-an-ignore-plugin):
-// the reference's fault switches are not mutated. A fault check `faults.has('<system>.<fault>')`
+// the reference's fault switches are not mutated. A field of a `flaws` object (`flaws.readAsWrite`,
+// `this.flaws.ignoreSourceNamespace`) counts as one: those objects carry only fault switches down. A fault check `faults.has('<system>.<fault>')`
 // is constant false in a run with no fault on, as every mutation run is, so a mutant of it, or of
 // the code only a fault turns on, could only be told apart with that fault on: the fault matrix
 // (`stackproof faults`) proves each fault is caught, and its mutants would be noise here (Ignored,
@@ -7,7 +8,15 @@
 const FAULT_ID = /^(secrets|mesh|scheduler)\.[a-z0-9][a-z0-9-]*$/;
 const REASON = 'fault switch of the catalog (src/reference/faults): off in every mutation run, judged by `stackproof faults`';
 
+/** `flaws`, `aclFlaws`, `this.flaws`: the fault switches a caller passes down as an options object. */
+function isFlawsObject(node) {
+  const name = node?.type === 'Identifier' ? node.name : node?.type === 'MemberExpression' && !node.computed && node.object.type === 'ThisExpression' && node.property.type === 'Identifier' ? node.property.name : '';
+  return /^(flaws|[a-z]+Flaws)$/.test(name);
+}
+
 function isFaultCheck(node) {
+  // A switch handed down (mesh's CheckFlaws, MatchFlaws: each field is set by one fault only).
+  if (node?.type === 'MemberExpression' && !node.computed && node.property.type === 'Identifier' && isFlawsObject(node.object)) return true;
   return (
     node?.type === 'CallExpression' &&
     node.callee.type === 'MemberExpression' &&
