@@ -248,6 +248,8 @@ ruleTest('scheduler.upstream.acl-namespace-patterns', async (kit) => {
       examples: [
         // An exact block wins over '*' though it grants less; its neighbour drops the exact block's namespace to the prefix's sibling.
         [{ namespaces: [{ pattern: '*', policy: 'write' }, { pattern: a1, capabilities: ['read-job'] }] }, { namespaces: [{ pattern: '*', policy: 'write' }, { pattern: b, capabilities: ['read-job'] }] }],
+        // An exact block wins over a glob as close as a glob can be (the prefix matching <base>-a with its star empty).
+        [{ namespaces: [{ pattern: prefix, capabilities: ['read-fs'] }, { pattern: a1, capabilities: ['read-job'] }] }, { namespaces: [{ pattern: prefix, capabilities: ['read-fs'] }, { pattern: a2, capabilities: ['read-job'] }] }],
         // The closer glob (the prefix) wins over '*'; a deny under the prefix, a write beside it.
         [{ namespaces: [{ pattern: prefix, capabilities: ['read-fs'] }, { pattern: '*', capabilities: ['read-job'] }] }, { namespaces: [{ pattern: prefix, capabilities: ['deny'] }, { pattern: '*', policy: 'write' }] }],
         // `read` reaches jobs, not files nor logs; `write` reaches them.

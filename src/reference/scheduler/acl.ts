@@ -52,7 +52,8 @@ export class SchedulerAcl {
     if (Object.hasOwn(capabilities, namespace)) return capabilities[namespace];
     const difference = (glob: string) => namespace.length - glob.length + (glob.split('*').length - 1);
     const globs = Object.keys(capabilities)
-      .filter((p) => p.includes('*') && namespaceMatches(p, namespace))
+      // A name without '*' matches only itself, and that block was taken above.
+      .filter((p) => namespaceMatches(p, namespace))
       .sort((a, b) => difference(a) - difference(b) || (a < b ? 1 : a > b ? -1 : 0));
     return globs.length ? capabilities[globs[0]!] : undefined;
   }
