@@ -8,6 +8,7 @@ import {
   mayUseNamespaced,
   mayUseNode,
   mayUseWithQueryNamespace,
+  mayReceiveAmong,
   maySubscribe,
   REFUSED,
   usesUpstreamLanguage,
@@ -87,6 +88,18 @@ describe('the scheduler ACL model (spec 002)', () => {
     expect(mayUseNamespaced(t, 'ab', ['read-fs'])).toEqual(ALLOWS_BOTH);
   });
 
+  it("Nomad's order among equally close globs: the greatest name wins, whatever the blocks' order", () => {
+    const first = token([{ pattern: 'team-*', capabilities: ['read-fs'] }, { pattern: '*eam-a', capabilities: ['read-job'] }]);
+    const second = token([...first.namespaces].reverse());
+    for (const t of [first, second]) {
+      expect(mayUseNamespaced(t, 'team-a', ['read-fs'], true)).toEqual(GRANTED);
+      expect(mayUseNamespaced(t, 'team-a', ['read-job'], true)).toEqual(REFUSED);
+      expect(mayUseNamespaced(t, 'team-a', ['read-fs'])).toEqual(ALLOWS_BOTH);
+    }
+    // Not a tie: the closer '*eam-a' wins over 't*' though its name is smaller.
+    expect(mayUseNamespaced(token([{ pattern: 't*', capabilities: ['read-fs'] }, { pattern: '*eam-a', capabilities: ['read-job'] }]), 'team-a', ['read-fs'], true)).toEqual(REFUSED);
+  });
+
   it('?namespace= never lends another namespace its grant; the allocation\'s own grant may be served or refused (Nomad serves it)', () => {
     const inB = token([{ pattern: 'b', capabilities: ['read-fs'] }]);
     expect(mayUseWithQueryNamespace(inB, 'a', 'b', ['read-fs'])).toEqual(REFUSED);
@@ -113,6 +126,16 @@ describe('the scheduler ACL model (spec 002)', () => {
     expect(maySubscribe(t, 'Node')).toEqual(GRANTED);
     expect(maySubscribe(token([{ pattern: 'a', capabilities: ['read-job'] }]), 'Node')).toEqual(REFUSED);
     expect(maySubscribe({ management: true, namespaces: [] }, '*', '*')).toEqual(GRANTED);
+    // The list names no permission for NodeDrain.
+    expect(maySubscribe(t, 'NodeDrain')).toEqual(ALLOWS_BOTH);
+  });
+
+  it('several topics at once: granted when each is; a refused one beside may refuse all or be left out', () => {
+    const t = token([{ pattern: 'a', capabilities: ['read-job'] }], 'read');
+    expect(mayReceiveAmong(t, 'Job', ['Job', 'Allocation', 'Deployment', 'Evaluation'], 'a')).toEqual(GRANTED);
+    expect(mayReceiveAmong(t, 'Job', ['Job', 'Allocation', 'Deployment', 'Evaluation'], 'b')).toEqual(REFUSED);
+    expect(mayReceiveAmong(t, 'Job', ['Job', 'ACLToken'], 'a')).toEqual(ALLOWS_BOTH);
+    expect(mayReceiveAmong(t, 'ACLToken', ['Job', 'ACLToken'], 'a')).toEqual(REFUSED);
   });
 
   it("namespace=* needs a policy applying to all namespaces: '*' grants it; a prefix glob or one namespace does not", () => {

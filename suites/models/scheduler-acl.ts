@@ -75,13 +75,16 @@ function capabilitiesOf(blocks: NamespaceRule[]): Set<Capability> {
 
 /**
  * The capability sets a token may hold in a namespace: one, or several where equally close globs
- * tie (Nomad's order among them is a sort that is not strict, so either may win).
+ * tie (the policy language is not the spec's, so either may win).
  * - Spec 002 (Endpoints, ACL required): "namespace:read-fs" and so on: a capability in a namespace.
  * - Upstream (acl/acl.go matchingNamespaceCapabilitySet): a block named exactly for the namespace
  *   wins over every glob; otherwise the matching glob with the smallest difference
  *   len(namespace) - len(glob) + count('*') (findAllMatchingWildcards, findClosestMatchingGlob).
+ *   `nomadTies`: of equally close globs, the greatest name (byte order) wins: Nomad walks the
+ *   matching globs in byte order (iradix) and sort.SliceStable with the non-strict less
+ *   `difference <= difference` moves the last walked first. Nomad 2.0.5 and 1.6.1 answer so.
  */
-export function capabilitySets(t: TokenModel, namespace: string): Set<Capability>[] {
+export function capabilitySets(t: TokenModel, namespace: string, nomadTies = false): Set<Capability>[] {
   const exact = t.namespaces.filter((r) => r.pattern === namespace);
   if (exact.length) return [capabilitiesOf(exact)];
   const globs = new Map<string, NamespaceRule[]>();
@@ -89,16 +92,17 @@ export function capabilitySets(t: TokenModel, namespace: string): Set<Capability
   if (!globs.size) return [new Set()];
   const difference = (g: string) => namespace.length - g.length + (g.split('*').length - 1);
   const best = Math.min(...[...globs.keys()].map(difference));
-  return [...globs].filter(([g]) => difference(g) === best).map(([, blocks]) => capabilitiesOf(blocks));
+  const closest = [...globs].filter(([g]) => difference(g) === best).sort(([a], [b]) => (a < b ? 1 : -1));
+  return (nomadTies ? closest.slice(0, 1) : closest).map(([, blocks]) => capabilitiesOf(blocks));
 }
 
 /**
  * Spec 002, Endpoints: "GET | /v1/client/fs/logs/:alloc_id | text/plain | namespace:read-logs or
  * namespace:read-fs": an endpoint needs any one of its capabilities, in the allocation's namespace.
  */
-export function mayUseNamespaced(t: TokenModel, allocNamespace: string, anyOf: Capability[]): Outcomes {
+export function mayUseNamespaced(t: TokenModel, allocNamespace: string, anyOf: Capability[], nomadTies = false): Outcomes {
   if (t.management) return GRANTED;
-  const answers = new Set(capabilitySets(t, allocNamespace).map((set) => anyOf.some((c) => set.has(c))));
+  const answers = new Set(capabilitySets(t, allocNamespace, nomadTies).map((set) => anyOf.some((c) => set.has(c))));
   return answers;
 }
 
@@ -111,7 +115,7 @@ export function mayUseNamespaced(t: TokenModel, allocNamespace: string, anyOf: C
  * "not found"): `strictUpstream` picks Nomad's answer.
  */
 export function mayUseWithQueryNamespace(t: TokenModel, allocNamespace: string, queried: string, anyOf: Capability[], strictUpstream = false): Outcomes {
-  const own = mayUseNamespaced(t, allocNamespace, anyOf);
+  const own = mayUseNamespaced(t, allocNamespace, anyOf, strictUpstream);
   if (queried === allocNamespace || strictUpstream || !own.has(true)) return own;
   return ALLOWS_BOTH;
 }
@@ -143,12 +147,27 @@ const NAMESPACED_TOPICS = new Set(['Job', 'Allocation', 'Deployment', 'Evaluatio
 export function maySubscribe(t: TokenModel, topic: string, namespace = 'default', existing: string[] = ['default']): Outcomes {
   if (t.management) return GRANTED;
   if (topic === '*' || topic === 'ACLToken' || topic === 'ACLPolicy') return REFUSED;
-  if (topic === 'Node' || topic === 'NodeDrain') return t.node === 'read' ? GRANTED : t.node === 'write' ? ALLOWS_BOTH : REFUSED;
+  if (topic === 'Node') return t.node === 'read' ? GRANTED : t.node === 'write' ? ALLOWS_BOTH : REFUSED;
+  // The list names no permission for NodeDrain (nor for topics it does not list): either answer.
   if (!NAMESPACED_TOPICS.has(topic)) return ALLOWS_BOTH;
   if (namespace !== '*') return mayUseNamespaced(t, namespace, ['read-job']);
   if (existing.some((ns) => !mayUseNamespaced(t, ns, ['read-job']).has(true))) return REFUSED;
   const star = t.namespaces.filter((r) => r.pattern === '*');
   return star.length && capabilitiesOf(star).has('read-job') && star.length === t.namespaces.length ? GRANTED : ALLOWS_BOTH;
+}
+
+/**
+ * Whether a subscription to several topics at once receives the events of one of them (`topic`).
+ * The permissions are given per topic: holding every topic's permission, the subscription is
+ * granted; a topic it is refused never reaches it. One refused topic beside a permitted one may
+ * refuse the whole subscription (Nomad: nomad/event_endpoint.go validateNsOp checks every topic)
+ * or leave it served without that topic: the spec does not say, so either answer.
+ */
+export function mayReceiveAmong(t: TokenModel, topic: string, topics: string[], namespace = 'default', existing: string[] = ['default']): Outcomes {
+  const own = maySubscribe(t, topic, namespace, existing);
+  const granted = (o: Outcomes) => o.size === 1 && o.has(true);
+  if (!own.has(true) || topics.every((other) => granted(maySubscribe(t, other, namespace, existing)))) return own;
+  return ALLOWS_BOTH;
 }
 
 /** Whether an outcome the target gave is one the model allows. */

@@ -13,6 +13,7 @@ import {
   mayUseNamespaced,
   mayUseNode,
   mayUseWithQueryNamespace,
+  mayReceiveAmong,
   maySubscribe,
   usesUpstreamLanguage,
   type Capability,
@@ -88,7 +89,7 @@ interface ClientEndpoint {
   name: string;
   need: Capability[];
   /** Whether the answer grants; `namespace` is the ?namespace= parameter, when asked with one. */
-  granted: (kit: RuleKit, world: World, alloc: string, token: string, namespace?: string) => Promise<{ granted: boolean; shown: string }>;
+  granted: (kit: RuleKit, world: World, alloc: string, token: string, namespace?: string) => Promise<{ granted: boolean; shown: string; status?: number }>;
   /** Whether it takes ?namespace= here (allocation stats are asked without a query). */
   queried: boolean;
 }
@@ -106,7 +107,7 @@ const CLIENT_ENDPOINTS: ClientEndpoint[] = [
     queried: false,
     granted: async (kit, _w, alloc, token) => {
       const res = await kit.scheduler.allocStats(alloc, { token });
-      return { granted: isSuccess(res.status), shown: statusShown(res) };
+      return { granted: isSuccess(res.status), shown: statusShown(res), status: res.status };
     },
   },
   {
@@ -115,7 +116,7 @@ const CLIENT_ENDPOINTS: ClientEndpoint[] = [
     queried: true,
     granted: async (kit, _w, alloc, token, namespace) => {
       const res = await kit.scheduler.fs('stat', alloc, { path: FILE, ...(namespace ? { namespace } : {}) }, { token });
-      return { granted: isSuccess(res.status), shown: statusShown(res) };
+      return { granted: isSuccess(res.status), shown: statusShown(res), status: res.status };
     },
   },
   {
@@ -140,9 +141,11 @@ interface Decision {
   want: Outcomes;
   got: boolean;
   shown: string;
+  /** Under the strict profile, a refusal judged by its status must be Nomad's 403. */
+  wrongStatus?: boolean;
 }
 
-const describeDecision = (d: Decision) => `${d.endpoint} on the allocation in ${d.alloc}${d.query ? ` with ?namespace=${d.query}` : ''}, token ${d.token}: the model says ${describeOutcomes(d.want)}, the target ${d.got ? 'granted' : 'refused'} (${d.shown})`;
+const describeDecision = (d: Decision) => `${d.endpoint} on the allocation in ${d.alloc}${d.query ? ` with ?namespace=${d.query}` : ''}, token ${d.token}: the model says ${describeOutcomes(d.want)}, the target ${d.got ? 'granted' : 'refused'} (${d.shown})${d.wrongStatus ? ', not with 403 as Nomad refuses' : ''}`;
 
 /** The decisions that differ from `d` in exactly one attribute (token, endpoint, namespace, query). */
 function neighboursOf(d: Decision, all: Decision[]): Decision[] {
@@ -163,14 +166,16 @@ async function judgeClientDecisions(kit: RuleKit, w: World, tokens: TokenModel[]
       for (const ns of w.namespaces) {
         const asked: (string | undefined)[] = [undefined, ...(e.queried ? w.namespaces.filter((q) => q !== ns) : [])];
         for (const query of asked) {
-          const want = query ? mayUseWithQueryNamespace(t.model, ns, query, e.need, options.strictUpstream) : mayUseNamespaced(t.model, ns, e.need);
-          const { granted, shown } = await e.granted(kit, w, w.alloc[ns]!, t.secret, query);
-          decisions.push({ token: t.who, endpoint: e.name, alloc: ns, query, want, got: granted, shown });
+          const want = query ? mayUseWithQueryNamespace(t.model, ns, query, e.need, options.strictUpstream) : mayUseNamespaced(t.model, ns, e.need, options.strictUpstream);
+          const { granted, shown, status } = await e.granted(kit, w, w.alloc[ns]!, t.secret, query);
+          // Nomad refuses with 403 Permission denied (client/fs_endpoint.go, client/alloc_endpoint.go: structs.ErrPermissionDenied).
+          const wrongStatus = options.strictUpstream && !granted && status !== undefined && status !== 403;
+          decisions.push({ token: t.who, endpoint: e.name, alloc: ns, query, want, got: granted, shown, wrongStatus });
         }
       }
     }
   }
-  const wrong = decisions.filter((d) => !allows(d.want, d.got));
+  const wrong = decisions.filter((d) => !allows(d.want, d.got) || d.wrongStatus);
   if (!wrong.length) return;
   const first = wrong[0]!;
   const beside = neighboursOf(first, decisions)
@@ -223,7 +228,7 @@ ruleTest('scheduler.acl.namespace-neighbours', async (kit) => {
 
 ruleTest('scheduler.upstream.acl-namespace-patterns', async (kit) => {
   const w = await worldOf(kit);
-  const [a1, , b] = w.namespaces;
+  const [a1, a2, b] = w.namespaces;
   const prefix = `${w.base}-a*`;
   const patterns = [...w.namespaces, prefix, `${w.base}-*`, '*', `*-${b.slice(-1)}`];
   const block = fc.record(
@@ -243,10 +248,26 @@ ruleTest('scheduler.upstream.acl-namespace-patterns', async (kit) => {
       examples: [
         // An exact block wins over '*' though it grants less; its neighbour drops the exact block's namespace to the prefix's sibling.
         [{ namespaces: [{ pattern: '*', policy: 'write' }, { pattern: a1, capabilities: ['read-job'] }] }, { namespaces: [{ pattern: '*', policy: 'write' }, { pattern: b, capabilities: ['read-job'] }] }],
+        // An exact block wins over a glob as close as a glob can be (the prefix matching <base>-a with its star empty).
+        [{ namespaces: [{ pattern: prefix, capabilities: ['read-fs'] }, { pattern: a1, capabilities: ['read-job'] }] }, { namespaces: [{ pattern: prefix, capabilities: ['read-fs'] }, { pattern: a2, capabilities: ['read-job'] }] }],
         // The closer glob (the prefix) wins over '*'; a deny under the prefix, a write beside it.
         [{ namespaces: [{ pattern: prefix, capabilities: ['read-fs'] }, { pattern: '*', capabilities: ['read-job'] }] }, { namespaces: [{ pattern: prefix, capabilities: ['deny'] }, { pattern: '*', policy: 'write' }] }],
         // `read` reaches jobs, not files nor logs; `write` reaches them.
         [{ namespaces: [{ pattern: a1, policy: 'read' }] }, { namespaces: [{ pattern: a1, policy: 'write' }] }],
+        // Closeness counts literal characters, neither the blocks' order nor the names' order: for
+        // <base>-ab the second block, '*<a2 without its first character>', is closer than '<base>-*'
+        // though its name is smaller. Its neighbour names '*<a1 without its first character>',
+        // exactly as close to <base>-a as '<base>-*': a tie, which Nomad gives to the greatest name.
+        [
+          { namespaces: [{ pattern: `${w.base}-*`, capabilities: ['read-fs'] }, { pattern: `*${a2.slice(1)}`, capabilities: ['read-job'] }] },
+          { namespaces: [{ pattern: `${w.base}-*`, capabilities: ['read-fs'] }, { pattern: `*${a1.slice(1)}`, capabilities: ['read-job'] }] },
+        ],
+        // The same tie with the smaller name first; beside it a glob with one literal character
+        // fewer and one star more ('*<base without its first character>-*'), farther than '<base>-*'.
+        [
+          { namespaces: [{ pattern: `*${a1.slice(1)}`, capabilities: ['read-job'] }, { pattern: `${w.base}-*`, capabilities: ['read-logs'] }] },
+          { namespaces: [{ pattern: `*${w.base.slice(1)}-*`, capabilities: ['read-job'] }, { pattern: `${w.base}-*`, capabilities: ['read-logs'] }] },
+        ],
       ],
     },
   );
@@ -279,16 +300,20 @@ class SetPolicy implements fc.AsyncCommand<ModelState, Real> {
 }
 
 /** Subscribes with the token and checks what arrives against the model's current token. */
+/** The four topics spec 002 gives namespace:read-job, asked in one subscription: their Job event must arrive. */
+const READ_JOB_TOPICS = ['Job', 'Allocation', 'Deployment', 'Evaluation'];
+
 class Subscribe implements fc.AsyncCommand<ModelState, Real> {
   constructor(
-    readonly topic: 'Job' | 'Evaluation' | '*',
+    readonly topic: 'Job' | 'Evaluation' | '*' | 'read-job topics',
     readonly job: number,
   ) {}
   check = () => true;
   async run(m: ModelState, r: Real): Promise<void> {
     const { namespace, action } = r.ew.jobs[this.job]!;
-    const want = maySubscribe(m.token, this.topic, namespace);
-    const query = { index: String(r.ew.from), namespace, ...(this.topic === '*' ? {} : { topic: this.topic }) };
+    const want = this.topic === 'read-job topics' ? mayReceiveAmong(m.token, 'Job', READ_JOB_TOPICS, namespace) : maySubscribe(m.token, this.topic, namespace);
+    const topic = this.topic === '*' ? {} : { topic: this.topic === 'read-job topics' ? READ_JOB_TOPICS : this.topic };
+    const query = { index: String(r.ew.from), namespace, ...topic };
     const event: ActionRef = { ...action, topic: this.topic === 'Evaluation' ? 'Evaluation' : 'Job' };
     const res = await subscribe(r.kit, query, r.ew.through, { token: r.secret, event });
     const received = res.status >= 400 ? [] : eventsIn(framesOf(res), r.ew.from, r.ew.through);
@@ -312,7 +337,7 @@ ruleTest('scheduler.events.acl-neighbours', async (kit) => {
   const name = uniqueName('acle');
   // Exact-name blocks with read-job, and nothing else: the decisions spec 002 states.
   const grants = fc.record({ namespaces: fc.subarray([a1, b]).map((nss) => nss.map((pattern): NamespaceRule => ({ pattern, capabilities: ['read-job'] }))), node: fc.constantFrom<TokenModel['node']>(undefined, 'read') });
-  const commands = fc.commands([grants.map((t) => new SetPolicy(t)), fc.record({ topic: fc.constantFrom<'Job' | 'Evaluation' | '*'>('Job', 'Evaluation', '*'), job: fc.nat(1) }).map(({ topic, job }) => new Subscribe(topic, job))], { maxCommands: 5 });
+  const commands = fc.commands([grants.map((t) => new SetPolicy(t)), fc.record({ topic: fc.constantFrom<'Job' | 'Evaluation' | '*' | 'read-job topics'>('Job', 'Evaluation', '*', 'read-job topics'), job: fc.nat(1) }).map(({ topic, job }) => new Subscribe(topic, job))], { maxCommands: 5 });
   const start: TokenModel = { namespaces: [{ pattern: a1, capabilities: ['read-job'] }] };
   const secret = (await fx.token(name, grantsOf(start))).secret;
   await kit.property(
@@ -324,8 +349,21 @@ ruleTest('scheduler.events.acl-neighbours', async (kit) => {
     },
     {
       numRuns: Math.min(kit.ctx.runs, 2),
-      // Granted in one namespace, refused in the other (Job and Evaluation) and for '*'; then read-job moves to the other namespace.
-      examples: [[new Subscribe('Job', 0), new Subscribe('Job', 1), new Subscribe('Evaluation', 1), new Subscribe('*', 0), new SetPolicy({ namespaces: [{ pattern: b, capabilities: ['read-job'] }] }), new Subscribe('Job', 0), new Subscribe('Evaluation', 1)] as unknown as Iterable<fc.AsyncCommand<ModelState, Real>>],
+      // Granted in one namespace, refused in the other (Job and Evaluation); with node:read added,
+      // '*' stays refused and the four read-job topics together are granted; then read-job moves to the other namespace.
+      examples: [
+        [
+          new Subscribe('Job', 0),
+          new Subscribe('Job', 1),
+          new Subscribe('Evaluation', 1),
+          new SetPolicy({ namespaces: [{ pattern: a1, capabilities: ['read-job'] }], node: 'read' }),
+          new Subscribe('*', 0),
+          new Subscribe('read-job topics', 0),
+          new SetPolicy({ namespaces: [{ pattern: b, capabilities: ['read-job'] }] }),
+          new Subscribe('Job', 0),
+          new Subscribe('Evaluation', 1),
+        ] as unknown as Iterable<fc.AsyncCommand<ModelState, Real>>,
+      ],
     },
   );
   // A refused subscription may stay open and silent until the quiet bound (Nomad 2.0.5 does): up to 17 of them, 5 s each.

@@ -42,6 +42,7 @@ interface PolicyGrants {
 const POLICY_NAME = /^[A-Za-z0-9-]{1,128}$/;
 const POLICY_VALUES = new Set(['deny', 'read', 'write']);
 const NAMESPACE_POLICY_VALUES = new Set(['deny', 'read', 'write', 'scale']);
+const VALID_NAMESPACE_PATTERN = /^[a-zA-Z0-9-*]{1,128}$/;
 const NAMESPACE_CAPABILITIES = new Set([
   'deny', 'list-jobs', 'parse-job', 'read-job', 'submit-job', 'dispatch-job', 'read-logs', 'read-fs', 'alloc-exec', 'alloc-node-exec', 'alloc-lifecycle',
   'csi-register-plugin', 'csi-write-volume', 'csi-read-volume', 'csi-list-volume', 'csi-mount-volume', 'list-scaling-policies', 'read-scaling-policy',
@@ -103,6 +104,8 @@ export function parsePolicyRules(rules: string): PolicyGrants {
       }
       any = true;
     } else if (kind === 'namespace' && label !== undefined && item.keys.length === 2) {
+      // nomad/acl/policy.go Parse: validNamespace, ^[a-zA-Z0-9-*]{1,128}$ (a name or a glob).
+      if (!VALID_NAMESPACE_PATTERN.test(label)) throw new AclRequestError(400, `Invalid namespace name: ${JSON.stringify(label)}`);
       const caps = new Set<string>();
       for (const attr of item.value.items) {
         if (attr.keys[0] === 'policy') {
@@ -149,7 +152,7 @@ export class AclStore {
   grantsOf(secret: string): SchedulerToken | undefined {
     const token = this.tokens.get(secret);
     if (!token) return undefined;
-    if (token.Type === 'management') return { management: true, nodeRead: true, nodeWrite: true, readJob: ['*'] };
+    if (token.Type === 'management') return { management: true, nodeRead: true, nodeWrite: true, capabilities: {} };
     const namespaces: Record<string, string[]> = {};
     let node: string | undefined;
     for (const name of token.Policies) {
@@ -160,8 +163,7 @@ export class AclStore {
       const p = policy.grants.node;
       if (p && node !== 'deny') node = p === 'deny' || p === 'write' || !node ? p : node;
     }
-    const readJob = Object.entries(namespaces).filter(([, caps]) => caps.includes('read-job') && !caps.includes('deny')).map(([ns]) => ns);
-    return { management: false, nodeRead: node === 'read' || node === 'write', nodeWrite: node === 'write', readJob, capabilities: namespaces };
+    return { management: false, nodeRead: node === 'read' || node === 'write', nodeWrite: node === 'write', capabilities: namespaces };
   }
 
   managementToken(): AclToken {

@@ -1,53 +1,43 @@
-import { randomUUID } from 'node:crypto';
-
 /** A namespace capability the scheduler checks (spec 002's permissions). */
 export type NamespaceCapability = 'read-job' | 'read-fs' | 'read-logs' | 'submit-job' | 'list-jobs' | 'alloc-lifecycle';
 
+/** What a token may do, resolved from its ACL policies (acl-policies.ts AclStore.grantsOf) at each request. */
 export interface SchedulerToken {
   management: boolean;
   nodeRead: boolean;
   nodeWrite: boolean;
-  /** Namespaces (globs, '*' for all) with read-job. Tokens of the old control route get every capability in them. */
-  readJob: string[];
-  /** Namespace glob → its capabilities, for tokens made from ACL policies. */
-  capabilities?: Record<string, string[]>;
-}
-
-/** Nomad's namespace globs: '*' stands for any run of characters. */
-export function namespaceMatches(pattern: string, namespace: string): boolean {
-  if (pattern === namespace) return true;
-  if (!pattern.includes('*')) return false;
-  const source = pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
-  return new RegExp(`^${source}$`).test(namespace);
+  /** Namespace name or glob → its capabilities ('deny' among them clears the block). Empty for a management token. */
+  capabilities: Record<string, string[]>;
 }
 
 /**
- * ACL tokens of the scheduler. Fixed tokens (the management token, the old control route's) are
- * kept here; tokens made through the ACL API are looked up through `resolve`, at every request, so
- * a deleted token or a changed policy takes effect at once.
+ * Nomad's namespace globs: '*' stands for any run of characters. A pattern holds only
+ * [a-zA-Z0-9-*] (acl-policies.ts refuses any other label, as nomad/acl/policy.go validNamespace),
+ * so no character of it but '*' means anything to a regular expression.
+ */
+export function namespaceMatches(pattern: string, namespace: string): boolean {
+  return new RegExp(`^${pattern.replaceAll('*', '.*')}$`).test(namespace);
+}
+
+/**
+ * The scheduler's ACL. Every token, the management token among them, is resolved through
+ * `resolve` at every request, so a deleted token or a changed policy takes effect at once.
  */
 export class SchedulerAcl {
-  private readonly tokens = new Map<string, SchedulerToken>();
   resolve: (secret: string) => SchedulerToken | undefined = () => undefined;
 
-  add(token: SchedulerToken, id: string = randomUUID()): string {
-    this.tokens.set(id, token);
-    return id;
+  get(secret: string | undefined): SchedulerToken | undefined {
+    return secret ? this.resolve(secret) : undefined;
   }
 
-  get(id: string | undefined): SchedulerToken | undefined {
-    return id ? (this.tokens.get(id) ?? this.resolve(id)) : undefined;
-  }
-
-  /** Whether a token holds a capability in a namespace ('*': in every namespace). */
+  /**
+   * Whether a token holds a capability in a namespace. Namespace '*' (the event stream's "all
+   * namespaces") is decided by the block named '*': a policy applying to all namespaces.
+   */
   static can(t: SchedulerToken, namespace: string, capability: NamespaceCapability): boolean {
     if (t.management) return true;
-    if (t.capabilities) {
-      if (namespace === '*') return Object.entries(t.capabilities).some(([pattern, caps]) => pattern === '*' && caps.includes(capability));
-      const caps = SchedulerAcl.blockFor(t.capabilities, namespace);
-      return caps !== undefined && caps.includes(capability) && !caps.includes('deny');
-    }
-    return t.readJob.includes('*') || (namespace !== '*' && t.readJob.includes(namespace));
+    const caps = SchedulerAcl.blockFor(t.capabilities, namespace);
+    return caps !== undefined && caps.includes(capability) && !caps.includes('deny');
   }
 
   /**
@@ -62,16 +52,10 @@ export class SchedulerAcl {
     if (Object.hasOwn(capabilities, namespace)) return capabilities[namespace];
     const difference = (glob: string) => namespace.length - glob.length + (glob.split('*').length - 1);
     const globs = Object.keys(capabilities)
-      .filter((p) => p.includes('*') && namespaceMatches(p, namespace))
+      // A name without '*' matches only itself, and that block was taken above.
+      .filter((p) => namespaceMatches(p, namespace))
       .sort((a, b) => difference(a) - difference(b) || (a < b ? 1 : a > b ? -1 : 0));
     return globs.length ? capabilities[globs[0]!] : undefined;
-  }
-
-  /** Whether a token holds a capability in some namespace (the fault that checks no namespace). */
-  static canAnywhere(t: SchedulerToken, capability: NamespaceCapability): boolean {
-    if (t.management) return true;
-    if (t.capabilities) return Object.values(t.capabilities).some((caps) => caps.includes(capability));
-    return t.readJob.length > 0;
   }
 
   static canReadJob(t: SchedulerToken, namespace: string): boolean {
@@ -79,19 +63,16 @@ export class SchedulerAcl {
   }
 
   /**
-   * Whether a token may subscribe to a topic in a namespace, as spec 002 lists the permissions.
-   * The spec lists no permission for NodeDrain: `nodeDrainNeedsManagement` makes it need a
-   * management token like every topic Nomad does not list (nomad/event_endpoint.go validateNsOp,
-   * default case); otherwise node:read, like Node. `aclTopicsOpen` is a fault.
+   * Whether a token may subscribe to a topic in a namespace, as spec 002 lists the permissions:
+   * namespace:read-job for Job, Allocation, Deployment and Evaluation, node:read for Node, a
+   * management token for '*', ACLToken and ACLPolicy. The spec lists no permission for NodeDrain
+   * nor for any other topic: they need a management token, as in Nomad
+   * (nomad/event_endpoint.go validateNsOp, default case).
    */
-  static canSubscribe(t: SchedulerToken, topic: string, namespace: string, options: { nodeDrainNeedsManagement?: boolean; aclTopicsOpen?: boolean } = {}): boolean {
+  static canSubscribe(t: SchedulerToken, topic: string, namespace: string): boolean {
     if (t.management) return true;
-    if ((topic === 'ACLToken' || topic === 'ACLPolicy') && options.aclTopicsOpen) return true;
-    if (topic === '*' || topic === 'ACLToken' || topic === 'ACLPolicy') return false;
     if (['Job', 'Allocation', 'Deployment', 'Evaluation'].includes(topic)) return SchedulerAcl.canReadJob(t, namespace);
     if (topic === 'Node') return t.nodeRead;
-    if (topic === 'NodeDrain') return !options.nodeDrainNeedsManagement && t.nodeRead;
-    // Topics the spec does not list need a management token, as upstream.
     return false;
   }
 }

@@ -43,12 +43,12 @@ export interface MatchRules {
   namespaceIgnored: boolean;
 }
 
-/** Topics whose events carry no namespace: they pass any namespace filter. */
-const UNNAMESPACED = new Set(['Node', 'NodeDrain', 'ACLToken', 'ACLPolicy']);
-
 /** How many times an event is delivered to a subscription: 0 when it does not match. */
 export function deliveries(event: SchedulerEvent, sub: Subscription, rules: MatchRules): number {
-  const namespaceOk = sub.namespace === '*' || event.Namespace === '' || UNNAMESPACED.has(event.Topic) || event.Namespace === sub.namespace || rules.namespaceIgnored;
+  // The events of topics without a namespace (Node, NodeDrain, ACLToken, ACLPolicy) are published
+  // with Namespace '' (service.ts, acl-policies.ts) and pass any namespace filter: spec 002 filters
+  // by namespace only "event types that support them".
+  const namespaceOk = sub.namespace === '*' || event.Namespace === '' || event.Namespace === sub.namespace || rules.namespaceIgnored;
   if (!namespaceOk) return 0;
   // The keys of the '*' topic apply to every topic, beside the topic's own keys. '*:*' alone
   // matches everything before any key is compared (as Nomad's filter does too).

@@ -120,7 +120,6 @@ export class SchedulerService {
       allocId: (raw, prefixFault) => this.allocId(raw, prefixFault),
       requireNamespace: (req, namespace, caps) => this.requireNamespace(req, namespace, caps),
     });
-    this.acl.add({ management: true, nodeRead: true, nodeWrite: true, readJob: ['*'] }, options.managementToken);
     this.acls = new AclStore(this.broker, options.managementToken, this.nomad);
     this.acl.resolve = (secret) => this.acls.grantsOf(secret);
     this.cluster = new Cluster({
@@ -314,7 +313,7 @@ export class SchedulerService {
     if (f.has('scheduler.client-acl-read-job-reads-fs') && caps.includes('read-fs')) wanted = [...caps, 'read-job'];
     if (f.has('scheduler.client-acl-logs-needs-read-fs') && caps.includes('read-logs')) wanted = caps.filter((c) => c !== 'read-logs');
     const decides = (c: NamespaceCapability) => (f.has('scheduler.acl-any-matching-block') ? anyMatchingBlockGrants(t, namespace, c) : SchedulerAcl.can(t, namespace, c));
-    const holds = (c: NamespaceCapability) => decides(c) || (f.has('scheduler.client-acl-namespace-ignored') && SchedulerAcl.canAnywhere(t, c));
+    const holds = (c: NamespaceCapability) => decides(c) || (f.has('scheduler.client-acl-namespace-ignored') && heldAnywhere(t, c));
     if (!wanted.some(holds)) throw new ClientError(403, 'Permission denied');
   }
 
@@ -389,13 +388,13 @@ export class SchedulerService {
     // The fault keeps what a token could do at its first subscription: a later policy change is not seen.
     const token = f.has('scheduler.events-acl-first-grants-kept') ? this.firstGrants(req) : this.tokenOf(req);
     if (!f.has('scheduler.events-acl-unchecked')) {
-      const aclOptions = { nodeDrainNeedsManagement: this.nomad, aclTopicsOpen: f.has('scheduler.events-acl-topics-open') };
       // The fault checks namespace '*' as if it were 'default'.
       // The second checks every namespace as 'default' (the token's read-job there opens all of them).
       const namespace = (sub.namespace === '*' && f.has('scheduler.events-namespace-star-open')) || f.has('scheduler.events-acl-namespace-as-default') ? 'default' : sub.namespace;
       const topics = [...sub.topics.keys()];
       for (const topic of f.has('scheduler.events-acl-first-topic-only') ? topics.slice(0, 1) : topics) {
-        if (!SchedulerAcl.canSubscribe(token, topic, namespace, aclOptions)) throw new ClientError(403, `Permission denied: the token may not read topic ${topic} in namespace ${sub.namespace}`);
+        if (f.has('scheduler.events-acl-topics-open') && (topic === 'ACLToken' || topic === 'ACLPolicy')) continue;
+        if (!SchedulerAcl.canSubscribe(token, topic, namespace)) throw new ClientError(403, `Permission denied: the token may not read topic ${topic} in namespace ${sub.namespace}`);
       }
     }
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache' });
@@ -532,6 +531,11 @@ export class SchedulerService {
  * grants, rather than the one Nomad picks (the exact block, else the closest glob).
  */
 function anyMatchingBlockGrants(t: SchedulerToken, namespace: string, capability: NamespaceCapability): boolean {
-  if (!t.capabilities) return SchedulerAcl.can(t, namespace, capability);
+  if (t.management) return true;
   return Object.entries(t.capabilities).some(([pattern, caps]) => namespaceMatches(pattern, namespace) && caps.includes(capability) && !caps.includes('deny'));
+}
+
+/** The fault scheduler.client-acl-namespace-ignored: a capability held in any namespace grants it in all. */
+function heldAnywhere(t: SchedulerToken, capability: NamespaceCapability): boolean {
+  return t.management || Object.values(t.capabilities).some((caps) => caps.includes(capability) && !caps.includes('deny'));
 }

@@ -33,6 +33,7 @@ const namespaceNeighbours = (endpoint: string, capability: string): Pick<Stateme
     { scope: 'another capability in the same namespace', rule: 'scheduler.acl.namespace-neighbours', example: `a token and its neighbour differing in one capability of one block call ${endpoint}: each answered as the model says` },
     { scope: '?namespace= naming another namespace', rule: 'scheduler.acl.namespace-neighbours', example: `a token with ${capability} in <base>-b only calls ${endpoint} on <base>-a's allocation with ?namespace=<base>-b: refused` },
     { scope: 'a glob, prefix or shorthand block beside an exact one', rule: 'scheduler.upstream.acl-namespace-patterns', example: `namespace "*" { policy = "write" } with namespace "<base>-a" { capabilities = ["read-job"] }: ${endpoint} on <base>-a answered only as read-job allows, on <base>-b as write allows (strict profile)` },
+    { scope: 'a closer glob beside a farther one, and equally close globs', rule: 'scheduler.upstream.acl-namespace-patterns', example: `namespace "<base>-*" { capabilities = ["read-fs"] } with namespace "*<base-ab without its first character>" { capabilities = ["read-job"] }: ${endpoint} on <base>-ab answered as the second (closer, though listed second and smaller) allows; with "*<base-a without its first character>" instead, a tie on <base>-a that the greatest name, <base>-*, wins (strict profile)` },
   ],
 });
 
@@ -179,6 +180,8 @@ export const schedulerStatements: StatementMap = {
       neighbours: [
         { scope: "another namespace than the token's", rule: 'scheduler.events.acl-neighbours', example: 'a token with read-job in <base>-a subscribes to Job and to Evaluation in <base>-a (the job\'s event arrives) and in <base>-b (nothing)' },
         { scope: "topic '*' beside a granted topic", rule: 'scheduler.events.acl-neighbours', example: "the same token without a topic: nothing" },
+        { scope: "topic '*' with node:read, beside Node's permission", rule: 'scheduler.events.acl-neighbours', example: "a token with read-job in <base>-a and node:read subscribes without a topic: nothing (management only)" },
+        { scope: 'the other read-job topics beside Job', rule: 'scheduler.events.acl-neighbours', example: "the same token subscribes to Job, Allocation, Deployment and Evaluation at once in <base>-a: the job's event arrives" },
         { scope: 'the same token after its policy changed', rule: 'scheduler.events.acl-neighbours', example: 'read-job moved from <base>-a to <base>-b between subscriptions: the next subscription follows the new policy (fc.commands)' },
       ],
       wrongWays: [
