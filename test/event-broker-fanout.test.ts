@@ -31,7 +31,7 @@ class FakeSink implements FrameSink {
   }
 }
 
-const rules: MatchRules = { repeatPerKey: false, wildcardOnlyAlone: false, filterKeysIgnored: false, namespaceIgnored: false };
+const rules: MatchRules = { repeatPerKey: false, wildcardOnlyAlone: false, flaws: { filterKeysIgnored: false, namespaceIgnored: false } };
 const sub = (topics: [string, string[]][], namespace = 'default'): Subscription => ({ topics: new Map(topics), namespace });
 
 function setup(options: { capacity?: number; rules?: MatchRules; omitFilterKeys?: boolean; flushGapMs?: number } = {}) {

@@ -8,9 +8,9 @@
 const FAULT_ID = /^(secrets|mesh|scheduler)\.[a-z0-9][a-z0-9-]*$/;
 const REASON = 'fault switch of the catalog (src/reference/faults): off in every mutation run, judged by `stackproof faults`';
 
-/** `flaws`, `aclFlaws`, `this.flaws`: the fault switches a caller passes down as an options object. */
+/** `flaws`, `aclFlaws`, `this.flaws`, `rules.flaws`: the fault switches a caller passes down as an options object. */
 function isFlawsObject(node) {
-  const name = node?.type === 'Identifier' ? node.name : node?.type === 'MemberExpression' && !node.computed && node.object.type === 'ThisExpression' && node.property.type === 'Identifier' ? node.property.name : '';
+  const name = node?.type === 'Identifier' ? node.name : node?.type === 'MemberExpression' && !node.computed && node.property.type === 'Identifier' ? node.property.name : '';
   return /^(flaws|[a-z]+Flaws)$/.test(name);
 }
 

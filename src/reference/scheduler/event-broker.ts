@@ -38,9 +38,8 @@ export interface MatchRules {
    * (behaviour upstream, or the fault scheduler.events-wildcard-lost-with-keys).
    */
   wildcardOnlyAlone: boolean;
-  /** Faults: filter keys ignored; namespace filter ignored. */
-  filterKeysIgnored: boolean;
-  namespaceIgnored: boolean;
+  /** Fault switches (filter keys ignored; namespace filter ignored), apart so no one takes them for behaviour. */
+  flaws: { filterKeysIgnored: boolean; namespaceIgnored: boolean };
 }
 
 /** How many times an event is delivered to a subscription: 0 when it does not match. */
@@ -48,7 +47,7 @@ export function deliveries(event: SchedulerEvent, sub: Subscription, rules: Matc
   // The events of topics without a namespace (Node, NodeDrain, ACLToken, ACLPolicy) are published
   // with Namespace '' (service.ts, acl-policies.ts) and pass any namespace filter: spec 002 filters
   // by namespace only "event types that support them".
-  const namespaceOk = sub.namespace === '*' || event.Namespace === '' || event.Namespace === sub.namespace || rules.namespaceIgnored;
+  const namespaceOk = sub.namespace === '*' || event.Namespace === '' || event.Namespace === sub.namespace || rules.flaws.namespaceIgnored;
   if (!namespaceOk) return 0;
   // The keys of the '*' topic apply to every topic, beside the topic's own keys. '*:*' alone
   // matches everything before any key is compared (as Nomad's filter does too).
@@ -56,7 +55,7 @@ export function deliveries(event: SchedulerEvent, sub: Subscription, rules: Matc
   if (anyTopic.length === 1 && anyTopic[0] === '*') return 1;
   const keys = [...anyTopic, ...(sub.topics.get(event.Topic) ?? [])];
   if (keys.length === 0) return 0;
-  if (rules.filterKeysIgnored) return 1;
+  if (rules.flaws.filterKeysIgnored) return 1;
   const candidates = [event.Key, ...(event.FilterKeys ?? [])];
   const hit = (key: string) => (key === '*' ? !rules.wildcardOnlyAlone || keys.length === 1 : candidates.includes(key));
   const hits = keys.filter(hit).length;

@@ -99,8 +99,10 @@ export class SchedulerService {
     this.matchRules = {
       repeatPerKey: this.nomad,
       wildcardOnlyAlone: this.upstream || f.has('scheduler.events-wildcard-lost-with-keys'),
-      filterKeysIgnored: f.has('scheduler.events-filter-key-ignored'),
-      namespaceIgnored: f.has('scheduler.events-namespace-ignored'),
+      flaws: {
+        filterKeysIgnored: f.has('scheduler.events-filter-key-ignored'),
+        namespaceIgnored: f.has('scheduler.events-namespace-ignored'),
+      },
     };
     this.metadata = new NodeMetadata(options.staticMeta, options.faults, this.nomad ? 'nomad' : 'spec');
     this.broker = new EventBroker(this.upstream ? EVENT_BUFFER_FRAMES.upstream : EVENT_BUFFER_FRAMES.otherwise, options.nextIndex);
