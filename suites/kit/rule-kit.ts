@@ -152,10 +152,8 @@ export class RuleKit {
    * reference does not enforce policies).
    */
   async readPolicy(path: string): Promise<string | undefined> {
-    if (this.ctx.provisioned?.secrets?.provisioner !== 'upstream') return undefined;
-    const name = uniqueName('read');
-    await this.vaultAdmin.writePolicy(name, `path "${path}" {\n  capabilities = ["read"]\n}\n`);
-    return name;
+    if (!this.writesPolicies) return undefined;
+    return this.pathPolicy('read', path, ['read']);
   }
 
   /**
@@ -167,8 +165,19 @@ export class RuleKit {
    * only a token of the default policy alone: src/reference/secrets/oidc/access.ts).
    */
   async oidcConfigPolicy(): Promise<string> {
-    const name = uniqueName('oidcread');
-    if (this.ctx.provisioned?.secrets?.provisioner === 'upstream') await this.vaultAdmin.writePolicy(name, 'path "identity/oidc/*" {\n  capabilities = ["read", "list"]\n}\n');
+    if (!this.writesPolicies) return uniqueName('oidcread');
+    return this.pathPolicy('oidcread', 'identity/oidc/*', ['read', 'list']);
+  }
+
+  /** Whether the target's policies are written through its admin API (the upstream provisioner). */
+  private get writesPolicies(): boolean {
+    return this.ctx.provisioned?.secrets?.provisioner === 'upstream';
+  }
+
+  /** A one-path policy written through the admin API, named under the run prefix (the sweep removes it). */
+  private async pathPolicy(prefix: string, path: string, capabilities: string[]): Promise<string> {
+    const name = uniqueName(prefix);
+    await this.vaultAdmin.writePolicy(name, `path "${path}" {\n  capabilities = [${capabilities.map((c) => `"${c}"`).join(', ')}]\n}\n`);
     return name;
   }
 
