@@ -236,7 +236,7 @@ const baseArb = (w: World, granted: Base[]): fc.Arbitrary<Base> =>
     { weight: 1, arbitrary: fc.record({ provider: fc.nat(w.providers.length - 1), client: fc.nat(w.clients.length - 1), entity: fc.nat(w.entities.length - 1), shared: fc.boolean(), scopes: fc.subarray([0, 1]) }) },
   );
 
-const describeBase = (w: World, b: Base) => `provider ${'ABCD'[b.provider]}, client ${['A', 'B', 'P (public)'][b.client]}, entity e${b.entity + 1}, ${b.shared ? 'the shared' : "the client's own"} redirect URI, scopes [openid${b.scopes.map((i) => ` s${'AB'[i]}`).join('')}]`;
+const describeBase = (w: World, b: Base) => `provider ${'ABCDE'[b.provider]}, client ${['A', 'B', 'P (public)'][b.client]}, entity e${b.entity + 1}, ${b.shared ? 'the shared' : "the client's own"} redirect URI, scopes [openid${b.scopes.map((i) => ` s${'AB'[i]}`).join('')}]`;
 
 type AuthorizeAttr =
   | { attr: 'provider'; to: number }
@@ -566,6 +566,81 @@ concurrently('side by side: each rule builds its own world of providers, clients
       await check([b, { attr: 'other provider', to: 0 }, false], false);
     }
     await kit.property(fc.tuple(fc.constantFrom(...granted), tokenAttrArb, fc.boolean()), (v) => check(v), { numRuns: Math.min(kit.ctx.runs, 6), examples });
+  });
+
+  ruleTest('secrets.oidc.access-code-binding', async (kit) => {
+    const w = await buildWorld(kit);
+    const granted = grantedBases(w);
+    const key = (b: Base) => `${b.provider}/${b.client}/${b.entity}/${b.shared}/${b.scopes.join()}`;
+    // Two clients differ in their own redirect URI too, and a public one in its PKCE challenge: only
+    // two confidential clients with the shared redirect URI differ in the client alone.
+    const confidentialPair = (a: Base, b: Base) => a.shared && w.clients[a.client]!.type === 'confidential' && w.clients[b.client]!.type === 'confidential';
+    const alike = (a: Base, b: Base, attr: 'client' | 'entity') => a[attr] !== b[attr] && (attr !== 'client' || confidentialPair(a, b)) && (['provider', 'client', 'entity', 'shared'] as const).every((k) => k === attr || a[k] === b[k]) && a.scopes.join() === b.scopes.join();
+    // Requests that differ in exactly one attribute, made back to back: a code must carry its own
+    // request, not the one before it (nor one made earlier that differs in that attribute alone).
+    const pairs: { a: AuthorizeRequest; b: AuthorizeRequest; attr: string }[] = [];
+    for (const attr of ['client', 'entity'] as const) {
+      for (const a of granted) {
+        const b = granted.find((x) => alike(a, x, attr));
+        if (b) {
+          pairs.push({ a: baseRequest(w, a), b: baseRequest(w, b), attr: `${attr} (${describeBase(w, a)} / ${describeBase(w, b)})` });
+          break;
+        }
+      }
+    }
+    const scoped = granted.find((b) => b.scopes.length > 0);
+    if (scoped) {
+      const none = { ...scoped, scopes: [] };
+      if (authorizeDecision(w.model, baseRequest(w, none)).has('grant')) {
+        pairs.push({ a: baseRequest(w, none), b: baseRequest(w, scoped), attr: `the scope list (${describeBase(w, none)} / [openid s${'AB'[scoped.scopes[0]!]}])` });
+      }
+    }
+    // Two scope lists of one length: a provider of its own that supports both scopes of the world.
+    const both = uniqueName('provider-e');
+    expectWritten(await w.api.write('provider', both, { allowed_client_ids: ['*'], scopes_supported: w.scopes.map((x) => x.name) }), `create provider ${both}`);
+    w.providers.push(both);
+    w.model.providers.push({ name: both, allowedClientIds: ['*'], scopesSupported: w.scopes.map((x) => x.name) });
+    const onBoth = granted.find((b) => b.provider === 0 && b.client === 0);
+    if (onBoth) {
+      const [sa, sb] = [{ ...onBoth, provider: w.providers.length - 1, scopes: [0] }, { ...onBoth, provider: w.providers.length - 1, scopes: [1] }];
+      pairs.push({ a: baseRequest(w, sa), b: baseRequest(w, sb), attr: `the scope (${describeBase(w, sa)} / [openid sB])` });
+    }
+    const pub = granted.find((b) => w.clients[b.client]!.type === 'public');
+    if (pub) {
+      const s = baseRequest(w, pub);
+      pairs.push({ a: s, b: { ...s, codeChallenge: VERIFIER, codeChallengeMethod: 'plain' }, attr: `the PKCE method (${describeBase(w, pub)}, S256 / plain)` });
+    }
+    expect(pairs.length, `pairs found in the world (granted bases: ${granted.map(key).join(' ')})`).toBe(5);
+    for (const { a, b, attr } of pairs) {
+      // a, b, then a and b again: the second a follows a code that differs from it in one attribute.
+      const order = [a, b, a, b, b, a];
+      const issued: { req: AuthorizeRequest; code: string }[] = [];
+      for (const req of order) {
+        const res = await authorizeCall(w, req);
+        judge(res, authorizeDecision(w.model, req), `authorize, codes made back to back for requests that differ in ${attr}`);
+        issued.push({ req, code: authorizeResponseSchema.parse(res.json()).code });
+      }
+      const subs = new Map<string, Set<unknown>>();
+      for (const [i, { req, code }] of issued.entries()) {
+        const grant = grantOf(req);
+        const treq = ownTokenRequest(w, grant, { kind: 'code', grant, earlier: 'none' });
+        const where = `code ${i + 1} of ${order.length} (${req === a ? 'the first' : 'the second'} request), made back to back with codes that differ in ${attr}`;
+        const res = await tokenCall(w, treq, code);
+        judge(res, tokenDecision(w.model, treq), `the token call of ${where}, by its own client with its own verifier`);
+        const tokens = tokenResponseSchema.parse(res.json());
+        kit.secret(tokens.access_token);
+        const claims = decodeJwt(tokens.id_token) as Record<string, unknown>;
+        expect(claims.aud, `${where}: the ID token's aud is its own client's client_id`).toBe(req.clientId);
+        const scopes = claimScopes(w.model.providers.find((p) => p.name === req.provider)!, grant.scopes);
+        for (const sc of w.scopes) expect(claims[sc.claim] !== undefined, `${where}: the ID token ${scopes.includes(sc.name) ? 'has' : 'has no'} the claim of scope ${sc.name}`).toBe(scopes.includes(sc.name));
+        const seen = subs.get(req.entityId) ?? new Set();
+        subs.set(req.entityId, seen.add(claims.sub));
+      }
+      // One subject per entity: each entity's codes name it, and two entities are never one subject.
+      for (const [entity, seen] of subs) expect(seen.size, `the ID tokens of entity ${entity}'s codes (made back to back with codes that differ in ${attr}) name one subject, got ${[...seen].join(', ')}`).toBe(1);
+      const all = [...subs.values()].map((x) => [...x][0]);
+      expect(new Set(all).size, `the ID tokens of different entities name different subjects (${attr})`).toBe(all.length);
+    }
   });
 });
 

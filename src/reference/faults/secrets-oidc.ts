@@ -22,6 +22,7 @@ export const secretsOidcFaults: Fault[] = [
   f('oidc-unsupported-scope-rendered', ['secrets.oidc.scope-not-supported-no-claims'], "A requested scope that exists but is not among the provider's scopes_supported still puts its claims in the ID token and userinfo"),
   // Cross-scope breaks (issue 47): each one the rules that ask from inside one client missed.
   f('oidc-code-any-client', ['secrets.oidc.access-token-neighbours', 'secrets.oidc.access-code-lifecycle'], 'The token endpoint does not check that the code was issued to the client that authenticated: another client the provider allows exchanges it with its own credentials'),
+  f('oidc-code-grant-client-shared', ['secrets.oidc.access-code-binding'], "The code store compares a new code's grant with the one made just before it without its client: a code made right after another client's, at the same provider with the same redirect URI, entity and scopes, is bound to that other client"),
   f('oidc-code-any-provider', ['secrets.oidc.access-token-neighbours'], "The token endpoint does not check that the code was issued by its provider: another provider's token endpoint that allows the client exchanges it"),
   f('oidc-secret-prefix', ['secrets.oidc.access-token-neighbours'], "The client secret is compared as a prefix: the real secret less its last characters authenticates the client"),
   f('oidc-redirect-query-ignored', ['secrets.oidc.access-authorize-neighbours'], 'A redirect_uri that is a registered one with a query added is accepted at authorize'),

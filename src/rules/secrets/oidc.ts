@@ -469,6 +469,20 @@ export const secretsOidcFlowRules: Rule[] = [
     ],
   }),
   rule({
+    id: 'secrets.oidc.access-code-binding',
+    title: "Codes made back to back (and again after each other) for authorize requests that differ in exactly one attribute (the client, the entity, the scope list, the PKCE method) each exchange, by their own client with their own verifier, for tokens of their own request: the ID token's aud is that client, its claims those of its scopes, its subject its entity's",
+    capability: FIXTURES,
+    sources: [
+      { file, section: OVERVIEW_SECTION, quote: 'The OIDC provider feature issues ID tokens and access tokens through the authorization code flow.' },
+      { file, section: ENDPOINTS, quote: 'code | string | yes | Code from authorize' },
+      { file, section: ENDPOINTS, quote: "code_challenge_method | string | no | 'plain' (default) or 'S256'" },
+      { file, section: 'Resources and their fields > Userinfo response (claims)', quote: 'Claims present depend on the scopes of the provider.' },
+    ],
+    notes: [
+      "A provider that keeps what many codes share once (the reference does, to keep load cheap) must not hand one code's client, entity, scopes or PKCE method to the next: each pair is asked in the order a, b, a, b, b, a. aud as the client's client_id is what secrets.oidc.id-token-verifies asks of every ID token; the subject is compared between codes (one per entity, different between entities), not with a value the spec does not give.",
+    ],
+  }),
+  rule({
     id: 'secrets.oidc.access-code-lifecycle',
     title: "For generated sequences of authorize, token exchange (by the code's client, another client, at another provider), userinfo, and changes of a client's assignments, a client's deletion and a provider's allowed_client_ids, every answer is the access model's: a code works once, and not after its entity was unassigned, its client deleted or its provider stopped allowing the client",
     capability: FIXTURES,

@@ -187,6 +187,7 @@ const ownStatements: StatementMap = {
 const AUTHZ = 'secrets.oidc.access-authorize-neighbours';
 const TOKEN_N = 'secrets.oidc.access-token-neighbours';
 const LIFE = 'secrets.oidc.access-code-lifecycle';
+const BINDING = 'secrets.oidc.access-code-binding';
 const n = (scope: string, rule: string, example: string): Neighbour => ({ scope, rule, example });
 
 /**
@@ -225,6 +226,7 @@ const NEIGHBOURS: Record<string, Neighbour[]> = {
     n('another provider\'s token endpoint', TOKEN_N, "a code from provider B's authorize at provider A's token endpoint (which allows the client): refused"),
     n('a token where the code goes', TOKEN_N, 'the access token or the ID token of an earlier exchange as the code: refused'),
     n('the code a second time', LIFE, 'a code exchanged once, then again by the same client: refused'),
+    n('the code made just before it, for a request that differs in one attribute', BINDING, "codes for clients A and B (provider B, the shared redirect URI, e2), for e1 and e2, for scopes [openid] and [openid sA], [openid sA] and [openid sB], PKCE S256 and plain, made in the order a, b, a, b, b, a: each exchanges by its own client for tokens with its own aud, scope claims and subject"),
   ],
   'userinfo-needs-access-token': [
     n("another provider's userinfo", TOKEN_N, "provider A's access token at provider B's userinfo: refused"),

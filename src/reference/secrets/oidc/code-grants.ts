@@ -38,9 +38,14 @@ function detached(value: string | undefined): string | undefined {
   return value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as string);
 }
 
-function sameShared(a: SharedGrant, b: SharedGrant): boolean {
+/** Fault switches (secrets.oidc-code-grant-client-shared), set once by the owner. */
+export interface CodeGrantFlaws {
+  sharedIgnoresClient: boolean;
+}
+
+function sameShared(a: SharedGrant, b: SharedGrant, flaws: CodeGrantFlaws): boolean {
   return (
-    a.clientId === b.clientId &&
+    (flaws.sharedIgnoresClient || a.clientId === b.clientId) &&
     a.provider === b.provider &&
     a.redirectUri === b.redirectUri &&
     a.entityId === b.entityId &&
@@ -71,6 +76,8 @@ export class CodeGrants {
    */
   private oldestExpiry = Infinity;
 
+  constructor(private readonly flaws: CodeGrantFlaws = { sharedIgnoresClient: false }) {}
+
   /** Remembers `code` until `grant.expiresAt`. */
   add(code: string, grant: CodeGrant): void {
     const expiresAfterEpoch = grant.expiresAt - this.epoch;
@@ -95,7 +102,7 @@ export class CodeGrants {
   private share(part: SharedGrant): SharedGrant {
     // A load test asks for the same grant over and over: compare with the last one before building a key.
     const last = this.lastShared;
-    if (last && sameShared(last, part)) return last;
+    if (last && sameShared(last, part, this.flaws)) return last;
     const key = JSON.stringify([part.clientId, part.provider, part.redirectUri, part.entityId, part.scopes, part.method ?? null, part.authTime ?? null]);
     const known = this.sharedParts.get(key);
     if (known) {

@@ -59,9 +59,11 @@ function safeEqual(a: string, b: string): boolean {
  * authorization code flow with client_secret_basic, client_secret_post or none, and PKCE.
  */
 export class OidcFlows {
-  private readonly codes = new CodeGrants();
+  private readonly codes: CodeGrants;
 
-  constructor(private readonly ctx: OidcFlowContext) {}
+  constructor(private readonly ctx: OidcFlowContext) {
+    this.codes = new CodeGrants({ sharedIgnoresClient: ctx.faults.has('secrets.oidc-code-grant-client-shared') });
+  }
 
   issuer(name: string, provider: Provider): string {
     const f = this.ctx.faults;
