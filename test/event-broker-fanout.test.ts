@@ -53,7 +53,7 @@ describe('StreamFanout (the event stream writes each frame once for all its subs
     for (const s of subscribers) fanout.subscribe(sub([['Job', ['a']]]), s, 0, false);
     const other = new FakeSink();
     fanout.subscribe(sub([['Job', ['b']]]), other, 0, false);
-    const frame = broker.publish([job('a'), evaluation('a')]);
+    const frame = broker.publishWith(() => [job('a'), evaluation('a')]);
     await turn();
     for (const s of subscribers) {
       expect(s.writes).toHaveLength(1);
@@ -68,14 +68,14 @@ describe('StreamFanout (the event stream writes each frame once for all its subs
     const repeat = setup({ rules: { ...rules, repeatPerKey: true } });
     const twice = new FakeSink();
     repeat.fanout.subscribe(sub([['Job', ['a', 'a']], ['Evaluation', ['a']]]), twice, 0, false);
-    const f1 = repeat.broker.publish([repeat.job('a'), repeat.evaluation('a'), repeat.job('b')]);
+    const f1 = repeat.broker.publishWith(() => [repeat.job('a'), repeat.evaluation('a'), repeat.job('b')]);
     await turn();
     expect(twice.text).toBe(`${JSON.stringify({ Index: f1.Index, Events: [f1.Events[0], f1.Events[0], f1.Events[1]] })}\n`);
 
     const fault = setup({ omitFilterKeys: true });
     const s = new FakeSink();
     fault.fanout.subscribe(sub([['*', ['*']]]), s, 0, false);
-    const f2 = fault.broker.publish([fault.evaluation('a')]);
+    const f2 = fault.broker.publishWith(() => [fault.evaluation('a')]);
     await turn();
     expect(s.text).toBe(`${JSON.stringify({ Index: f2.Index, Events: f2.Events.map((e) => ({ ...e, FilterKeys: undefined })) })}\n`);
   });
@@ -84,7 +84,7 @@ describe('StreamFanout (the event stream writes each frame once for all its subs
     const { broker, fanout, job } = setup();
     const s = new FakeSink();
     fanout.subscribe(sub([['Job', ['*']]]), s, 0, false);
-    const frames = [broker.publish([job('a')]), broker.publish([job('b')]), broker.publish([job('c')])];
+    const frames = [broker.publishWith(() => [job('a')]), broker.publishWith(() => [job('b')]), broker.publishWith(() => [job('c')])];
     await turn();
     expect(s.writes).toHaveLength(1);
     expect(s.text).toBe(frames.map((f) => expected(f, () => true)).join(''));
@@ -94,12 +94,12 @@ describe('StreamFanout (the event stream writes each frame once for all its subs
     const { broker, fanout, job } = setup({ flushGapMs: 200 });
     const s = new FakeSink();
     fanout.subscribe(sub([['Job', ['*']]]), s, 0, false);
-    broker.publish([job('a')]);
+    broker.publishWith(() => [job('a')]);
     await turn();
     expect(s.writes).toHaveLength(1);
-    broker.publish([job('b')]);
+    broker.publishWith(() => [job('b')]);
     await turn();
-    broker.publish([job('c')]);
+    broker.publishWith(() => [job('c')]);
     await turn();
     expect(s.writes).toHaveLength(1);
     await new Promise((r) => setTimeout(r, 250));
@@ -111,10 +111,10 @@ describe('StreamFanout (the event stream writes each frame once for all its subs
     const { broker, fanout, job } = setup();
     const early = new FakeSink();
     fanout.subscribe(sub([['Job', ['*']]]), early, 0, false);
-    const f1 = broker.publish([job('a')]);
+    const f1 = broker.publishWith(() => [job('a')]);
     const late = new FakeSink();
     fanout.subscribe(sub([['Job', ['*']]]), late, f1.Index, false);
-    const f2 = broker.publish([job('b')]);
+    const f2 = broker.publishWith(() => [job('b')]);
     await turn();
     const all = (f: Frame) => expected(f, () => true);
     expect(early.text).toBe(all(f1) + all(f2));
@@ -122,7 +122,7 @@ describe('StreamFanout (the event stream writes each frame once for all its subs
     // Skipping the backlog (the faults that start live): only what comes after joining.
     const live = new FakeSink();
     fanout.subscribe(sub([['Job', ['*']]]), live, 1, true);
-    const f3 = broker.publish([job('c')]);
+    const f3 = broker.publishWith(() => [job('c')]);
     await turn();
     expect(live.text).toBe(all(f3));
   });
@@ -134,7 +134,7 @@ describe('StreamFanout (the event stream writes each frame once for all its subs
     fanout.subscribe(sub([['Job', ['*']]]), stuck, 0, false);
     fanout.subscribe(sub([['Job', ['*']]]), reading, 0, false);
     for (let i = 0; i < 10; i++) {
-      broker.publish([job(`j${i}`)]);
+      broker.publishWith(() => [job(`j${i}`)]);
       await turn();
     }
     expect(stuck.writableEnded).toBe(true);
@@ -144,7 +144,7 @@ describe('StreamFanout (the event stream writes each frame once for all its subs
     const slow = new FakeSink(true);
     fanout.subscribe(sub([['Job', ['*']]]), slow, broker.latestIndex + 1, true);
     for (let i = 0; i < 10; i++) {
-      broker.publish([job(`k${i}`)]);
+      broker.publishWith(() => [job(`k${i}`)]);
       await turn();
       if (i % 3 === 2) slow.drained();
     }
@@ -173,9 +173,9 @@ describe('StreamFanout (the event stream writes each frame once for all its subs
     const { broker, fanout, job } = setup();
     const s = new FakeSink();
     const unsubscribe = fanout.subscribe(sub([['Job', ['*']]]), s, 0, false);
-    broker.publish([job('a')]);
+    broker.publishWith(() => [job('a')]);
     unsubscribe();
-    broker.publish([job('b')]);
+    broker.publishWith(() => [job('b')]);
     await turn();
     expect(s.writes).toHaveLength(0);
   });

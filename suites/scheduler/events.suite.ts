@@ -68,8 +68,9 @@ function selects(topics: Map<string, Set<string>> | null, namespace: string | un
   const ns = namespace ?? 'default';
   return (e) => {
     if (topics) {
-      const keys = topics.get(e.Topic) ?? topics.get('*');
-      if (!keys) return false;
+      // The parameters are a union: the '*' topic's keys apply to every topic, beside its own.
+      const keys = new Set([...(topics.get(e.Topic) ?? []), ...(topics.get('*') ?? [])]);
+      if (keys.size === 0) return false;
       if (!keys.has('*') && ![e.Key, ...(e.FilterKeys ?? [])].some((k) => keys.has(k))) return false;
     }
     return ns === '*' || UNNAMESPACED.has(e.Topic) || e.Namespace === ns;
@@ -465,13 +466,35 @@ ruleTest('scheduler.events.topic-union', async (kit) => {
     // The fence is the keyed job's: every subscription here selects it, Nomad's too.
     await fx.registerJob(keys[0]!, 'default', again());
     const window: Window = { from, through, first: jobAction(from, keys[0]!) };
-    for (const every of ['Job', 'Job:*']) {
-      const topic = [every, `Job:${keys[0]}`];
+    const named = (topic: string[]) => `topic=${topic.join('&topic=')}`;
+    // The '*' topic (all topics): '*:*' beside 'Job:k' still carries every event, and '*:k' alone the
+    // events of every topic whose Key or FilterKeys hold k, and no other. Nomad agrees on both (its
+    // filter matches '*:*' before it compares any key, and compares k with the Key and FilterKeys):
+    // asked first, so that they are judged on Nomad too.
+    for (const topic of [['*:*', `Job:${keys[0]}`], [`*:${keys[0]}`]]) {
+      const { witness: w, res } = await withWitness(kit, { index: String(from), topic }, window);
+      await expectSelected(kit, res, w, selects(topicMap(topic), undefined), window, named(topic), WITNESS_TOPICS);
+    }
+    // '*' (bare or 'Job:*', or '*:*' on the '*' topic) beside a key of the same topic: every event.
+    const cases = [['Job', `Job:${keys[0]}`], ['Job:*', `Job:${keys[0]}`], ['*:*', `*:${keys[0]}`]];
+    const answers = [];
+    for (const topic of cases) {
       const { witness: w, res } = await withWitness(kit, { index: String(from), topic }, window);
       // First which jobs arrive at all (the deviation known on Nomad reads apart from any other).
       const got = [...new Set(framesOf(res).flatMap((f) => f.Events.filter((e) => e.Topic === 'Job' && keys.includes(e.Key)).map((e) => e.Key)))];
-      expect(got, `topic=${topic.join('&topic=')} subscribes to every Job event, not only those of ${keys[0]}`).toEqual(keys);
-      await expectSelected(kit, res, w, selects(topicMap(['Job']), undefined), window, `topic=${topic.join('&topic=')}`);
+      answers.push({ topic, w, res, got });
+    }
+    // Nomad counts '*' as any key only when it is the topic's only key, in all three alike (listed
+    // in expectations/nomad.json). A target that does so in some and not in others fails apart from
+    // that listed reading: at least one of them misses events the spec's union selects.
+    const keyedOnly = answers.filter((a) => a.got.length === 1 && a.got[0] === keys[0]);
+    if (keyedOnly.length > 0 && keyedOnly.length < answers.length) {
+      expect.fail(`'*' beside a filter key counts as any key in ${answers.filter((a) => !keyedOnly.includes(a)).map((a) => named(a.topic)).join(', ')} but not in ${keyedOnly.map((a) => named(a.topic)).join(', ')}, which receive${keyedOnly.length === 1 ? 's' : ''} only the events of ${keys[0]}`);
+    }
+    for (const { topic, w, res, got } of answers) {
+      expect(got, `${named(topic)} subscribes to every Job event, not only those of ${keys[0]}`).toEqual(keys);
+      const star = topic[0] === '*:*';
+      await expectSelected(kit, res, w, selects(topicMap(topic), undefined), window, named(topic), star ? WITNESS_TOPICS : undefined);
     }
   });
 });

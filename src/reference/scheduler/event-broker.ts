@@ -78,13 +78,7 @@ export class EventBroker {
   constructor(
     readonly capacity: number,
     private readonly nextIndex: () => number,
-  ) {
-    this.live.setMaxListeners(0);
-  }
-
-  publish(events: Omit<SchedulerEvent, 'Index'>[]): Frame {
-    return this.publishWith(() => events);
-  }
+  ) {}
 
   /**
    * Publishes the events of one change, built knowing the change's index: the objects a change
@@ -141,9 +135,12 @@ export class EventBroker {
     return this.published;
   }
 
-  /** `listener` gets each frame as it is published, with its place in the stream (see latestFrame). */
-  onFrame(listener: (frame: Frame, place: number) => void): () => void {
+  /**
+   * `listener` gets each frame as it is published, with its place in the stream (see latestFrame).
+   * The service's one StreamFanout is the only listener, for the broker's whole life: nothing
+   * unsubscribes, and one listener stays under EventEmitter's leak warning.
+   */
+  onFrame(listener: (frame: Frame, place: number) => void): void {
     this.live.on('frame', listener);
-    return () => this.live.off('frame', listener);
   }
 }

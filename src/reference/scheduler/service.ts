@@ -402,10 +402,9 @@ export class SchedulerService {
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache' });
     res.flushHeaders();
     if (!f.has('scheduler.events-no-initial-heartbeat')) res.write('{}\n');
-    const oldest = this.broker.oldestIndex;
     const skipBacklog =
       f.has('scheduler.events-backlog-skipped') ||
-      (f.has('scheduler.events-evicted-index-empty') && oldest !== undefined && index > 0 && index < oldest) ||
+      (f.has('scheduler.events-evicted-index-empty') && index > 0 && index < (this.broker.oldestIndex ?? 0)) ||
       (f.has('scheduler.events-evicted-starts-live') && this.broker.wasEvicted(index));
     // The backlog and then the live frames, each serialised once for all subscribers (StreamFanout).
     const unsubscribe = this.fanout.subscribe(sub, res, f.has('scheduler.events-index-ignored') ? 0 : index, skipBacklog);

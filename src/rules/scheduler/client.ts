@@ -61,13 +61,17 @@ export const schedulerEventRules: Rule[] = [
   }),
   rule({
     id: 'scheduler.events.topic-union',
-    title: "Several topic parameters for one topic subscribe to all of them: 'Job' (or 'Job:*') beside 'Job:k' receives every Job event",
+    title: "Several topic parameters subscribe to all of them: 'Job' (or 'Job:*') beside 'Job:k', and '*:*' beside 'Job:k' or '*:k', receive every event of their topics; '*:k' alone receives the events of every topic keyed by k, and no other",
     capability: FIX,
-    sources: [{ file, section: ESP, quote: 'Subscribes to a topic with optional filter key after a colon. Several topic parameters may be given.' }],
+    sources: [
+      { file, section: ESP, quote: 'Subscribes to a topic with optional filter key after a colon. Several topic parameters may be given.' },
+      { file, section: 'Authentication', quote: "'*' (all topics, which is the default when no topic is given)" },
+    ],
     notes: [
       WITNESS,
       WINDOW,
-      "Nomad deviates (expectations/nomad.json): its filter treats '*' as any key only when it is the topic's only key; beside another key it is compared as a literal key, so 'Job' with 'Job:k' receives only k (hashicorp/nomad nomad/stream/subscription.go filter and eventMatchesKey; command/agent/event_endpoint.go parseTopic turns a bare 'Job' into the key '*').",
+      "The '*' topic's keys apply to every topic, beside the topic's own: '*:*' with 'Job:k' carries every event, '*:k' the events of any topic whose Key or FilterKeys hold k. Nomad does the same (hashicorp/nomad nomad/stream/subscription.go filter: '*:*' as the '*' topic's only key matches before any key is compared, \"*[*] always matches\"; otherwise the '*' topic's keys are prepended to the topic's own; v1.6.1 and v2.0.5). Those two subscriptions are asked first, so they are judged on Nomad as well.",
+      "Nomad deviates (expectations/nomad.json): its filter treats '*' as any key only when it is the topic's only key; beside another key it is compared as a literal key, so 'Job' with 'Job:k' receives only k (hashicorp/nomad nomad/stream/subscription.go filter and eventMatchesKey; command/agent/event_endpoint.go parseTopic turns a bare 'Job' into the key '*'), and so does '*:*' beside '*:k'. The three are read before any is judged: a target that counts '*' as any key in some of them and not in others fails with a message of its own, apart from Nomad's listed reading (and from the upstream reference, which reproduces it).",
     ],
   }),
   rule({
