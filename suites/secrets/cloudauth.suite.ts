@@ -271,7 +271,8 @@ ruleTest('secrets.upstream.cloudauth-cidr-text', async (kit) => {
   ];
   // An entry the products keep as a Unix socket path: go-sockaddr's UnixSock String quotes the
   // path, and that text is JSON-encoded once more before it reaches the response body.
-  const socketPath: [string, string] = ['10.0.0.0/33', JSON.stringify(JSON.stringify('10.0.0.0/33'))];
+  // Written with a space after it, which the products trim before they keep it.
+  const socketPath: [string, string] = ['10.0.0.0/33 ', JSON.stringify(JSON.stringify('10.0.0.0/33'))];
   const name = await role(kit, { ...SOME_BOUND, token_bound_cidrs: written.map(([w]) => w) });
   const data = (await kit.cloudAuth.auth.readRole(name)).parse(readResultSchema).data;
   expect([...((data.token_bound_cidrs as string[] | undefined) ?? [])].sort(), `token_bound_cidrs ${JSON.stringify(written.map(([w]) => w))} read back as go-sockaddr prints them`).toEqual(written.map(([, back]) => back).sort());
