@@ -63,8 +63,64 @@ export interface AuthorizeBodyRules {
   checkSerial: boolean;
 }
 
-const SERVICE_URI = /^spiffe:\/\/([^/]+)\/ns\/([^/]+)\/dc\/([^/]+)\/svc\/([^/]+)$/;
 const COLON_HEX = /^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2})*$/;
+
+/** What a ClientCertURI names: a service, another Connect identity (an agent, a CA), or nothing Connect knows. */
+export type CertUri = { kind: 'service'; namespace: string; service: string } | { kind: 'identity' } | { kind: 'none' };
+
+const NOT_CONNECT: CertUri = { kind: 'none' };
+const OTHER_IDENTITY: CertUri = { kind: 'identity' };
+// agent/connect/uri.go (v1.8.7): the service and agent identifiers, matched on the path as written.
+const SPIFFE_SERVICE_PATH = /^\/ns\/([^/]+)\/dc\/([^/]+)\/svc\/([^/]+)$/;
+const SPIFFE_AGENT_PATH = /^\/agent\/client\/dc\/[^/]+\/id\/[^/]+$/;
+// Go's net/url Parse, the parts ParseCertURI reads: url.Parse refuses an ASCII control character
+// anywhere and a bad %-escape in the fragment or path (unescape); the scheme is a letter then
+// letters, digits, + - . (getScheme), compared lower-cased; "//" opens an authority; a rest that
+// starts with no "/" is opaque (no host, no path).
+const CONTROL = /[\x00-\x1f\x7f]/;
+const BAD_ESCAPE = /%(?![0-9a-fA-F]{2})/;
+const HIERARCHICAL = /^([A-Za-z][A-Za-z0-9+.-]*):(?:\/\/([^/]*))?(\/.*)?$/s;
+// parseAuthority: userinfo up to the last "@" (validUserinfo); parseHost: after a bracketed IP
+// literal, or after the host's last ":", only a port of digits (validOptionalPort), and no character
+// shouldEscape(c, encodeHost) refuses, nor an escape of an ASCII byte other than %25 (unescape).
+const USERINFO = /^[A-Za-z0-9\-._:~!$&'()*+,;=%@]*$/;
+const HOST_CHARS = /^(?:[A-Za-z0-9\-_.~!$&'()*+,;=:[\]<>"\u0080-\uffff]|%25|%[89a-fA-F][0-9a-fA-F])*$/;
+const PORT = /^(?::[0-9]*)?$/;
+
+function validHost(host: string): boolean {
+  const bracketed = host.startsWith('[');
+  const portAt = bracketed ? host.lastIndexOf(']') + 1 : host.lastIndexOf(':');
+  if (bracketed && portAt === 0) return false;
+  return PORT.test(portAt < 0 ? '' : host.slice(portAt)) && HOST_CHARS.test(host);
+}
+
+/** A %-escaped path segment as url.PathUnescape reads it (bytes, then UTF-8). */
+function unescapeSegment(segment: string): string {
+  return Buffer.from(segment.replace(/%([0-9a-fA-F]{2})|[^%]+/g, (part, hex: string | undefined) => (hex ? String.fromCharCode(parseInt(hex, 16)) : Buffer.from(part).toString('latin1'))), 'latin1').toString('utf8');
+}
+
+/**
+ * What a ClientCertURI identifies, as Consul reads it: connect.ParseCertURIFromString
+ * (hashicorp/consul agent/connect/uri.go at v1.8.7), url.Parse and then the SPIFFE patterns on the
+ * path as written, each part of a service identifier %-unescaped; a URI with no path whose host has
+ * a "." after its first character is a CA's signing identifier. Query and fragment are ignored.
+ */
+export function parseCertUri(uri: string): CertUri {
+  const hash = uri.indexOf('#');
+  const fragment = hash < 0 ? '' : uri.slice(hash + 1);
+  const beforeQuery = (hash < 0 ? uri : uri.slice(0, hash)).split('?')[0]!;
+  const parts = HIERARCHICAL.exec(beforeQuery);
+  if (CONTROL.test(uri) || BAD_ESCAPE.test(fragment) || !parts || parts[1]!.toLowerCase() !== 'spiffe') return NOT_CONNECT;
+  const [, , authority = '', path = ''] = parts;
+  const at = authority.lastIndexOf('@');
+  const host = authority.slice(at + 1);
+  if (!USERINFO.test(authority.slice(0, Math.max(at, 0))) || BAD_ESCAPE.test(authority) || !validHost(host) || BAD_ESCAPE.test(path)) return NOT_CONNECT;
+  const service = SPIFFE_SERVICE_PATH.exec(path);
+  if (service) return { kind: 'service', namespace: unescapeSegment(service[1]!), service: unescapeSegment(service[3]!) };
+  if (SPIFFE_AGENT_PATH.test(path) || (path === '' && host.indexOf('.') > 0)) return OTHER_IDENTITY;
+  return NOT_CONNECT;
+}
+
 /** Bodies remembered at most, and the longest remembered: a load test sends a handful of bodies many times over. */
 const REMEMBERED_BODIES = 1_024;
 const REMEMBERED_BODY_BYTES = 4_096;
@@ -100,26 +156,49 @@ export class AuthorizeBodies {
 
   private read(raw: Buffer): AuthorizeBodyOutcome {
     const { strict, namespaces, requireServiceUri, checkSerial } = this.rules;
-    // Consul's decoder meets an empty body as the end of input.
-    if (raw.length === 0 && strict) return { ok: false, status: 400, message: 'Request decode failed: EOF' };
-    let body: Record<string, unknown>;
-    try {
-      body = parseJsonObject(raw);
-    } catch (err) {
-      if (err instanceof BodyError) return { ok: false, status: err.status, message: `Request decode failed: ${err.message}` };
-      throw err;
-    }
+    const body = strict ? consulBody(raw) : specBody(raw);
+    if (typeof body === 'string') return { ok: false, status: 400, message: `Request decode failed: ${body}` };
     const decoded = decodeAuthorizeRequest(body, { strict, namespaces });
     if (!decoded.ok) return { ok: false, status: 400, message: `Request decode failed: ${decoded.message}` };
-    const { Target: target, ClientCertURI: uri = '', ClientCertSerial: serial, Namespace: bodyNamespace } = decoded.request;
+    const { Target: target, ClientCertURI: uriText = '', ClientCertSerial: serial, Namespace: bodyNamespace } = decoded.request;
     if (!target) return { ok: false, status: 400, message: 'Target service must be specified' };
-    const parsed = SERVICE_URI.exec(uri);
-    if (!parsed && requireServiceUri) {
-      return { ok: false, status: 400, message: /^spiffe:\/\/[^/]+\//.test(uri) ? 'ClientCertURI not a valid Service identifier' : 'ClientCertURI not a valid Connect identifier' };
+    const uri = parseCertUri(uriText);
+    if (uri.kind !== 'service' && requireServiceUri) {
+      return { ok: false, status: 400, message: uri.kind === 'identity' ? 'ClientCertURI not a valid Service identifier' : 'ClientCertURI not a valid Connect identifier' };
     }
-    if (checkSerial && !serial) return { ok: false, status: 400, message: 'ClientCertSerial must be specified' };
-    if (checkSerial && !COLON_HEX.test(serial!)) return { ok: false, status: 400, message: 'ClientCertSerial must be colon-hex encoded' };
-    const [, , sourceNs = 'default', , source = uri] = parsed ?? [];
+    if (checkSerial && !COLON_HEX.test(serial ?? '')) return { ok: false, status: 400, message: 'ClientCertSerial must be given, colon-hex encoded' };
+    // Only mesh.authorize-accepts-non-service-uri lets another identifier through: it names the source as is.
+    const [sourceNs, source] = uri.kind === 'service' ? [uri.namespace, uri.service] : ['default', uriText];
     return { ok: true, target, bodyNamespace: bodyNamespace || undefined, sourceNs, source };
   }
+}
+
+/** The spec behaviour's body: a JSON object (an empty body is an empty one), or why not. */
+function specBody(raw: Buffer): Record<string, unknown> | string {
+  try {
+    return parseJsonObject(raw);
+  } catch (err) {
+    if (err instanceof BodyError) return err.message;
+    throw err;
+  }
+}
+
+/**
+ * The body as Consul's decodeBody reads it (agent/http.go, a json.Decoder into
+ * structs.ConnectAuthorizeRequest): a blank body is the end of input, JSON null leaves the request
+ * empty, any other value but an object cannot be unmarshalled into the struct. A syntax error is
+ * refused with JavaScript's words rather than Go's.
+ */
+function consulBody(raw: Buffer): Record<string, unknown> | string {
+  const text = raw.toString('utf8');
+  if (/^[ \t\r\n]*$/.test(text)) return 'EOF';
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  if (value === null) return {};
+  if (typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  return `json: cannot unmarshal ${jsonTypeOf(value)} into Go value of type structs.ConnectAuthorizeRequest`;
 }
