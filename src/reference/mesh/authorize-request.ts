@@ -61,6 +61,7 @@ export interface AuthorizeBodyRules {
   requireServiceUri: boolean;
   /** Whether ClientCertSerial must be present and colon-hex (the spec behaviour). */
   checkSerial: boolean;
+  flaws?: CertUriFlaws;
 }
 
 const COLON_HEX = /^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2})*$/;
@@ -94,6 +95,12 @@ function validHost(host: string): boolean {
   return PORT.test(portAt < 0 ? '' : host.slice(portAt)) && HOST_CHARS.test(host);
 }
 
+/** Wrong ways of reading a ClientCertURI that only the fault catalog turns on (src/reference/faults/mesh.ts). */
+export interface CertUriFlaws {
+  /** mesh.authorize-cert-uri-escapes-kept: a service identifier's parts are taken as written, %-escapes and all. */
+  keepEscapes?: boolean;
+}
+
 /** A %-escaped path segment as url.PathUnescape reads it (bytes, then UTF-8). */
 function unescapeSegment(segment: string): string {
   return Buffer.from(segment.replace(/%([0-9a-fA-F]{2})|[^%]+/g, (part, hex: string | undefined) => (hex ? String.fromCharCode(parseInt(hex, 16)) : Buffer.from(part).toString('latin1'))), 'latin1').toString('utf8');
@@ -105,7 +112,7 @@ function unescapeSegment(segment: string): string {
  * path as written, each part of a service identifier %-unescaped; a URI with no path whose host has
  * a "." after its first character is a CA's signing identifier. Query and fragment are ignored.
  */
-export function parseCertUri(uri: string): CertUri {
+export function parseCertUri(uri: string, flaws: CertUriFlaws = {}): CertUri {
   const hash = uri.indexOf('#');
   const fragment = hash < 0 ? '' : uri.slice(hash + 1);
   const beforeQuery = (hash < 0 ? uri : uri.slice(0, hash)).split('?')[0]!;
@@ -116,7 +123,8 @@ export function parseCertUri(uri: string): CertUri {
   const host = authority.slice(at + 1);
   if (!USERINFO.test(authority.slice(0, Math.max(at, 0))) || BAD_ESCAPE.test(authority) || !validHost(host) || BAD_ESCAPE.test(path)) return NOT_CONNECT;
   const service = SPIFFE_SERVICE_PATH.exec(path);
-  if (service) return { kind: 'service', namespace: unescapeSegment(service[1]!), service: unescapeSegment(service[3]!) };
+  const part = (segment: string) => (flaws.keepEscapes ? segment : unescapeSegment(segment));
+  if (service) return { kind: 'service', namespace: part(service[1]!), service: part(service[3]!) };
   if (SPIFFE_AGENT_PATH.test(path) || (path === '' && host.indexOf('.') > 0)) return OTHER_IDENTITY;
   return NOT_CONNECT;
 }
@@ -162,7 +170,7 @@ export class AuthorizeBodies {
     if (!decoded.ok) return { ok: false, status: 400, message: `Request decode failed: ${decoded.message}` };
     const { Target: target, ClientCertURI: uriText = '', ClientCertSerial: serial, Namespace: bodyNamespace } = decoded.request;
     if (!target) return { ok: false, status: 400, message: 'Target service must be specified' };
-    const uri = parseCertUri(uriText);
+    const uri = parseCertUri(uriText, this.rules.flaws);
     if (uri.kind !== 'service' && requireServiceUri) {
       return { ok: false, status: 400, message: uri.kind === 'identity' ? 'ClientCertURI not a valid Service identifier' : 'ClientCertURI not a valid Connect identifier' };
     }

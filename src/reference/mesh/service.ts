@@ -133,6 +133,7 @@ export class MeshService {
       namespaces: this.namespaces.enabled,
       requireServiceUri: !options.faults.has('mesh.authorize-accepts-non-service-uri'),
       checkSerial: options.behavior !== 'upstream' && !options.faults.has('mesh.authorize-serial-unchecked'),
+      flaws: { keepEscapes: options.faults.has('mesh.authorize-cert-uri-escapes-kept') },
     });
     this.router.add('GET', '/v1/agent/connect/ca/roots', (ctx) => this.roots(ctx));
     this.router.add('GET', '/v1/agent/connect/ca/leaf/:service', (ctx) => this.leaf(ctx));
