@@ -1,5 +1,3 @@
-import { BodyError, parseJsonObject } from '../http/body.ts';
-
 /** The fields of an authorize request the agent reads (spec 001, Authorize request). */
 export interface AuthorizeRequest {
   Target?: string;
@@ -20,29 +18,21 @@ function jsonTypeOf(v: unknown): string {
 }
 
 /**
- * Decodes an authorize body.
- * - `strict` (the hashicorp dialect) decodes like Consul's decodeBody (agent/http.go, lib.DecodeJSON
- *   with DisallowUnknownFields into structs.ConnectAuthorizeRequest): field names match in any case,
- *   an unknown field or a non-string value is refused, JSON null leaves a field empty. Without
- *   namespaces (Consul CE) Namespace and Partition are unknown fields.
- * - otherwise a documented field that is not a string is refused and other fields are ignored.
+ * Decodes an authorize body's fields as Consul's decodeBody does (agent/http.go, lib.DecodeJSON with
+ * DisallowUnknownFields into structs.ConnectAuthorizeRequest): field names match in any case, an
+ * unknown field or a non-string value is refused, JSON null leaves a field empty; the first error in
+ * the body's order is the answer. Without namespaces (Consul CE) Namespace and Partition are unknown
+ * fields. The spec behaviour decodes the same way: spec 001 states no error, and Consul's decoding
+ * refuses nothing a client of the spec sends.
  */
-export function decodeAuthorizeRequest(body: Record<string, unknown>, options: { strict: boolean; namespaces: boolean }): DecodedAuthorize {
+export function decodeAuthorizeRequest(body: Record<string, unknown>, options: { namespaces: boolean }): DecodedAuthorize {
   const known: readonly string[] = options.namespaces ? [...FIELDS, ...ENTERPRISE_FIELDS] : FIELDS;
   const request: Record<string, string> = {};
   for (const [key, value] of Object.entries(body)) {
-    const field = options.strict ? known.find((f) => f.toLowerCase() === key.toLowerCase()) : known.find((f) => f === key);
-    if (!field) {
-      if (options.strict) return { ok: false, message: `json: unknown field ${JSON.stringify(key)}` };
-      continue;
-    }
-    if (value === null && options.strict) continue;
-    if (typeof value !== 'string') {
-      return {
-        ok: false,
-        message: options.strict ? `json: cannot unmarshal ${jsonTypeOf(value)} into Go struct field ConnectAuthorizeRequest.${field} of type string` : `${field} must be a string`,
-      };
-    }
+    const field = known.find((f) => f.toLowerCase() === key.toLowerCase());
+    if (!field) return { ok: false, message: `json: unknown field ${JSON.stringify(key)}` };
+    if (value === null) continue;
+    if (typeof value !== 'string') return { ok: false, message: `json: cannot unmarshal ${jsonTypeOf(value)} into Go struct field ConnectAuthorizeRequest.${field} of type string` };
     request[field] = value;
   }
   return { ok: true, request };
@@ -54,8 +44,6 @@ export type AuthorizeBodyOutcome =
   | { ok: true; target: string; bodyNamespace: string | undefined; sourceNs: string; source: string };
 
 export interface AuthorizeBodyRules {
-  /** The hashicorp dialect: Consul's decoder (decodeAuthorizeRequest) and its empty-body answer. */
-  strict: boolean;
   namespaces: boolean;
   /** Whether a ClientCertURI that is not a service identifier is refused. */
   requireServiceUri: boolean;
@@ -136,6 +124,7 @@ const REMEMBERED_BODY_BYTES = 4_096;
 /**
  * Authorize bodies to what they say, in Consul's order (agent/agent_endpoint.go
  * AgentConnectAuthorize): decoding, Target, ClientCertURI, then (spec behaviour) ClientCertSerial.
+ * Both dialects refuse in Consul's words (spec 001: "Error status codes and error bodies: not shown").
  * All of it depends on the body's bytes alone, so a body seen before is answered from memory: a
  * proxy asks about the same few connections over and over, and JSON decoding was the largest part
  * of an authorize's own work. What depends on the request beyond its body (token, namespace, ACLs,
@@ -163,10 +152,10 @@ export class AuthorizeBodies {
   }
 
   private read(raw: Buffer): AuthorizeBodyOutcome {
-    const { strict, namespaces, requireServiceUri, checkSerial } = this.rules;
-    const body = strict ? consulBody(raw) : specBody(raw);
+    const { namespaces, requireServiceUri, checkSerial } = this.rules;
+    const body = consulBody(raw);
     if (typeof body === 'string') return { ok: false, status: 400, message: `Request decode failed: ${body}` };
-    const decoded = decodeAuthorizeRequest(body, { strict, namespaces });
+    const decoded = decodeAuthorizeRequest(body, { namespaces });
     if (!decoded.ok) return { ok: false, status: 400, message: `Request decode failed: ${decoded.message}` };
     const { Target: target, ClientCertURI: uriText = '', ClientCertSerial: serial, Namespace: bodyNamespace } = decoded.request;
     if (!target) return { ok: false, status: 400, message: 'Target service must be specified' };
@@ -181,21 +170,11 @@ export class AuthorizeBodies {
   }
 }
 
-/** The spec behaviour's body: a JSON object (an empty body is an empty one), or why not. */
-function specBody(raw: Buffer): Record<string, unknown> | string {
-  try {
-    return parseJsonObject(raw);
-  } catch (err) {
-    if (err instanceof BodyError) return err.message;
-    throw err;
-  }
-}
-
 /**
  * The body as Consul's decodeBody reads it (agent/http.go, a json.Decoder into
  * structs.ConnectAuthorizeRequest): a blank body is the end of input, JSON null leaves the request
  * empty, any other value but an object cannot be unmarshalled into the struct. A syntax error is
- * refused with JavaScript's words rather than Go's.
+ * refused with JavaScript's words rather than Go's. The spec behaviour reads a body so too.
  */
 function consulBody(raw: Buffer): Record<string, unknown> | string {
   const text = raw.toString('utf8');

@@ -129,7 +129,6 @@ export class MeshService {
     this.namespaces = new MeshNamespaces(options.namespaces, options.dialect, options.faults);
     this.consul = new ConsulHeaders(options.dialect);
     this.authorizeRequests = new AuthorizeBodies({
-      strict: this.hashicorp,
       namespaces: this.namespaces.enabled,
       requireServiceUri: !options.faults.has('mesh.authorize-accepts-non-service-uri'),
       checkSerial: options.behavior !== 'upstream' && !options.faults.has('mesh.authorize-serial-unchecked'),
