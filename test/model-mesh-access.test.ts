@@ -11,6 +11,7 @@ import {
   mayWriteService,
   parseServiceUri,
   precedence,
+  listOrder,
   serviceAccess,
   serviceIdentityRules,
   type IntentionModel,
@@ -190,6 +191,14 @@ describe('mesh access model: intentions', () => {
     expect(authorizeOutcome(world, ref('other'), ref('db'), true).authorized).toEqual([false]);
     expect(authorizeOutcome(world, ref('api'), ref('db'), true).authorized).toEqual([false]);
     expect(authorizeOutcome(world, ref('api'), ref('cache'), false).authorized).toEqual([true]);
+  });
+
+  it('lists by precedence, then source namespace, source, destination namespace, destination (Consul 1.8.7 asked)', () => {
+    const world = [intention('a', '*', 'allow'), intention('*', 'y', 'allow'), intention('b', 'z', 'allow'), intention('*', 'x', 'allow'), intention('a', 'z', 'deny'), intention('a', 'y', 'allow'), intention('a', 'y', 'allow', 'n0')];
+    const shown = [...world].sort(listOrder).map((i) => `${i.source.namespace}/${i.source.name}>${i.destination.name}`);
+    expect(shown).toEqual(['default/a>y', 'default/a>z', 'default/b>z', 'n0/a>y', 'default/*>x', 'default/*>y', 'default/a>*']);
+    expect(listOrder(world[0]!, world[0]!)).toBe(0);
+    expect(listOrder(intention('a', 'y', 'allow'), intention('a', 'y', 'deny'))).toBe(0);
   });
 
   const svc = fc.record({ name: fc.constantFrom('a', 'b', '*'), namespace: fc.constantFrom('n1', 'n2') });

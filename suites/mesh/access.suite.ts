@@ -17,10 +17,12 @@ import {
   keyAccess,
   leafIdentity,
   leafOutcomes,
+  listOrder,
   mayReadService,
   mayWriteService,
   mergeWords,
   parseServiceUri,
+  precedence,
   serviceIdentityRules,
   wordGrants,
   type IntentionModel,
@@ -602,6 +604,7 @@ ruleTest('mesh.upstream.intention-precedence', async (kit) => {
       const ref = (list: ServiceRef[], i: number) => list[i] ?? { namespace: i === 4 ? other : 'default', name: '*' };
       const world: IntentionModel[] = drawn.map((i) => ({ source: ref(sources, i.source), destination: ref(destinations, i.destination), action: i.action }));
       await judgeIntentions(kit, world, sources, destinations);
+      await judgeIntentionList(kit, world, sources, destinations);
     },
     {
       numRuns: Math.min(kit.ctx.runs, 3),
@@ -628,6 +631,28 @@ ruleTest('mesh.upstream.intention-precedence', async (kit) => {
     },
   );
 });
+
+const listedIntentionSchema = z.array(z.object({ SourceNS: z.string(), SourceName: z.string(), DestinationNS: z.string(), DestinationName: z.string(), Precedence: z.number() }).passthrough());
+
+/**
+ * Consul's intention list (GET /v1/connect/intentions, hashicorp dialect only: spec 001 names no
+ * listing) holds the world's intentions each with its precedence, in the model's listOrder; the run's
+ * own are told from others' by their names (a wildcard is ours when its other side is).
+ */
+async function judgeIntentionList(kit: RuleKit, world: IntentionModel[], sources: ServiceRef[], destinations: ServiceRef[]): Promise<void> {
+  if (kit.mesh.dialect.name !== 'hashicorp') {
+    kit.note("the intention list's precedence and order not asked: spec 001 names no intention listing (the hashicorp dialect asks Consul's)");
+    return;
+  }
+  const res = await kit.mesh.http.request({ method: 'GET', path: '/v1/connect/intentions' });
+  expect(res.status, `GET /v1/connect/intentions answers 200 (${res.text.slice(0, 120)})`).toBe(200);
+  const ours = (name: string, names: ServiceRef[]) => names.some((r) => r.name === name);
+  const listed = expectShape(res, listedIntentionSchema, 'intention list')
+    .filter((i) => (ours(i.SourceName, sources) && (ours(i.DestinationName, destinations) || i.DestinationName === '*')) || (i.SourceName === '*' && ours(i.DestinationName, destinations)))
+    .map((i) => `${i.SourceNS}/${i.SourceName} -> ${i.DestinationNS}/${i.DestinationName} (precedence ${i.Precedence})`);
+  const expected = [...world].sort(listOrder).map((i) => `${i.source.namespace}/${i.source.name} -> ${i.destination.namespace}/${i.destination.name} (precedence ${precedence(i)})`);
+  expect(listed, 'the intention list holds the world\'s intentions by precedence, highest first, then by source namespace, source, destination namespace and destination').toEqual(expected);
+}
 
 /**
  * Makes the intentions, learns the target's no-match answer from a connection between two fresh

@@ -171,6 +171,20 @@ export function precedence(i: IntentionModel): number {
   return (i.destination.name === WILDCARD ? 6 : 9) - (i.source.name === WILDCARD ? 1 : 0);
 }
 
+/**
+ * The order in which the upstream lists intentions (Consul's API; spec 001 names no listing):
+ * precedence, highest first, then source namespace, source, destination namespace and destination,
+ * each in byte order (hashicorp/consul agent/structs/intention.go IntentionPrecedenceSorter, which
+ * Intention.List sorts by; asked of Consul 1.8.7). Negative when `a` comes first.
+ */
+export function listOrder(a: IntentionModel, b: IntentionModel): number {
+  if (precedence(a) !== precedence(b)) return precedence(b) - precedence(a);
+  const key = (i: IntentionModel) => [i.source.namespace, i.source.name, i.destination.namespace, i.destination.name];
+  const [ka, kb] = [key(a), key(b)];
+  const at = ka.findIndex((part, k) => part !== kb[k]);
+  return at < 0 ? 0 : ka[at]! < kb[at]! ? -1 : 1;
+}
+
 /** The outcome of authorize: the allowed values of Authorized, and the intention that decided, if any. */
 export interface AuthorizeOutcome {
   authorized: boolean[];
