@@ -5,8 +5,8 @@ const uri = 'spiffe://11111111-2222-3333-4444-555555555555.consul/ns/default/dc/
 const body = (o: unknown) => Buffer.from(JSON.stringify(o));
 
 describe('AuthorizeBodies: what an authorize body says, remembered by its bytes', () => {
-  const spec = () => new AuthorizeBodies({ namespaces: false, requireServiceUri: true, checkSerial: true });
-  const consul = () => new AuthorizeBodies({ namespaces: false, requireServiceUri: true, checkSerial: false });
+  const spec = () => new AuthorizeBodies({ namespaces: false, checkSerial: true });
+  const consul = () => new AuthorizeBodies({ namespaces: false, checkSerial: false });
 
   it('reads the fields and the source service, and answers a body seen before from memory', () => {
     const bodies = spec();

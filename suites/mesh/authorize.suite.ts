@@ -306,6 +306,14 @@ ruleTest('mesh.upstream.authorize-refusals', async (kit) => {
   const uriCases: [string, string, string][] = [
     ['spiffe URI of no known form', `spiffe://${trustDomain}/foo`, 'Connect'],
     ['service identifier with a character before the scheme', `x${client.uri}`, 'Connect'],
+    ['service identifier after a digit', `1${client.uri}`, 'Connect'],
+    ['service identifier after a space', ` ${client.uri}`, 'Connect'],
+    ['service path after an empty segment', `spiffe://${trustDomain}/${path}`, 'Connect'],
+    ['host with no path or dot', 'spiffe://x', 'Connect'],
+    ["the trust domain and an empty path", `spiffe://${trustDomain}/`, 'Connect'],
+    ['agent identifier with a trailing slash', `spiffe://${trustDomain}/agent/client/dc/${dc}/id/abc/`, 'Connect'],
+    ['agent identifier under another segment', `spiffe://${trustDomain}/x/agent/client/dc/${dc}/id/abc`, 'Connect'],
+    ['service identifier with a bad escape in the user info', `spiffe://u%zz@x${path}`, 'Connect'],
     ['service identifier with a segment after the service', `${client.uri}/x`, 'Connect'],
     ['service path under another scheme', `http://${trustDomain}${path}`, 'Connect'],
     ['service identifier with a control character', `${client.uri}\u0001`, 'Connect'],
@@ -352,7 +360,10 @@ ruleTest('mesh.upstream.authorize-refusals', async (kit) => {
       : await kit.mesh.authorize(c.body);
     expect(res.status, `authorize with ${c.what} is refused with 400 (got ${res.status}: ${res.text.slice(0, 160)})`).toBe(400);
     if (!consul) expect(res.text, `the refusal of authorize with ${c.what} names ${c.names}`).toContain(c.names);
-    else if (c.text.endsWith('…')) expect(reasonOf(res), `the refusal of authorize with ${c.what}`).toMatch(new RegExp(`^${c.text.slice(0, -1)}\\S`));
+    else if (c.text.endsWith('…')) {
+      expect(reasonOf(res), `the refusal of authorize with ${c.what}`).toMatch(new RegExp(`^${c.text.slice(0, -1)}\\S`));
+      expect(reasonOf(res), `the refusal of authorize with ${c.what} is a syntax error, not a decoded value's`).not.toMatch(/json: (cannot unmarshal|unknown field)/);
+    }
     else expect(reasonOf(res), `the refusal of authorize with ${c.what} is Consul's`).toBe(c.text);
   }
   // What Consul's URL parsing accepts as the same service: field names in any case, the scheme in
@@ -367,6 +378,9 @@ ruleTest('mesh.upstream.authorize-refusals', async (kit) => {
     ['the scheme in upper case, a query and a fragment', { ...good, ClientCertURI: `SPIFFE://${trustDomain}${path}?a=b#f` }],
     ['no host', { ...good, ClientCertURI: `spiffe:${path}` }],
     ['user info, an IP literal host and a port', { ...good, ClientCertURI: `spiffe://u:p@[::1]:80${path}` }],
+    ['an IP literal host', { ...good, ClientCertURI: `spiffe://[::1]${path}` }],
+    ['a host with an escaped "%" and an escaped non-ASCII byte', { ...good, ClientCertURI: `spiffe://x%25%C3${path}` }],
+    ['a bad escape in the query', { ...good, ClientCertURI: `${client.uri}?%zz` }],
     ["the service's and namespace's last letters %-escaped", { ...good, ClientCertURI: `spiffe://${trustDomain}/ns/${escaped(ns!)}/dc/${dc}/svc/${escaped(source)}` }],
   ];
   if (consul) accepted.unshift(['the fields named in lower case', { target, clientcerturi: client.uri, clientcertserial: client.serial }]);

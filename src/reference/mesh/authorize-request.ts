@@ -45,8 +45,6 @@ export type AuthorizeBodyOutcome =
 
 export interface AuthorizeBodyRules {
   namespaces: boolean;
-  /** Whether a ClientCertURI that is not a service identifier is refused. */
-  requireServiceUri: boolean;
   /** Whether ClientCertSerial must be present and colon-hex (the spec behaviour). */
   checkSerial: boolean;
   flaws?: CertUriFlaws;
@@ -77,9 +75,8 @@ const HOST_CHARS = /^(?:[A-Za-z0-9\-_.~!$&'()*+,;=:[\]<>"\u0080-\uffff]|%25|%[89
 const PORT = /^(?::[0-9]*)?$/;
 
 function validHost(host: string): boolean {
-  const bracketed = host.startsWith('[');
-  const portAt = bracketed ? host.lastIndexOf(']') + 1 : host.lastIndexOf(':');
-  if (bracketed && portAt === 0) return false;
+  // A bracket never closed leaves the whole host as the "port", which is then no port.
+  const portAt = host.startsWith('[') ? host.lastIndexOf(']') + 1 : host.lastIndexOf(':');
   return PORT.test(portAt < 0 ? '' : host.slice(portAt)) && HOST_CHARS.test(host);
 }
 
@@ -87,6 +84,8 @@ function validHost(host: string): boolean {
 export interface CertUriFlaws {
   /** mesh.authorize-cert-uri-escapes-kept: a service identifier's parts are taken as written, %-escapes and all. */
   keepEscapes?: boolean;
+  /** mesh.authorize-accepts-non-service-uri: a ClientCertURI that names no service names the source as is. */
+  acceptNonServiceUri?: boolean;
 }
 
 /** A %-escaped path segment as url.PathUnescape reads it (bytes, then UTF-8). */
@@ -152,21 +151,18 @@ export class AuthorizeBodies {
   }
 
   private read(raw: Buffer): AuthorizeBodyOutcome {
-    const { namespaces, requireServiceUri, checkSerial } = this.rules;
+    const { namespaces, checkSerial, flaws = {} } = this.rules;
     const body = consulBody(raw);
     if (typeof body === 'string') return { ok: false, status: 400, message: `Request decode failed: ${body}` };
     const decoded = decodeAuthorizeRequest(body, { namespaces });
     if (!decoded.ok) return { ok: false, status: 400, message: `Request decode failed: ${decoded.message}` };
     const { Target: target, ClientCertURI: uriText = '', ClientCertSerial: serial, Namespace: bodyNamespace } = decoded.request;
     if (!target) return { ok: false, status: 400, message: 'Target service must be specified' };
-    const uri = parseCertUri(uriText, this.rules.flaws);
-    if (uri.kind !== 'service' && requireServiceUri) {
-      return { ok: false, status: 400, message: uri.kind === 'identity' ? 'ClientCertURI not a valid Service identifier' : 'ClientCertURI not a valid Connect identifier' };
-    }
+    const uri = parseCertUri(uriText, flaws);
+    const named = uri.kind === 'service' ? uri : flaws.acceptNonServiceUri ? { namespace: 'default', service: uriText } : undefined;
+    if (!named) return { ok: false, status: 400, message: uri.kind === 'identity' ? 'ClientCertURI not a valid Service identifier' : 'ClientCertURI not a valid Connect identifier' };
     if (checkSerial && !COLON_HEX.test(serial ?? '')) return { ok: false, status: 400, message: 'ClientCertSerial must be given, colon-hex encoded' };
-    // Only mesh.authorize-accepts-non-service-uri lets another identifier through: it names the source as is.
-    const [sourceNs, source] = uri.kind === 'service' ? [uri.namespace, uri.service] : ['default', uriText];
-    return { ok: true, target, bodyNamespace: bodyNamespace || undefined, sourceNs, source };
+    return { ok: true, target, bodyNamespace: bodyNamespace || undefined, sourceNs: named.namespace, source: named.service };
   }
 }
 
