@@ -186,6 +186,16 @@ describe('mesh access model: intentions', () => {
     expect(precedence(intention('a', 'b', 'allow'))).toBe(9);
     expect(precedence(intention('*', 'b', 'allow'))).toBe(8);
     expect(precedence(intention('a', '*', 'allow'))).toBe(6);
+    // The table with namespaces: a namespace wildcard (with a wildcard name) ranks below a name wildcard.
+    expect(precedence(intention('*', 'b', 'allow', '*'))).toBe(7);
+    expect(precedence(intention('*', '*', 'allow'))).toBe(5);
+    expect(precedence(intention('*', '*', 'allow', '*'))).toBe(4);
+    expect(precedence(intention('a', '*', 'allow', 'default', '*'))).toBe(3);
+    expect(precedence(intention('*', '*', 'allow', 'default', '*'))).toBe(2);
+    expect(precedence(intention('*', '*', 'allow', '*', '*'))).toBe(1);
+    const spread = [intention('*', 'db', 'deny', '*'), intention('*', 'db', 'allow', 'ns-a')];
+    expect(authorizeOutcome(spread, ref('web', 'ns-a'), ref('db'), true).authorized, "ns-a's * outranks */*").toEqual([true]);
+    expect(authorizeOutcome(spread, ref('web', 'ns-b'), ref('db'), true).authorized, '*/* covers a source of any namespace').toEqual([false]);
     const world = [intention('*', 'db', 'deny'), intention('web', 'db', 'allow'), intention('api', '*', 'allow')];
     expect(authorizeOutcome(world, ref('web'), ref('db'), true).authorized).toEqual([true]);
     expect(authorizeOutcome(world, ref('other'), ref('db'), true).authorized).toEqual([false]);

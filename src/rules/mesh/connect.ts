@@ -370,7 +370,7 @@ export const meshUpstreamRules: Rule[] = [
     id: 'mesh.upstream.intention-precedence',
     level: 'UPSTREAM',
     title:
-      'For generated exact and wildcard intentions (* as source, * as destination), every source asking every destination gets the action of the covering intention of highest precedence: exact -> exact over * -> exact over exact -> *, else the no-match answer',
+      'For generated exact and wildcard intentions (* as source, * as destination, and with namespaces * of every namespace), every source asking every destination gets the action of the covering intention of highest precedence: exact -> exact over * -> exact over */* -> exact over exact -> * over exact -> */*, else the no-match answer; and (Consul\'s API) the intention list gives each its precedence, in precedence order then by source namespace, source, destination namespace and destination',
     capability: FIX,
     sources: [{ file, section: 'Resources and their fields > Authorize response', quote: 'Reason | string (explains the matched intention and its action)' }],
     upstream: {
@@ -380,7 +380,8 @@ export const meshUpstreamRules: Rule[] = [
     },
     notes: [
       'Judged against suites/models/mesh-access.ts (authorizeOutcome, precedence). Never * -> *, which would reach the services of other rules; a * -> d or s -> * of the world names the run\'s own services only',
-      'Where the target has namespaces, one source has another\'s name in a second namespace and a wildcard source may be that namespace\'s: a * of one namespace covers no source of another (the intention\'s SourceNS is exact: agent/consul/state/intention.go IntentionMatch). Without namespaces (Consul CE) the world holds default only and the run notes it',
+      'Where the target has namespaces, one source has another\'s name in a second namespace and a wildcard source may be that namespace\'s: a * of one namespace covers no source of another (the intention\'s SourceNS is exact: agent/consul/state/intention.go IntentionMatch); a source or destination may also be * of every namespace (*/*), which ranks below a name wildcard (the docs\' precedence table with namespaces: */* -> exact 7, */* -> * 4, exact -> */* 3, * -> */* 2). Without namespaces (Consul CE) the world holds default only and the run notes it',
+      "In the hashicorp dialect the world's intentions are also listed (GET /v1/connect/intentions, Consul's API): each with its precedence, in Consul's order (precedence, highest first, then source namespace, source, destination namespace, destination: agent/structs/intention.go IntentionPrecedenceSorter; asked of Consul 1.8.7); suites/models/mesh-access.ts listOrder",
     ],
   }),
   rule({
