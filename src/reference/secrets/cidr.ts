@@ -38,14 +38,17 @@ export function inCidrs(address: string | undefined, cidrs: string[], byBytes = 
 /**
  * How Vault reads a bound CIDR back: go-sockaddr's IPv4Addr/IPv6Addr String() (hashicorp/go-sockaddr
  * ipv4addr.go, ipv6addr.go) prints a host block (/32, /128) as the bare address and keeps any other
- * block as written. An entry that is no block is printed as given.
+ * block as written. An entry that is no block (kept by the upstream behaviour as a Unix socket path)
+ * comes back quoted twice: UnixSock String() is fmt.Sprintf("%+q", path) (go-sockaddr unixsock.go)
+ * and that text is JSON-encoded again on its way to the body; OpenBao 2.6.2 reads "10.0.0.0/33" back
+ * as "\"\\\"10.0.0.0/33\\\"\"" in the raw body. %+q and JSON quote printable ASCII alike.
  */
 export function upstreamCidrText(text: string): string {
   try {
     const { address, prefix, family } = parseCidr(text);
     return prefix === (family === 'ipv4' ? 32 : 128) ? address : `${address}/${prefix}`;
   } catch {
-    return text;
+    return JSON.stringify(JSON.stringify(text.trim()));
   }
 }
 

@@ -304,7 +304,11 @@ export const secretsCloudAuthRules: Rule[] = [
     id: 'secrets.cloudauth.login-bound-cidrs',
     title: 'Login from an address outside token_bound_cidrs is refused; from inside it succeeds',
     sources: [{ file, section: ROLE, quote: 'If set, only addresses in these CIDR blocks may authenticate and the token is tied to them' }],
-    notes: [IDENTITY_BOUND, REFUSAL],
+    notes: [
+      IDENTITY_BOUND,
+      REFUSAL,
+      'Where the product keeps an entry that is no block beside a block (Vault and OpenBao keep "10.0.0.0/33" as a Unix socket path: a listed deviation of secrets.cloudauth.role-bad-input), a login from an address in the block still succeeds: the block admits it, the other entry admits no network peer (hashicorp/vault sdk/helper/cidrutil RemoteAddrIsOk asks each entry in turn). A product that refuses the entry (400) is not asked this.',
+    ],
   }),
   rule({
     id: 'secrets.cloudauth.token-bound-cidrs',
@@ -436,7 +440,7 @@ export const secretsCloudAuthUpstreamRules: Rule[] = [
       note: 'ParseAddrs trims each entry; IPv4Addr.String and IPv6Addr.String print a host block without its prefix and keep any other block as written',
     },
     notes: [
-      'The spec says which addresses a block admits, not how it is printed: secrets.cloudauth.role-roundtrip compares blocks as networks. This rule asks the text the products give, in the hashicorp dialect only (SKIP in the spec dialect): 10.0.0.5/32 reads back as 10.0.0.5 and ::1/128 as ::1, while 2001:db8::/32 (an IPv6 block whose prefix is the IPv4 host length) and 10.0.0.0/8 keep theirs; " 10.0.0.1" and "10.0.0.0/8 " (an array entry with spaces) are kept, trimmed. Seen on OpenBao 2.6.2 with its Azure plugin (auth-azure v0.21.0).',
+      'The spec says which addresses a block admits, not how it is printed: secrets.cloudauth.role-roundtrip compares blocks as networks. This rule asks the text the products give, in the hashicorp dialect only (SKIP in the spec dialect): 10.0.0.5/32 reads back as 10.0.0.5 and ::1/128 as ::1, while 2001:db8::/32 (an IPv6 block whose prefix is the IPv4 host length) and 10.0.0.0/8 keep theirs; " 10.0.0.1" and "10.0.0.0/8 " (an array entry with spaces) are kept, trimmed. An entry the products keep as a Unix socket path ("10.0.0.0/33") reads back quoted twice: go-sockaddr UnixSock String quotes the path (%+q), and that text is JSON-encoded once more; a product that refuses that entry with 400 (as the spec rule secrets.cloudauth.role-bad-input asks) passes that part. Seen on OpenBao 2.6.2 with its Azure plugin (auth-azure v0.21.0).',
     ],
   }),
 ];
