@@ -604,8 +604,9 @@ ruleTest('mesh.upstream.intention-precedence', async (kit) => {
   await kit.property<Drawn[]>(
     fc.uniqueArray(intention, { minLength: 1, maxLength: 5, selector: (i) => `${i.source}>${i.destination}` }),
     async (drawn) => {
-      const first = serviceName('src');
-      const sources: ServiceRef[] = [{ namespace: 'default', name: first }, { namespace: 'default', name: serviceName('src') }, withNs ? { namespace: other, name: first } : { namespace: 'default', name: serviceName('src') }];
+      // The first two sources in byte order, so that intentions made in the drawn order may already be in list order.
+      const [first, second] = [serviceName('src'), serviceName('src')].sort() as [string, string];
+      const sources: ServiceRef[] = [{ namespace: 'default', name: first }, { namespace: 'default', name: second }, withNs ? { namespace: other, name: first } : { namespace: 'default', name: serviceName('src') }];
       const destinations: ServiceRef[] = [0, 1].map(() => ({ namespace: 'default', name: serviceName('dst') }));
       const world: IntentionModel[] = drawn.map((i) => ({ source: [...sources, ...sourceWildcards][i.source]!, destination: [...destinations, ...destinationWildcards][i.destination]!, action: i.action }));
       await judgeIntentions(kit, world, sources, destinations);
@@ -638,6 +639,12 @@ ruleTest('mesh.upstream.intention-precedence', async (kit) => {
           { source: withNs ? 5 : 3, destination: 0, action: 'deny' },
           { source: withNs ? 4 : 0, destination: 0, action: 'allow' },
           { source: 1, destination: withNs ? 3 : 2, action: 'allow' },
+        ],
+        // Two intentions of one precedence made in list order: the list keeps them so (a sort that
+        // ignores the tie-break may turn them round).
+        [
+          { source: 0, destination: 0, action: 'allow' },
+          { source: 1, destination: 0, action: 'deny' },
         ],
       ],
     },
