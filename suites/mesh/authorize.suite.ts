@@ -373,6 +373,9 @@ ruleTest('mesh.upstream.authorize-refusals', async (kit) => {
   const fresh = await clientOf(kit, serviceName('src'));
   const noMatch = expectShape(await kit.mesh.authorize({ ...good, ClientCertURI: fresh.uri }), authorizeSchema, 'authorize of an uncovered connection').Authorized;
   await control.intention({ source, destination: target, action: noMatch ? 'deny' : 'allow' });
+  // A source whose name ends in a non-ASCII letter: its UTF-8 bytes %-escaped, or written as they are.
+  const accented = `${source}-é`;
+  await control.intention({ source: accented, destination: target, action: noMatch ? 'deny' : 'allow' });
   const escaped = (s: string) => `${s.slice(0, -1)}%${s.charCodeAt(s.length - 1).toString(16)}`;
   const accepted: [string, Record<string, unknown>][] = [
     ['the scheme in upper case, a query and a fragment', { ...good, ClientCertURI: `SPIFFE://${trustDomain}${path}?a=b#f` }],
@@ -381,6 +384,9 @@ ruleTest('mesh.upstream.authorize-refusals', async (kit) => {
     ['an IP literal host', { ...good, ClientCertURI: `spiffe://[::1]${path}` }],
     ['a host with an escaped "%" and an escaped non-ASCII byte', { ...good, ClientCertURI: `spiffe://x%25%C3${path}` }],
     ['a bad escape in the query', { ...good, ClientCertURI: `${client.uri}?%zz` }],
+    ['a query ending in "%" before a fragment', { ...good, ClientCertURI: `${client.uri}?a%#f` }],
+    ["a service name's non-ASCII letter as %-escaped UTF-8", { ...good, ClientCertURI: `spiffe://${trustDomain}/ns/${ns}/dc/${dc}/svc/${source}-%C3%A9` }],
+    ["a service name's non-ASCII letter as written", { ...good, ClientCertURI: `spiffe://${trustDomain}/ns/${ns}/dc/${dc}/svc/${accented}` }],
     ["the service's and namespace's last letters %-escaped", { ...good, ClientCertURI: `spiffe://${trustDomain}/ns/${escaped(ns!)}/dc/${dc}/svc/${escaped(source)}` }],
   ];
   if (consul) accepted.unshift(['the fields named in lower case', { target, clientcerturi: client.uri, clientcertserial: client.serial }]);
