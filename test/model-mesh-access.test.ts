@@ -11,6 +11,7 @@ import {
   mayWriteService,
   parseServiceUri,
   precedence,
+  listOrder,
   serviceAccess,
   serviceIdentityRules,
   type IntentionModel,
@@ -185,11 +186,29 @@ describe('mesh access model: intentions', () => {
     expect(precedence(intention('a', 'b', 'allow'))).toBe(9);
     expect(precedence(intention('*', 'b', 'allow'))).toBe(8);
     expect(precedence(intention('a', '*', 'allow'))).toBe(6);
+    // The table with namespaces: a namespace wildcard (with a wildcard name) ranks below a name wildcard.
+    expect(precedence(intention('*', 'b', 'allow', '*'))).toBe(7);
+    expect(precedence(intention('*', '*', 'allow'))).toBe(5);
+    expect(precedence(intention('*', '*', 'allow', '*'))).toBe(4);
+    expect(precedence(intention('a', '*', 'allow', 'default', '*'))).toBe(3);
+    expect(precedence(intention('*', '*', 'allow', 'default', '*'))).toBe(2);
+    expect(precedence(intention('*', '*', 'allow', '*', '*'))).toBe(1);
+    const spread = [intention('*', 'db', 'deny', '*'), intention('*', 'db', 'allow', 'ns-a')];
+    expect(authorizeOutcome(spread, ref('web', 'ns-a'), ref('db'), true).authorized, "ns-a's * outranks */*").toEqual([true]);
+    expect(authorizeOutcome(spread, ref('web', 'ns-b'), ref('db'), true).authorized, '*/* covers a source of any namespace').toEqual([false]);
     const world = [intention('*', 'db', 'deny'), intention('web', 'db', 'allow'), intention('api', '*', 'allow')];
     expect(authorizeOutcome(world, ref('web'), ref('db'), true).authorized).toEqual([true]);
     expect(authorizeOutcome(world, ref('other'), ref('db'), true).authorized).toEqual([false]);
     expect(authorizeOutcome(world, ref('api'), ref('db'), true).authorized).toEqual([false]);
     expect(authorizeOutcome(world, ref('api'), ref('cache'), false).authorized).toEqual([true]);
+  });
+
+  it('lists by precedence, then source namespace, source, destination namespace, destination (Consul 1.8.7 asked)', () => {
+    const world = [intention('a', '*', 'allow'), intention('*', 'y', 'allow'), intention('b', 'z', 'allow'), intention('*', 'x', 'allow'), intention('a', 'z', 'deny'), intention('a', 'y', 'allow'), intention('a', 'y', 'allow', 'n0')];
+    const shown = [...world].sort(listOrder).map((i) => `${i.source.namespace}/${i.source.name}>${i.destination.name}`);
+    expect(shown).toEqual(['default/a>y', 'default/a>z', 'default/b>z', 'n0/a>y', 'default/*>x', 'default/*>y', 'default/a>*']);
+    expect(listOrder(world[0]!, world[0]!)).toBe(0);
+    expect(listOrder(intention('a', 'y', 'allow'), intention('a', 'y', 'deny'))).toBe(0);
   });
 
   const svc = fc.record({ name: fc.constantFrom('a', 'b', '*'), namespace: fc.constantFrom('n1', 'n2') });

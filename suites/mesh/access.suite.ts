@@ -17,10 +17,12 @@ import {
   keyAccess,
   leafIdentity,
   leafOutcomes,
+  listOrder,
   mayReadService,
   mayWriteService,
   mergeWords,
   parseServiceUri,
+  precedence,
   serviceIdentityRules,
   wordGrants,
   type IntentionModel,
@@ -589,19 +591,26 @@ ruleTest('mesh.upstream.intention-precedence', async (kit) => {
   const namespaces = await worldNamespaces(kit);
   const other = namespaces[namespaces.length - 1]!;
   const action = fc.constantFrom<'allow' | 'deny'>('allow', 'deny');
-  // Sources 0-2, '*' (3) and, with namespaces, '*' of the other namespace (4); destinations 0-1 and
-  // '*' (2); never * -> *, which would reach other rules' services.
-  const wildcards = other === 'default' ? [3] : [3, 4];
-  const intention: fc.Arbitrary<Drawn> = fc.record({ source: fc.nat(2 + wildcards.length), destination: fc.nat(2), action }).filter((i) => !(i.source >= 3 && i.destination === 2));
+  // Sources 0-2 and the wildcards: '*' (3) and, with namespaces, '*' of the other namespace (4) and
+  // '*' of every namespace (5); destinations 0-1 and '*' (2) and, with namespaces, '*' of every
+  // namespace (3); never a wildcard on both sides, which would reach other rules' services.
+  const withNs = other !== 'default';
+  const star = (namespace: string): ServiceRef => ({ namespace, name: '*' });
+  const sourceWildcards = withNs ? [star('default'), star(other), star('*')] : [star('default')];
+  const destinationWildcards = withNs ? [star('default'), star('*')] : [star('default')];
+  const intention: fc.Arbitrary<Drawn> = fc
+    .record({ source: fc.nat(2 + sourceWildcards.length), destination: fc.nat(1 + destinationWildcards.length), action })
+    .filter((i) => !(i.source >= 3 && i.destination >= 2));
   await kit.property<Drawn[]>(
     fc.uniqueArray(intention, { minLength: 1, maxLength: 5, selector: (i) => `${i.source}>${i.destination}` }),
     async (drawn) => {
-      const first = serviceName('src');
-      const sources: ServiceRef[] = [{ namespace: 'default', name: first }, { namespace: 'default', name: serviceName('src') }, other === 'default' ? { namespace: 'default', name: serviceName('src') } : { namespace: other, name: first }];
+      // The first two sources in byte order, so that intentions made in the drawn order may already be in list order.
+      const [first, second] = [serviceName('src'), serviceName('src')].sort() as [string, string];
+      const sources: ServiceRef[] = [{ namespace: 'default', name: first }, { namespace: 'default', name: second }, withNs ? { namespace: other, name: first } : { namespace: 'default', name: serviceName('src') }];
       const destinations: ServiceRef[] = [0, 1].map(() => ({ namespace: 'default', name: serviceName('dst') }));
-      const ref = (list: ServiceRef[], i: number) => list[i] ?? { namespace: i === 4 ? other : 'default', name: '*' };
-      const world: IntentionModel[] = drawn.map((i) => ({ source: ref(sources, i.source), destination: ref(destinations, i.destination), action: i.action }));
+      const world: IntentionModel[] = drawn.map((i) => ({ source: [...sources, ...sourceWildcards][i.source]!, destination: [...destinations, ...destinationWildcards][i.destination]!, action: i.action }));
       await judgeIntentions(kit, world, sources, destinations);
+      await judgeIntentionList(kit, world, sources, destinations);
     },
     {
       numRuns: Math.min(kit.ctx.runs, 3),
@@ -620,14 +629,50 @@ ruleTest('mesh.upstream.intention-precedence', async (kit) => {
         // The other namespace's wildcard and an exact source of the same name there: neither reaches
         // default/s0; s0 of default falls to default's * -> d (without namespaces: 4 is default's *).
         [
-          { source: wildcards.length > 1 ? 4 : 3, destination: 0, action: 'allow' },
+          { source: withNs ? 4 : 3, destination: 0, action: 'allow' },
           { source: 2, destination: 1, action: 'allow' },
           { source: 3, destination: 1, action: 'deny' },
+        ],
+        // With namespaces: */* -> d0 covers every source but yields to a namespace's * -> d0; s1 -> */*
+        // decides s1 -> d1; (without namespaces: * -> d0 and s1 -> *).
+        [
+          { source: withNs ? 5 : 3, destination: 0, action: 'deny' },
+          { source: withNs ? 4 : 0, destination: 0, action: 'allow' },
+          { source: 1, destination: withNs ? 3 : 2, action: 'allow' },
+        ],
+        // Two intentions of one precedence made in list order: the list keeps them so (a sort that
+        // ignores the tie-break may turn them round).
+        [
+          { source: 0, destination: 0, action: 'allow' },
+          { source: 1, destination: 0, action: 'deny' },
         ],
       ],
     },
   );
 });
+
+const listedIntentionSchema = z.array(z.object({ SourceNS: z.string(), SourceName: z.string(), DestinationNS: z.string(), DestinationName: z.string(), Precedence: z.number() }).passthrough());
+
+/**
+ * Consul's intention list (GET /v1/connect/intentions, hashicorp dialect only: spec 001 names no
+ * listing) holds the world's intentions each with its precedence, in the model's listOrder; the run's
+ * own are told from others' by their names (a wildcard is ours when its other side is).
+ */
+async function judgeIntentionList(kit: RuleKit, world: IntentionModel[], sources: ServiceRef[], destinations: ServiceRef[]): Promise<void> {
+  if (kit.mesh.dialect.name !== 'hashicorp') {
+    kit.note("the intention list's precedence and order not asked: spec 001 names no intention listing (the hashicorp dialect asks Consul's)");
+    return;
+  }
+  // Every namespace's, where there are namespaces (Consul Enterprise lists the request's namespace by default, CE takes no ?ns).
+  const res = await kit.mesh.http.request({ method: 'GET', path: '/v1/connect/intentions', query: nsQuery(kit, '*') });
+  expect(res.status, `GET /v1/connect/intentions answers 200 (${res.text.slice(0, 120)})`).toBe(200);
+  const ours = (name: string, names: ServiceRef[]) => names.some((r) => r.name === name);
+  const listed = expectShape(res, listedIntentionSchema, 'intention list')
+    .filter((i) => (ours(i.SourceName, sources) && (ours(i.DestinationName, destinations) || i.DestinationName === '*')) || (i.SourceName === '*' && ours(i.DestinationName, destinations)))
+    .map((i) => `${i.SourceNS}/${i.SourceName} -> ${i.DestinationNS}/${i.DestinationName} (precedence ${i.Precedence})`);
+  const expected = [...world].sort(listOrder).map((i) => `${i.source.namespace}/${i.source.name} -> ${i.destination.namespace}/${i.destination.name} (precedence ${precedence(i)})`);
+  expect(listed, 'the intention list holds the world\'s intentions by precedence, highest first, then by source namespace, source, destination namespace and destination').toEqual(expected);
+}
 
 /**
  * Makes the intentions, learns the target's no-match answer from a connection between two fresh

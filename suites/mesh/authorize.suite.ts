@@ -100,6 +100,11 @@ ruleTest('mesh.authorize.request-validation', async (kit) => {
 // A SHOULD rule: ClientCertSerial is marked required and colon-hex, but the spec states no refusal.
 ruleTest('mesh.authorize.serial-format', async (kit) => {
   const client = await clientOf(kit, serviceName('src'));
+  // Colon-hex serials of one octet, of several, and of a 160-bit serial (RFC 5280 allows 20 octets), in either case, are answered.
+  for (const serial of ['0a', '0a:1B:2c', '01:23:45:67:89:ab:cd:ef', Array.from({ length: 20 }, (_, i) => ((i * 13 + 16) % 256).toString(16).padStart(2, '0')).join(':')]) {
+    const res = await kit.mesh.authorize({ Target: serviceName('dst'), ClientCertURI: client.uri, ClientCertSerial: serial });
+    expect(res.status, `authorize with the colon-hex ClientCertSerial ${serial} is answered (got ${res.status}: ${res.text.slice(0, 120)})`).toBe(200);
+  }
   expectRefused(await kit.mesh.authorize({ Target: serviceName('dst'), ClientCertURI: client.uri }), 'authorize without ClientCertSerial');
   await kit.property(
     fc.oneof(fc.constantFrom('zz:11', 'xyz', '1:2:3', '0a-0b', '0a:0b:', ':0a'), fc.stringMatching(/^[g-z]{2,8}$/)),
@@ -258,4 +263,139 @@ ruleTest('mesh.upstream.default-reason', async (kit) => {
   const client = await clientOf(kit, serviceName('src'));
   const body = expectShape(await kit.mesh.authorize({ Target: serviceName('dst'), ClientCertURI: client.uri, ClientCertSerial: client.serial }), authorizeSchema, 'authorize');
   expect(DEFAULT_REASONS, `with no matching intention the Reason "${body.Reason}" is one of Consul's default texts`).toContain(body.Reason);
+});
+
+/**
+ * Consul's refusal of an authorize body (hashicorp/consul agent/agent_endpoint.go
+ * AgentConnectAuthorize, agent/connect_auth.go Agent.ConnectAuthorize at v1.8.7, agent/http.go
+ * decodeBody): 400 with the reason, after "Bad request: " where the reason is a BadRequestError
+ * (Consul before its HTTPError). `undefined` as text: the decoder's own syntax error, whose words
+ * are Go's (the reference's are JavaScript's): only the prefix is asked.
+ */
+interface RefusalCase {
+  what: string;
+  /** The body as sent: an object as JSON, a string as is. */
+  body: Record<string, unknown> | string;
+  /** Consul's reason (hashicorp dialect); the prefix alone where it ends in '…'. */
+  text: string;
+  /** The word any dialect's refusal names (the field). */
+  names: string;
+  /** Only where the target's decoder refuses what the spec leaves open (Consul's unknown field, JSON null). */
+  consulOnly?: true;
+}
+
+const DECODE = 'Request decode failed: ';
+const unmarshal = (type: string, field: string) => `${DECODE}json: cannot unmarshal ${type} into Go struct field ConnectAuthorizeRequest.${field} of type string`;
+const unmarshalBody = (type: string) => `${DECODE}json: cannot unmarshal ${type} into Go value of type structs.ConnectAuthorizeRequest`;
+
+/** The reason of a 400 answer, without the "Bad request: " of a BadRequestError (Consul before 1.10). */
+const reasonOf = (res: HttpResponse) => res.text.trim().replace(/^Bad request: /, '');
+
+ruleTest('mesh.upstream.authorize-refusals', async (kit) => {
+  const control = kit.meshFixtures;
+  const source = serviceName('src');
+  const target = serviceName('dst');
+  const client = await clientOf(kit, source);
+  const parts = /^spiffe:\/\/([^/]+)(\/ns\/([^/]+)\/dc\/([^/]+)\/svc\/)([^/]+)$/.exec(client.uri);
+  expect(parts, `the leaf's ServiceURI ${client.uri} is a SPIFFE service identifier`).not.toBeNull();
+  const [, trustDomain, , ns, dc] = parts!;
+  const path = `/ns/${ns}/dc/${dc}/svc/${source}`;
+  const good = { Target: target, ClientCertURI: client.uri, ClientCertSerial: client.serial };
+  const consul = kit.mesh.dialect.name === 'hashicorp';
+  if (!consul) kit.note("Consul's texts not asked: the target speaks another dialect; each refusal is asked to be a 400 that names the field");
+  const uriCases: [string, string, string][] = [
+    ['spiffe URI of no known form', `spiffe://${trustDomain}/foo`, 'Connect'],
+    ['service identifier with a character before the scheme', `x${client.uri}`, 'Connect'],
+    ['service identifier after a digit', `1${client.uri}`, 'Connect'],
+    ['service identifier after a space', ` ${client.uri}`, 'Connect'],
+    ['service path after an empty segment', `spiffe://${trustDomain}/${path}`, 'Connect'],
+    ['host with no path or dot', 'spiffe://x', 'Connect'],
+    ["the trust domain and an empty path", `spiffe://${trustDomain}/`, 'Connect'],
+    ['agent identifier with a trailing slash', `spiffe://${trustDomain}/agent/client/dc/${dc}/id/abc/`, 'Connect'],
+    ['agent identifier under another segment', `spiffe://${trustDomain}/x/agent/client/dc/${dc}/id/abc`, 'Connect'],
+    ['service identifier with a bad escape in the user info', `spiffe://u%zz@x${path}`, 'Connect'],
+    ['service identifier with a segment after the service', `${client.uri}/x`, 'Connect'],
+    ['service path under another scheme', `http://${trustDomain}${path}`, 'Connect'],
+    ['service identifier with a control character', `${client.uri}\u0001`, 'Connect'],
+    ['service identifier with a bad escape in the fragment', `${client.uri}#%zz`, 'Connect'],
+    ['service identifier with a bad escape at the end of the path', `${client.uri}%`, 'Connect'],
+    ['service identifier with an escape of one hex digit', `${client.uri}%4z`, 'Connect'],
+    ['service identifier whose host escapes an ASCII letter', `spiffe://x%41${path}`, 'Connect'],
+    ['service identifier with a port that is not a number', `spiffe://x:8a${path}`, 'Connect'],
+    ['service identifier with an unclosed IP literal', `spiffe://[::1${path}`, 'Connect'],
+    ['service identifier with a host character URLs refuse', `spiffe://x^${path}`, 'Connect'],
+    ['service identifier with user info URLs refuse', `spiffe://u^@x${path}`, 'Connect'],
+    ['opaque spiffe URI', `spiffe:${trustDomain}`, 'Connect'],
+    ['spiffe URI whose host starts with a dot', 'spiffe://.consul', 'Connect'],
+    ['agent identifier', `spiffe://${trustDomain}/agent/client/dc/${dc}/id/abc`, 'Service'],
+    ["the trust domain's signing identifier", `spiffe://${trustDomain}`, 'Service'],
+    ['signing identifier with a port and a query', `spiffe://${trustDomain}:8080?q`, 'Service'],
+  ];
+  const cases: RefusalCase[] = [
+    { what: 'an empty body', body: '', text: `${DECODE}EOF`, names: 'EOF', consulOnly: true },
+    { what: 'a blank body', body: ' \n', text: `${DECODE}EOF`, names: 'EOF', consulOnly: true },
+    { what: 'a body cut short', body: '{"Target":', text: `${DECODE}…`, names: '' },
+    { what: 'a JSON null body', body: 'null', text: 'Target service must be specified', names: 'Target', consulOnly: true },
+    { what: 'a JSON array body', body: '[]', text: unmarshalBody('array'), names: 'array', consulOnly: true },
+    { what: 'a JSON string body', body: '"x"', text: unmarshalBody('string'), names: 'string', consulOnly: true },
+    { what: 'a JSON number body', body: '12', text: unmarshalBody('number'), names: 'number', consulOnly: true },
+    { what: 'a JSON boolean body', body: 'true', text: unmarshalBody('bool'), names: 'bool', consulOnly: true },
+    { what: 'a number as Target', body: { ...good, Target: 1 }, text: unmarshal('number', 'Target'), names: 'Target' },
+    { what: 'a boolean as Target', body: { ...good, Target: true }, text: unmarshal('bool', 'Target'), names: 'Target' },
+    { what: 'an array as Target', body: { ...good, Target: [target] }, text: unmarshal('array', 'Target'), names: 'Target' },
+    { what: 'an object as Target', body: { ...good, Target: {} }, text: unmarshal('object', 'Target'), names: 'Target' },
+    { what: 'a number as ClientCertURI', body: { ...good, ClientCertURI: 5 }, text: unmarshal('number', 'ClientCertURI'), names: 'ClientCertURI' },
+    { what: 'a number as ClientCertSerial', body: { ...good, ClientCertSerial: 5 }, text: unmarshal('number', 'ClientCertSerial'), names: 'ClientCertSerial' },
+    { what: 'a number as Target, named in lower case', body: { target: 1, ClientCertURI: client.uri }, text: unmarshal('number', 'Target'), names: 'Target', consulOnly: true },
+    { what: 'an unknown field', body: { ...good, Bogus: 1 }, text: `${DECODE}json: unknown field "Bogus"`, names: 'Bogus', consulOnly: true },
+    { what: 'null as Target', body: { ...good, Target: null }, text: 'Target service must be specified', names: 'Target', consulOnly: true },
+    { what: 'no Target', body: { ClientCertURI: client.uri, ClientCertSerial: client.serial }, text: 'Target service must be specified', names: 'Target' },
+    { what: 'an empty Target', body: { ...good, Target: '' }, text: 'Target service must be specified', names: 'Target' },
+    { what: 'no ClientCertURI', body: { Target: target, ClientCertSerial: client.serial }, text: 'ClientCertURI not a valid Connect identifier', names: 'ClientCertURI' },
+    ...uriCases.map(([what, uri, kind]): RefusalCase => ({ what: `a ClientCertURI that is a ${what} (${JSON.stringify(uri)})`, body: { ...good, ClientCertURI: uri }, text: `ClientCertURI not a valid ${kind} identifier`, names: 'ClientCertURI' })),
+  ];
+  for (const c of cases) {
+    if (c.consulOnly && !consul) continue;
+    const res = typeof c.body === 'string'
+      ? await kit.mesh.http.request({ method: 'POST', path: '/v1/agent/connect/authorize', body: c.body, headers: { 'content-type': 'application/json' } })
+      : await kit.mesh.authorize(c.body);
+    expect(res.status, `authorize with ${c.what} is refused with 400 (got ${res.status}: ${res.text.slice(0, 160)})`).toBe(400);
+    if (!consul) expect(res.text, `the refusal of authorize with ${c.what} names ${c.names}`).toContain(c.names);
+    else if (c.text.endsWith('…')) {
+      expect(reasonOf(res), `the refusal of authorize with ${c.what}`).toMatch(new RegExp(`^${c.text.slice(0, -1)}\\S`));
+      expect(reasonOf(res), `the refusal of authorize with ${c.what} is a syntax error, not a decoded value's`).not.toMatch(/json: (cannot unmarshal|unknown field)/);
+    }
+    else expect(reasonOf(res), `the refusal of authorize with ${c.what} is Consul's`).toBe(c.text);
+  }
+  // What Consul's URL parsing accepts as the same service: field names in any case, the scheme in
+  // any case, a query and a fragment, no host, user info and a port, and the service's name and
+  // namespace %-escaped. The source is known by the decision: an intention gives the connection the
+  // answer no uncovered connection gets.
+  const fresh = await clientOf(kit, serviceName('src'));
+  const noMatch = expectShape(await kit.mesh.authorize({ ...good, ClientCertURI: fresh.uri }), authorizeSchema, 'authorize of an uncovered connection').Authorized;
+  await control.intention({ source, destination: target, action: noMatch ? 'deny' : 'allow' });
+  // A source whose name ends in a non-ASCII letter: its UTF-8 bytes %-escaped, or written as they are.
+  const accented = `${source}-é`;
+  await control.intention({ source: accented, destination: target, action: noMatch ? 'deny' : 'allow' });
+  const escaped = (s: string) => `${s.slice(0, -1)}%${s.charCodeAt(s.length - 1).toString(16)}`;
+  const accepted: [string, Record<string, unknown>][] = [
+    ['the scheme in upper case, a query and a fragment', { ...good, ClientCertURI: `SPIFFE://${trustDomain}${path}?a=b#f` }],
+    ['no host', { ...good, ClientCertURI: `spiffe:${path}` }],
+    ['user info, an IP literal host and a port', { ...good, ClientCertURI: `spiffe://u:p@[::1]:80${path}` }],
+    ['an IP literal host', { ...good, ClientCertURI: `spiffe://[::1]${path}` }],
+    ['a host with an escaped "%" and an escaped non-ASCII byte', { ...good, ClientCertURI: `spiffe://x%25%C3${path}` }],
+    ['a bad escape in the query', { ...good, ClientCertURI: `${client.uri}?%zz` }],
+    ['a query ending in "%" before a fragment', { ...good, ClientCertURI: `${client.uri}?a%#f` }],
+    ['a fragment alone', { ...good, ClientCertURI: `${client.uri}#f` }],
+    ["a service name's non-ASCII letter as %-escaped UTF-8", { ...good, ClientCertURI: `spiffe://${trustDomain}/ns/${ns}/dc/${dc}/svc/${source}-%C3%A9` }],
+    ["a service name's non-ASCII letter as written", { ...good, ClientCertURI: `spiffe://${trustDomain}/ns/${ns}/dc/${dc}/svc/${accented}` }],
+    ["the service's and namespace's last letters %-escaped", { ...good, ClientCertURI: `spiffe://${trustDomain}/ns/${escaped(ns!)}/dc/${dc}/svc/${escaped(source)}` }],
+  ];
+  if (consul) accepted.unshift(['the fields named in lower case', { target, clientcerturi: client.uri, clientcertserial: client.serial }]);
+  for (const [what, body] of accepted) {
+    const res = await kit.mesh.authorize(body);
+    expect(res.status, `authorize with ${what} is answered (got ${res.status}: ${res.text.slice(0, 160)})`).toBe(200);
+    const decided = expectShape(res, authorizeSchema, `authorize with ${what}`);
+    expect(decided.Authorized, `authorize with ${what} is decided by the ${noMatch ? 'deny' : 'allow'} intention from ${source} (Reason: ${decided.Reason})`).toBe(!noMatch);
+  }
 });

@@ -159,16 +159,35 @@ export interface IntentionModel {
 }
 
 const WILDCARD = '*';
-const covers = (pattern: ServiceRef, service: ServiceRef) => pattern.namespace === service.namespace && (pattern.name === WILDCARD || pattern.name === service.name);
+/** A side of an intention covers a service where its namespace and its name are each the service's or '*'. */
+const covers = (pattern: ServiceRef, service: ServiceRef) => (pattern.namespace === WILDCARD || pattern.namespace === service.namespace) && (pattern.name === WILDCARD || pattern.name === service.name);
+
+/** How many of a side's namespace and name are exact: '*' as namespace comes only with '*' as name (Consul refuses an exact name after it). */
+const exactParts = (side: ServiceRef) => (side.namespace === WILDCARD ? 0 : side.name === WILDCARD ? 1 : 2);
 
 /**
  * Upstream intention precedence (developer.hashicorp.com/consul/docs/connect/intentions, "Precedence
- * and match order"): an exact destination outranks a wildcard one, then an exact source outranks a
- * wildcard one: exact -> exact 9, * -> exact 8, exact -> * 6, * -> * 5 (namespaces themselves are
- * exact here).
+ * and match order", the table with namespaces): the destination's exactness first, then the
+ * source's: exact -> exact 9, * -> exact 8, * /* -> exact 7, exact -> * 6, * -> * 5, * /* -> * 4,
+ * exact -> * /* 3, * -> * /* 2, * /* -> * /* 1 (a namespace wildcard only where the target has
+ * namespaces).
  */
 export function precedence(i: IntentionModel): number {
-  return (i.destination.name === WILDCARD ? 6 : 9) - (i.source.name === WILDCARD ? 1 : 0);
+  return [3, 6, 9][exactParts(i.destination)]! - (2 - exactParts(i.source));
+}
+
+/**
+ * The order in which the upstream lists intentions (Consul's API; spec 001 names no listing):
+ * precedence, highest first, then source namespace, source, destination namespace and destination,
+ * each in byte order (hashicorp/consul agent/structs/intention.go IntentionPrecedenceSorter, which
+ * Intention.List sorts by; asked of Consul 1.8.7). Negative when `a` comes first.
+ */
+export function listOrder(a: IntentionModel, b: IntentionModel): number {
+  if (precedence(a) !== precedence(b)) return precedence(b) - precedence(a);
+  const key = (i: IntentionModel) => [i.source.namespace, i.source.name, i.destination.namespace, i.destination.name];
+  const [ka, kb] = [key(a), key(b)];
+  const at = ka.findIndex((part, k) => part !== kb[k]);
+  return at < 0 ? 0 : ka[at]! < kb[at]! ? -1 : 1;
 }
 
 /** The outcome of authorize: the allowed values of Authorized, and the intention that decided, if any. */

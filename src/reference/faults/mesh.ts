@@ -87,6 +87,12 @@ export const meshFaults: Fault[] = [
     description: "Reason names the intention's source and destination but not its action (the test before issue 13 checked only the names)",
   },
   { id: 'mesh.authorize-accepts-non-service-uri', system: 'mesh', breaks: ['mesh.authorize.request-validation'], description: 'A ClientCertURI that is not a service identifier is accepted' },
+  {
+    id: 'mesh.authorize-cert-uri-escapes-kept',
+    system: 'mesh',
+    breaks: ['mesh.upstream.authorize-refusals'],
+    description: "A ClientCertURI's service and namespace are taken as written: a %-escaped name (Consul unescapes it, agent/connect/uri.go ParseCertURI) is another service, so its intention does not decide",
+  },
   { id: 'mesh.authorize-serial-unchecked', system: 'mesh', breaks: ['mesh.authorize.serial-format'], description: 'ClientCertSerial is not checked: neither a missing nor a malformed one is refused (as in Consul)' },
   { id: 'mesh.authorize-no-acl', system: 'mesh', breaks: ['mesh.acl.authorize'], description: 'Authorize needs no service:write' },
   {

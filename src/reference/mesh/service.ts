@@ -129,10 +129,9 @@ export class MeshService {
     this.namespaces = new MeshNamespaces(options.namespaces, options.dialect, options.faults);
     this.consul = new ConsulHeaders(options.dialect);
     this.authorizeRequests = new AuthorizeBodies({
-      strict: this.hashicorp,
       namespaces: this.namespaces.enabled,
-      requireServiceUri: !options.faults.has('mesh.authorize-accepts-non-service-uri'),
       checkSerial: options.behavior !== 'upstream' && !options.faults.has('mesh.authorize-serial-unchecked'),
+      flaws: { keepEscapes: options.faults.has('mesh.authorize-cert-uri-escapes-kept'), acceptNonServiceUri: options.faults.has('mesh.authorize-accepts-non-service-uri') },
     });
     this.router.add('GET', '/v1/agent/connect/ca/roots', (ctx) => this.roots(ctx));
     this.router.add('GET', '/v1/agent/connect/ca/leaf/:service', (ctx) => this.leaf(ctx));

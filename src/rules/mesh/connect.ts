@@ -201,7 +201,7 @@ export const meshConnectRules: Rule[] = [
   rule({
     id: 'mesh.authorize.serial-format',
     level: 'SHOULD',
-    title: 'Authorize without a ClientCertSerial, or with one that is not colon-hex, is refused with a 4xx',
+    title: 'Authorize without a ClientCertSerial, or with one that is not colon-hex, is refused with a 4xx; with a colon-hex one of one or many octets it is answered',
     sources: [{ file, section: AUTHZ, quote: 'ClientCertSerial | string | yes | Colon-hex-encoded serial number of the client certificate' }],
     notes: [
       'SHOULD: the field is marked required and colon-hex, but the spec states no refusal. Consul never reads ClientCertSerial (hashicorp/consul agent/agent_endpoint.go AgentConnectAuthorize; structs.ConnectAuthorizeRequest): listed as a deviation in expectations/consul.json',
@@ -370,7 +370,7 @@ export const meshUpstreamRules: Rule[] = [
     id: 'mesh.upstream.intention-precedence',
     level: 'UPSTREAM',
     title:
-      'For generated exact and wildcard intentions (* as source, * as destination), every source asking every destination gets the action of the covering intention of highest precedence: exact -> exact over * -> exact over exact -> *, else the no-match answer',
+      'For generated exact and wildcard intentions (* as source, * as destination, and with namespaces * of every namespace), every source asking every destination gets the action of the covering intention of highest precedence: exact -> exact over * -> exact over */* -> exact over exact -> * over exact -> */*, else the no-match answer; and (Consul\'s API) the intention list gives each its precedence, in precedence order then by source namespace, source, destination namespace and destination',
     capability: FIX,
     sources: [{ file, section: 'Resources and their fields > Authorize response', quote: 'Reason | string (explains the matched intention and its action)' }],
     upstream: {
@@ -380,7 +380,27 @@ export const meshUpstreamRules: Rule[] = [
     },
     notes: [
       'Judged against suites/models/mesh-access.ts (authorizeOutcome, precedence). Never * -> *, which would reach the services of other rules; a * -> d or s -> * of the world names the run\'s own services only',
-      'Where the target has namespaces, one source has another\'s name in a second namespace and a wildcard source may be that namespace\'s: a * of one namespace covers no source of another (the intention\'s SourceNS is exact: agent/consul/state/intention.go IntentionMatch). Without namespaces (Consul CE) the world holds default only and the run notes it',
+      'Where the target has namespaces, one source has another\'s name in a second namespace and a wildcard source may be that namespace\'s: a * of one namespace covers no source of another (the intention\'s SourceNS is exact: agent/consul/state/intention.go IntentionMatch); a source or destination may also be * of every namespace (*/*), which ranks below a name wildcard (the docs\' precedence table with namespaces: */* -> exact 7, */* -> * 4, exact -> */* 3, * -> */* 2). Without namespaces (Consul CE) the world holds default only and the run notes it',
+      "In the hashicorp dialect the world's intentions are also listed (GET /v1/connect/intentions, Consul's API): each with its precedence, in Consul's order (precedence, highest first, then source namespace, source, destination namespace, destination: agent/structs/intention.go IntentionPrecedenceSorter; asked of Consul 1.8.7); suites/models/mesh-access.ts listOrder",
+    ],
+  }),
+  rule({
+    id: 'mesh.upstream.authorize-refusals',
+    level: 'UPSTREAM',
+    title:
+      "Authorize refuses a body it cannot decode, a missing Target and a ClientCertURI that is no service identifier with 400 and Consul's reason (any dialect: a 400 naming the field): a blank body, JSON null or a non-object, a field of another JSON type, an unknown field, no ClientCertURI, and URIs a URL parser or the SPIFFE forms refuse (\"not a valid Connect identifier\") or that name an agent or a CA (\"not a valid Service identifier\"); and it decides as for the service itself a URI with the scheme in upper case, a query, a fragment, no host, user info and a port, or %-escaped parts",
+    capability: FIX,
+    sources: [
+      { file, section: 'Errors', quote: 'Error status codes and error bodies: not shown.' },
+      { file, section: AUTHZ, quote: 'ClientCertURI | string | yes | Identifier of the requesting client; currently the URI SAN of its TLS client certificate' },
+    ],
+    upstream: {
+      product: 'Consul',
+      source: 'hashicorp/consul agent/agent_endpoint.go AgentConnectAuthorize, agent/connect_auth.go Agent.ConnectAuthorize (v1.8.7), agent/http.go decodeBody (lib.DecodeJSON, DisallowUnknownFields), agent/connect/uri.go ParseCertURIFromString and ParseCertURI',
+      note: 'decodeBody refuses with "Request decode failed: <encoding/json error>" (EOF for a blank body; "json: cannot unmarshal <type> into Go value of type structs.ConnectAuthorizeRequest" for a non-object; "... into Go struct field ConnectAuthorizeRequest.<Field> of type string"; "json: unknown field \"<key>\""; JSON null leaves the request empty; field names match in any case); then "Target service must be specified"; then url.Parse and the SPIFFE patterns: a parse failure or no known form is "ClientCertURI not a valid Connect identifier", an agent (/agent/client/dc/<dc>/id/<id>) or signing identifier (no path, a host with a dot) "ClientCertURI not a valid Service identifier"; a service identifier\'s parts are %-unescaped (RawPath). All 400; Consul before its HTTPError (1.8.7 asked) writes "Bad request: " before the reason. Every case was asked of Consul 1.8.7',
+    },
+    notes: [
+      "The decoder's syntax error is asked only to start with \"Request decode failed: \" (its words are Go's). In another dialect the cases that only Consul's strict decoder refuses (a blank or null body, a non-object, an unknown field, null or a lower-case field name) are not asked, and each other refusal must be a 400 whose body names the field. The accepted forms are judged by a decision: an intention from the client's service gives the answer an uncovered connection does not get",
     ],
   }),
   rule({

@@ -114,8 +114,8 @@ export const meshStatements: StatementMap = {
       id: 'mesh.authorize-request.client-cert-uri',
       section: AUTHZ_REQ,
       quote: '| ClientCertURI | string | yes | Identifier of the requesting client; currently the URI SAN of its TLS client certificate |',
-      claim: "The leaf URI of the source service identifies the source whose intention decides; a missing or non-service identifier is refused (SHOULD).",
-      rules: ['mesh.authorize.intentions', 'mesh.authorize.request-validation'],
+      claim: "The leaf URI of the source service identifies the source whose intention decides; a missing or non-service identifier is refused (SHOULD); under the strict profile, as Consul reads it (URL parsing, the SPIFFE forms, Consul's refusals).",
+      rules: ['mesh.authorize.intentions', 'mesh.authorize.request-validation', 'mesh.upstream.authorize-refusals'],
     },
     {
       id: 'mesh.authorize-request.client-cert-serial',
