@@ -39,7 +39,7 @@ function applyOutcomes(report: MutationReport, outcomes: Map<string, MutantOutco
       } else if (o.status === 'undecided') {
         m.statusReason = `${UNDECIDED_PREFIX} no FAIL, and ERROR twice: ${o.undecided.map((u) => `${u.rule} (${u.dialect}): ${u.message}`).join('; ')}`;
       } else if (o.status === 'killed') {
-        m.statusReason = o.rule ? `FAIL ${o.rule} (${o.dialect})` : `the reference crashed (${o.dialect}): ${o.crash ?? ''}`;
+        m.statusReason = o.error ? `ERROR ${o.rule} (${o.dialect}) twice: ${o.error}` : o.rule ? `FAIL ${o.rule} (${o.dialect})` : `the reference crashed (${o.dialect}): ${o.crash ?? ''}`;
       } else {
         m.statusReason = o.rules
           ? `every mapped rule that reaches it passed (${o.dialects.join(', ')}): ${o.rules.length <= 6 ? o.rules.join(', ') : `${o.rules.slice(0, 6).join(', ')} and ${o.rules.length - 6} more`}`

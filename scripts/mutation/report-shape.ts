@@ -55,7 +55,7 @@ export interface CostSummary {
 /** One line of outcomes.jsonl (run-mutant.mjs). */
 export type MutantOutcome = { mutant: string; ms: number } & (
   | { status: 'uncovered' }
-  | { status: 'killed'; dialect: string; rule?: string; crash?: string }
+  | { status: 'killed'; dialect: string; rule?: string; crash?: string; /** why an ERROR on both tries counted: a hang, or the same malformed answer */ error?: string }
   | { status: 'survived'; dialects: string[]; /** the rules that judged it, each with its run (absent in records made before per-rule coverage) */ rules?: string[] }
   | { status: 'undecided'; undecided: { dialect: string; rule: string; message: string }[] }
 );

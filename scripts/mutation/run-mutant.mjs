@@ -19,6 +19,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { steadyError } from './steady-error.mjs';
 
 const ACTIVE = process.env.__STRYKER_ACTIVE_MUTANT__;
 const entry = JSON.parse(process.env.STACKPROOF_MUTATE_MODULE ?? 'null');
@@ -180,6 +181,17 @@ function rulesReaching(run, id) {
   return rules.length > 0 ? rules : undefined;
 }
 
+/** How long a rule took alone in the dry run (ms), or the whole dry run of its run when unknown. */
+function ruleDryMs(runName, rule) {
+  const file = join(stateDir, 'coverage', `${runName}.rules.json`);
+  if (existsSync(file)) {
+    const ms = JSON.parse(readFileSync(file, 'utf8')).ruleMs?.[rule];
+    if (typeof ms === 'number') return ms;
+  }
+  const dry = join(stateDir, 'dry-run.json');
+  return existsSync(dry) ? JSON.parse(readFileSync(dry, 'utf8')).timings?.[runName] : undefined;
+}
+
 async function mutantRun(id) {
   const started = performance.now();
   const covering = RUNS.filter((r) => {
@@ -209,11 +221,20 @@ async function mutantRun(id) {
       console.log(`mutant ${id}: FAIL ${rule.id} (${dialect}): ${(rule.message ?? '').split('\n')[0].slice(0, 300)}`);
       return 1;
     }
-    if (run.error.length > 0) undecided.push(...run.error.map((r) => ({ dialect, rule: r.id, message: (r.message ?? '').split('\n')[0].slice(0, 200) })));
+    if (run.error.length > 0) {
+      undecided.push(...run.error.map((r) => ({ dialect, rule: r.id, message: (r.message ?? '').split('\n')[0].slice(0, 200), steady: steadyError(r, run.first, ruleDryMs(dialect, r.id)) })));
+    }
   }
   const ms = Math.round(performance.now() - started);
+  const steady = undecided.filter((u) => u.steady);
+  if (steady.length > 0) {
+    const u = steady[0];
+    record({ mutant: id, status: 'killed', dialect: u.dialect, rule: u.rule, error: `${u.steady}: ${u.message}`, ms });
+    console.log(`mutant ${id}: ERROR ${u.rule} (${u.dialect}) twice, the same way (${u.steady}): ${u.message}`);
+    return 1;
+  }
   if (undecided.length > 0) {
-    record({ mutant: id, status: 'undecided', undecided, ms });
+    record({ mutant: id, status: 'undecided', undecided: undecided.map(({ steady: _, ...u }) => u), ms });
     console.log(`mutant ${id}: no FAIL, and ERROR twice: ${undecided.map((u) => `${u.rule} (${u.dialect})`).join(', ')}: not counted as killed`);
     return 0;
   }
