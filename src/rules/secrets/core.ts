@@ -301,7 +301,7 @@ export const secretsNamespaceRules: Rule[] = [
       note: 'the spec does not show how namespaces are made; Vault Enterprise documents sys/namespaces (developer.hashicorp.com/vault/api-docs/system/namespaces) and OpenBao serves it since 2.3. Confirmed on OpenBao 2.6.2',
     },
     notes: [
-      "Judged against suites/models/secrets-namespaces.ts (childKeys); keys are compared as sets (OpenBao lists them unsorted). In the hashicorp dialect a target that declares namespaces must serve sys/namespaces (every product that has namespaces does: Vault Enterprise, HCP Vault, OpenBao 2.3+); in the spec dialect a 404 or 405 there is a SKIP.",
+      "Judged against suites/models/secrets-namespaces.ts (childKeys); keys are compared as sets (OpenBao lists them unsorted). Where sys/namespaces answers 404 or 405 the rule is SKIP (the spec dialect, Vault CE, OpenBao before 2.3), except on a target whose sys/health says \"enterprise\": true in the hashicorp dialect: Vault Enterprise always serves sys/namespaces, so there it FAILs.",
       "Where the products differ, every answer passes: a read of a name with '/' is 400 (OpenBao) or 404; the delete of a missing namespace is 200 with a warning (OpenBao) or 204; a write without custom_metadata over an existing namespace is not asked (OpenBao empties it). Error messages are not asserted.",
       'Also asks the namespace header with extra slashes ("//a//") and "/" alone (the root): OpenBao canonicalises both (helper/namespace Canonicalize after the header is trimmed), as the model\'s normalizeNamespace does.',
     ],
