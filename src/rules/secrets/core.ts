@@ -302,7 +302,7 @@ export const secretsNamespaceRules: Rule[] = [
     },
     notes: [
       "Judged against suites/models/secrets-namespaces.ts (childKeys); keys are compared as sets (OpenBao lists them unsorted). Where sys/namespaces answers 404 or 405 the rule is SKIP (the spec dialect, Vault CE, OpenBao before 2.3), except on a target whose sys/health says \"enterprise\": true in the hashicorp dialect: Vault Enterprise always serves sys/namespaces, so there it FAILs.",
-      "Where the products differ, every answer passes: a read of a name with '/' is 400 (OpenBao) or 404; the delete of a missing namespace is 200 with a warning (OpenBao) or 204; a write without custom_metadata over an existing namespace is not asked (OpenBao empties it). Error messages are not asserted.",
+      "Where the products differ, every answer passes: a read of a name with '/' is 400 (OpenBao) or 404; the delete of a missing namespace is 200 with a warning (OpenBao) or 204; a write without custom_metadata over an existing namespace is not asked (OpenBao empties it). Error texts differ between the products and are not compared: a refusal (400) carries a message that is not empty (and names custom_metadata when that field is wrong), an operation the path lacks is 405 \"unsupported operation\" and the path beside sys/namespaces 404 \"unsupported path\", as both OpenBao and Vault's framework word them.",
       'Also asks the namespace header with extra slashes ("//a//") and "/" alone (the root): OpenBao canonicalises both (helper/namespace Canonicalize after the header is trimmed), as the model\'s normalizeNamespace does.',
     ],
   }),
