@@ -47,7 +47,8 @@ export class NamespaceAdmin {
   }
 
   private list(parent: Namespace): EngineResult {
-    const children = this.ctx.tree().children(parent.path).sort((a, b) => a.path.localeCompare(b.path));
+    // In the order they were made, as OpenBao lists them (no order is given by the spec or the products' docs).
+    const children = this.ctx.tree().children(parent.path);
     if (children.length === 0) return notFound();
     const key = (ns: Namespace) => ns.path.slice(parent.path.length);
     return { kind: 'data', data: { keys: children.map(key), key_info: Object.fromEntries(children.map((ns) => [key(ns), view(ns)])) } };
