@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { effectivePath, fits, normalizeNamespace, readOutcome, resolve, segmentSplits, within, type NamespaceIncarnation, type StoredSecret } from '../suites/models/secrets-namespaces.ts';
+import { childKeys, effectivePath, fits, normalizeNamespace, readOutcome, resolve, segmentSplits, within, type NamespaceIncarnation, type StoredSecret } from '../suites/models/secrets-namespaces.ts';
 
 const inc = (path: string, generation = 0): NamespaceIncarnation => ({ path, generation });
 const ROOT = inc('');
@@ -91,6 +91,30 @@ describe('secrets namespaces model', () => {
         if (withToken.kind === 'value') expect(withToken).toEqual(asRoot);
         const parent = world.filter((n) => n.path !== token.path && within(token.path, n.path)).at(-1);
         if (parent && withToken.kind === 'value') expect(readOutcome({ live: world, secrets: stored, header: target, path: 'kv/s', token: parent }).kind).toBe('value');
+      }),
+    );
+  });
+});
+
+describe('secrets namespaces model: the children a list names', () => {
+  it('names the direct children only, as their last segment', () => {
+    expect(childKeys(['a/', 'ab/', 'a/c/', 'a/c/d/'], '')).toEqual(['a/', 'ab/']);
+    expect(childKeys(['a/', 'ab/', 'a/c/', 'a/c/d/'], 'a/')).toEqual(['c/']);
+    expect(childKeys(['a/', 'ab/', 'a/c/', 'a/c/d/'], 'a')).toEqual(['c/']);
+    expect(childKeys(['a/', 'ab/', 'a/c/'], 'a/c/')).toEqual([]);
+    expect(childKeys(['a/', 'ab/'], 'ab/')).toEqual([]);
+  });
+
+  it('every key is one segment, and the parent joined to it is a namespace within the parent', () => {
+    const seg = fc.constantFrom('a', 'b', 'ab', 'c');
+    const path = fc.array(seg, { minLength: 1, maxLength: 3 }).map((p) => p.map((s) => `${s}/`).join(''));
+    fc.assert(
+      fc.property(fc.array(path, { maxLength: 8 }), fc.option(path, { nil: '' }), (existing, parent) => {
+        for (const k of childKeys(existing, parent)) {
+          expect(k).toMatch(/^[^/]+\/$/);
+          expect(existing).toContain(parent + k);
+          expect(within(parent + k, parent)).toBe(true);
+        }
       }),
     );
   });

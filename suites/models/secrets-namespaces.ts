@@ -126,3 +126,19 @@ function sameFields(value: unknown, expected: Record<string, string>): boolean {
   const keys = Object.keys(expected);
   return Object.keys(got).length === keys.length && keys.every((k) => got[k] === expected[k]);
 }
+
+/**
+ * What LIST sys/namespaces answers in `parent`: the keys of the namespaces directly below it, each
+ * its last segment with the trailing slash. Not shown by the spec (UPSTREAM): Vault Enterprise's API
+ * docs ("List namespaces": "lists all the namespaces" of the request's namespace, keys such as
+ * "bar/") and OpenBao (openbao/openbao vault/logical_system_namespaces.go handleNamespacesList:
+ * ListNamespaces without recursion, each path trimmed of the parent's). Order is not given: compare
+ * as sets. An empty result is 404 (spec 000, Endpoints: "When the result is empty the status is 404").
+ */
+export function childKeys(existing: readonly NamespacePath[], parent: NamespacePath): string[] {
+  const p = normalizeNamespace(parent);
+  return existing
+    .map((ns) => normalizeNamespace(ns))
+    .filter((ns) => ns !== p && ns.startsWith(p) && ns.slice(p.length).split('/').filter(Boolean).length === 1)
+    .map((ns) => ns.slice(p.length));
+}

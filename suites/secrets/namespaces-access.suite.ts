@@ -1,9 +1,10 @@
 import fc from 'fast-check';
+import { z } from 'zod';
 import { expect } from 'vitest';
 import type { HttpResponse } from '../../src/client/http-client.ts';
 import { readResultSchema } from '../../src/client/schemas/secrets.ts';
 import { NAMESPACE_GONE_MS } from '../../src/provision/secrets-sweep.ts';
-import { fits, readOutcome, type NamespaceIncarnation, type ReadOutcome, type StoredSecret } from '../models/secrets-namespaces.ts';
+import { childKeys, fits, readOutcome, type NamespaceIncarnation, type ReadOutcome, type StoredSecret } from '../models/secrets-namespaces.ts';
 import { SkipRule, type RuleKit } from '../kit/rule-kit.ts';
 import { uniqueName } from '../kit/run-names.ts';
 import { ruleTest } from '../kit/rule-test.ts';
@@ -267,3 +268,193 @@ ruleTest('secrets.upstream.ns-token-reach', async (kit) => {
     await tearDown(kit, world);
   }
 });
+
+const namespaceView = z.object({ id: z.string().min(1), path: z.string(), custom_metadata: z.record(z.string(), z.string()).nullish() }).loose();
+const namespaceRead = z.object({ data: namespaceView }).loose();
+const namespaceList = z.object({ data: z.object({ keys: z.array(z.string()), key_info: z.record(z.string(), namespaceView) }).loose() }).loose();
+
+/** The same string map, in any order; a missing one is the empty map (OpenBao stores none as {}, Vault Enterprise may leave it out). */
+function sameMetadata(got: Record<string, string> | null | undefined, want: Record<string, string>): boolean {
+  const g = got ?? {};
+  return Object.keys(g).length === Object.keys(want).length && Object.entries(want).every(([k, v]) => g[k] === v);
+}
+
+ruleTest('secrets.upstream.ns-admin-tree', async (kit) => {
+  const a = uniqueName('nsadm');
+  const hashicorp = kit.secrets.dialect.name === 'hashicorp';
+  // Children first, for the teardown.
+  const made: string[] = [];
+  const wrong: string[] = [];
+  const check = (cond: boolean, what: string) => {
+    if (!cond) wrong.push(what);
+  };
+  const ns = (path: string) => ({ namespace: path || undefined });
+  let rootEntity: string | undefined;
+  try {
+    const first = await kit.secrets.write(`sys/namespaces/${a}`, { custom_metadata: { made: 'first' } }, 'POST');
+    if (first.status === 404 || first.status === 405) {
+      // Vault Enterprise says so in sys/health ("enterprise": true) and always serves sys/namespaces;
+      // elsewhere (the spec dialect, Vault CE, OpenBao before 2.3) there may be no admin API of namespaces.
+      const health = hashicorp ? await kit.secrets.read('sys/health') : undefined;
+      const enterprise = health?.status === 200 && z.object({ enterprise: z.boolean().optional() }).loose().safeParse(health.json()).data?.enterprise === true;
+      if (!enterprise) {
+        if (!kit.secretsControl) throw new SkipRule(`sys/namespaces answered ${first.status}: the spec does not show how namespaces are made, and this rule asks Vault's admin API of them`);
+        kit.note(`sys/namespaces answered ${first.status}: only the namespace header written with extra slashes is asked, in a namespace made through the control interface`);
+        return await headerSlashes(kit, a);
+      }
+    }
+    expect(first.status, `POST sys/namespaces/${a}: a target whose sys/health says "enterprise": true makes namespaces through sys/namespaces (Vault Enterprise); ${first.text.slice(0, 160)}`).toBe(200);
+    made.unshift(`${a}/`);
+    const aView = first.parse(namespaceRead).data;
+    check(aView.path === `${a}/` && sameMetadata(aView.custom_metadata, { made: 'first' }), `POST sys/namespaces/${a} answers the namespace it made (path ${a}/, custom_metadata {made: first}): got ${JSON.stringify(aView)}`);
+    const ab = await kit.secrets.write(`sys/namespaces/${a}b`, {}, 'POST');
+    expect(ab.status, `POST sys/namespaces/${a}b: ${ab.text.slice(0, 160)}`).toBe(200);
+    made.unshift(`${a}b/`);
+    const child = await kit.secrets.write('sys/namespaces/c', {}, 'POST', ns(`${a}/`));
+    expect(child.status, `POST sys/namespaces/c in ${a}/: ${child.text.slice(0, 160)}`).toBe(200);
+    made.unshift(`${a}/c/`);
+    const cView = child.parse(namespaceRead).data;
+    check(cView.path === `${a}/c/` && sameMetadata(cView.custom_metadata, {}), `POST sys/namespaces/c in ${a}/ makes ${a}/c/ with no custom_metadata: got ${JSON.stringify(cView)}`);
+
+    // Written again with new metadata: the same namespace (same id) with the new metadata.
+    const again = await kit.secrets.write(`sys/namespaces/${a}`, { custom_metadata: { made: 'again' } }, 'POST');
+    const againView = again.status === 200 ? again.parse(namespaceRead).data : undefined;
+    check(againView?.id === aView.id && againView.path === `${a}/` && sameMetadata(againView.custom_metadata, { made: 'again' }), `POST sys/namespaces/${a} again with custom_metadata {made: again} updates it in place (id ${aView.id}): got ${again.status} ${again.text.slice(0, 200)}`);
+
+    // Reads: a namespace by its name in its parent, never by a path of names nor from another parent.
+    const readA = await kit.secrets.read(`sys/namespaces/${a}`);
+    const readAView = readA.status === 200 ? readA.parse(namespaceRead).data : undefined;
+    check(readAView?.id === aView.id && readAView.path === `${a}/` && sameMetadata(readAView.custom_metadata, { made: 'again' }), `GET sys/namespaces/${a}: got ${readA.status} ${readA.text.slice(0, 200)}`);
+    const readC = await kit.secrets.read('sys/namespaces/c', ns(`${a}/`));
+    check(readC.status === 200 && readC.parse(namespaceRead).data.id === cView.id, `GET sys/namespaces/c in ${a}/ reads ${a}/c/ (id ${cView.id}): got ${readC.status} ${readC.text.slice(0, 200)}`);
+    const readCSlashes = await kit.secrets.read('sys/namespaces/c', ns(`//${a}//`));
+    check(readCSlashes.status === 200 && readCSlashes.parse(namespaceRead).data.id === cView.id, `GET sys/namespaces/c with header "//${a}//" (extra slashes) reads ${a}/c/: got ${readCSlashes.status} ${readCSlashes.text.slice(0, 200)}`);
+    const readASlash = await kit.secrets.read(`sys/namespaces/${a}`, ns('/'));
+    check(readASlash.status === 200 && readASlash.parse(namespaceRead).data.id === aView.id, `GET sys/namespaces/${a} with header "/" (the root) reads ${a}/: got ${readASlash.status} ${readASlash.text.slice(0, 200)}`);
+    for (const [path, header, why] of [
+      ['sys/namespaces/c', '', `c exists only in ${a}/`],
+      [`sys/namespaces/${a}/c`, '', 'a name holds no "/" (OpenBao 400, the reference 404)'],
+      [`sys/namespaces/${a}x`, '', 'no such namespace'],
+    ] as const) {
+      const res = await kit.secrets.read(path, ns(header));
+      check(res.status === 404 || res.status === 400, `GET ${path} in ${header || '(root)'} is 404 or 400 (${why}): got ${res.status} ${res.text.slice(0, 160)}`);
+    }
+    for (const [what, res] of [
+      ['GET sys/namespaces (no name)', await kit.secrets.read('sys/namespaces')],
+      [`LIST sys/namespaces/${a} (a name)`, await kit.secrets.list(`sys/namespaces/${a}`, 'verb')],
+    ] as const) {
+      check(res.status === 405 && errorsOf(res).join(' ').includes('unsupported operation'), `${what} is an operation the path does not have: 405 "unsupported operation" (Vault's logical.ErrUnsupportedOperation), got ${res.status} ${res.text.slice(0, 160)}`);
+    }
+
+    // The id sys/namespaces gives is the one the namespace's identity store reports (OpenBao and Vault: an entity's namespace_id; "root" in the root).
+    for (const [where, want] of [['', 'root'], [`${a}/`, aView.id]] as const) {
+      const made = await kit.secrets.write('identity/entity', { name: uniqueName('nsent') }, 'POST', ns(where));
+      const id = made.status === 200 ? z.object({ data: z.object({ id: z.string() }).loose() }).loose().parse(made.json()).data.id : undefined;
+      if (id && where === '') rootEntity = id;
+      const read = id ? await kit.secrets.read(`identity/entity/id/${id}`, ns(where)) : undefined;
+      const got = read?.status === 200 ? z.object({ data: z.object({ namespace_id: z.string() }).loose() }).loose().safeParse(read.json()).data?.data.namespace_id : undefined;
+      check(got === want, `an entity made in ${where || 'the root'} reports namespace_id ${want}: got ${made.status} ${read?.status ?? ''} ${got ?? made.text.slice(0, 160)}`);
+    }
+
+    // The path beside sys/namespaces is no admin API: Vault's system backend answers it as any path it lacks (logical.ErrUnsupportedPath).
+    const beside = await kit.secrets.read('sys/namespacesx');
+    const besideErrors = beside.status === 404 ? errorsOf(beside) : [];
+    check(besideErrors.join(' ').includes('unsupported path'), `GET sys/namespacesx is 404 "unsupported path", as OpenBao and Vault answer a system path they lack: got ${beside.status} ${beside.text.slice(0, 160)}`);
+
+    // Lists: the namespaces directly below the request's namespace (OpenBao handleNamespacesList: ListNamespaces non-recursive, keys trimmed of the parent).
+    const made3 = [`${a}/`, `${a}b/`, `${a}/c/`];
+    const listIn = async (parent: string, how: 'header' | 'path') => {
+      const res = how === 'header' ? await kit.secrets.list('sys/namespaces', 'verb', ns(parent)) : await kit.secrets.list(`${parent}sys/namespaces`, 'verb');
+      return res.status === 200 ? { status: 200, ...res.parse(namespaceList).data } : { status: res.status, keys: [] as string[], key_info: {} as Record<string, z.infer<typeof namespaceView>> };
+    };
+    const root = await listIn('', 'header');
+    const rootMine = root.keys.filter((k) => k.startsWith(a));
+    check(root.status === 200 && sameSet(rootMine, childKeys(made3, '').filter((k) => k.startsWith(a))), `LIST sys/namespaces in the root lists ${a}/ and ${a}b/ and not ${a}/c/: got ${root.status} ${JSON.stringify(rootMine)}`);
+    check(root.keys.every((k) => /^[^/]+\/$/.test(k)), `every key LIST sys/namespaces gives in the root is one segment (a direct child): ${JSON.stringify(root.keys.filter((k) => !/^[^/]+\/$/.test(k)))}`);
+    check(root.key_info[`${a}/`]?.id === aView.id && root.key_info[`${a}/`]?.path === `${a}/`, `key_info of ${a}/ in the root's list: ${JSON.stringify(root.key_info[`${a}/`])}`);
+    for (const how of ['header', 'path'] as const) {
+      const inA = await listIn(`${a}/`, how);
+      check(inA.status === 200 && sameSet(inA.keys, childKeys(made3, `${a}/`)), `LIST sys/namespaces in ${a}/ (namespace in the ${how}) lists exactly c/: got ${inA.status} ${JSON.stringify(inA.keys)}`);
+      check(inA.key_info['c/']?.id === cView.id && inA.key_info['c/']?.path === `${a}/c/`, `key_info of c/ in ${a}/ (by ${how}): ${JSON.stringify(inA.key_info['c/'])}`);
+    }
+    for (const leaf of [`${a}/c/`, `${a}b/`]) {
+      const res = await listIn(leaf, 'header');
+      check(res.status === 404, `LIST sys/namespaces in ${leaf}, which has no children, is 404 (spec: "When the result is empty the status is 404"): got ${res.status} ${JSON.stringify(res.keys)}`);
+    }
+
+    // Refused names and bodies: nothing is made.
+    for (const [name, body, why] of [
+      ['e/f', {}, 'a name holds no "/"'],
+      ['*q', {}, 'a wildcard at the start'],
+      ['q*', {}, 'a wildcard at the end'],
+      ['q', { custom_metadata: 'not a map' }, 'custom_metadata is not a map'],
+    ] as const) {
+      const res = await kit.secrets.write(`sys/namespaces/${name}`, body, 'POST', ns(`${a}/`));
+      if (res.status < 300) made.unshift(`${a}/${name.replace(/\/.*/, '')}/`);
+      const errors = errorsOf(res);
+      check(res.status === 400 && errors.some((e) => e.trim() !== '') && (name !== 'q' || errors.join(' ').includes('custom_metadata')), `POST sys/namespaces/${name} in ${a}/ (${why}) is 400 with a message${name === 'q' ? ' naming the field custom_metadata' : ''}: got ${res.status} ${res.text.slice(0, 160)}`);
+    }
+    // A namespace may not take the first segment of a mount of its parent; the last segment of one is free.
+    const mounted = await kit.secrets.write('sys/mounts/x/y', { type: 'kv', options: { version: '1' } }, 'POST', ns(`${a}/`));
+    expect(mounted.status, `mount a version 1 key-value engine at x/y/ in ${a}/: ${mounted.text.slice(0, 160)}`).toBeLessThan(300);
+    const overMount = await kit.secrets.write('sys/namespaces/x', {}, 'POST', ns(`${a}/`));
+    if (overMount.status < 300) made.unshift(`${a}/x/`);
+    check(overMount.status === 400 && errorsOf(overMount).some((e) => e.trim() !== ''), `POST sys/namespaces/x in ${a}/, where the mount x/y/ is, is 400 (OpenBao: "new namespace conflicts with existing mount"): got ${overMount.status} ${overMount.text.slice(0, 160)}`);
+    const besideMount = await kit.secrets.write('sys/namespaces/y', {}, 'POST', ns(`${a}/`));
+    if (besideMount.status < 300) made.unshift(`${a}/y/`);
+    check(besideMount.status === 200, `POST sys/namespaces/y in ${a}/ (y is only the last segment of the mount x/y/) is 200: got ${besideMount.status} ${besideMount.text.slice(0, 160)}`);
+    const inAAfter = await listIn(`${a}/`, 'header');
+    check(sameSet(inAAfter.keys, childKeys([...made3, `${a}/y/`], `${a}/`)), `after the refused names, LIST in ${a}/ lists exactly c/ and y/: got ${JSON.stringify(inAAfter.keys)}`);
+
+    // Deletes: a namespace with children is refused and stays; a name with "/" is refused; a missing one is not an error.
+    const delParent = await kit.secrets.delete(`sys/namespaces/${a}`);
+    check(delParent.status === 400 && errorsOf(delParent).some((e) => e.trim() !== ''), `DELETE sys/namespaces/${a}, which has children, is 400 (OpenBao: "unable to delete namespace containing child namespaces"): got ${delParent.status} ${delParent.text.slice(0, 160)}`);
+    const stillA = await kit.secrets.read(`sys/namespaces/${a}`);
+    const stillC = await listIn(`${a}/`, 'header');
+    check(stillA.status === 200 && stillC.keys.includes('c/'), `after the refused DELETE, ${a}/ and its child c/ are still there: GET ${stillA.status}, LIST ${JSON.stringify(stillC.keys)}`);
+    const delSlash = await kit.secrets.delete(`sys/namespaces/${a}/c`);
+    check(delSlash.status === 400 && errorsOf(delSlash).some((e) => e.trim() !== ''), `DELETE sys/namespaces/${a}/c (a name holds no "/") is 400: got ${delSlash.status} ${delSlash.text.slice(0, 160)}`);
+    const delMissing = await kit.secrets.delete('sys/namespaces/missing', ns(`${a}/`));
+    check(delMissing.status === 200 || delMissing.status === 204, `DELETE of a namespace that does not exist succeeds (OpenBao 200 with a warning, the reference 204): got ${delMissing.status} ${delMissing.text.slice(0, 160)}`);
+    await removeNamespace(kit, `${a}/y/`);
+    made.splice(made.indexOf(`${a}/y/`), 1);
+    const gone = await kit.secrets.read('sys/namespaces/y', ns(`${a}/`));
+    check(gone.status === 404, `GET sys/namespaces/y in ${a}/ after its deletion is 404: got ${gone.status} ${gone.text.slice(0, 160)}`);
+    expect(wrong, `sys/namespaces answers as Vault Enterprise and OpenBao do:\n${wrong.join('\n')}`).toEqual([]);
+  } finally {
+    if (rootEntity) await kit.secrets.delete(`identity/entity/id/${rootEntity}`);
+    for (const path of made) await removeNamespace(kit, path);
+  }
+});
+
+/**
+ * Where there is no sys/namespaces but a control interface makes namespaces (the reference's spec
+ * dialect): a secret of the namespace read with the header written as "//a//", and one of the root
+ * with the header "/", as OpenBao canonicalises them and the model's normalizeNamespace reads them.
+ */
+async function headerSlashes(kit: RuleKit, name: string): Promise<void> {
+  const path = await makeNamespace(kit, '', name);
+  const rest = `${kit.secretsTarget.kv.v1Mount}${uniqueName('nss')}`;
+  try {
+    const wrong: string[] = [];
+    for (const [where, header] of [[path, `//${name}//`], ['', '/']] as const) {
+      ok(await kit.secrets.write(rest, { in: where || '(root)' }, 'POST', { namespace: where || undefined }), `write the secret of ${where || '(root)'}`);
+      const read = await kit.secrets.read(rest, { namespace: header });
+      const value = read.status === 200 ? readResultSchema.safeParse(read.json()).data?.data : undefined;
+      if (!fits({ kind: 'value', value: { in: where || '(root)' } }, read.status, value)) wrong.push(`header ${JSON.stringify(header)} reads ${where || 'the root'}'s secret: got ${read.status} ${read.text.slice(0, 160)}`);
+    }
+    expect(wrong, `a namespace header with extra slashes names the same namespace:\n${wrong.join('\n')}`).toEqual([]);
+  } finally {
+    await kit.secrets.delete(rest);
+    await removeNamespace(kit, path);
+  }
+}
+
+/** The error messages of an error answer ([] when the body is not the error shape). */
+function errorsOf(res: HttpResponse): string[] {
+  return z.object({ errors: z.array(z.string()) }).safeParse(res.json()).data?.errors ?? [];
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
+}

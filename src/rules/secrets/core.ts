@@ -286,6 +286,27 @@ export const secretsNamespaceRules: Rule[] = [
     ],
   }),
   rule({
+    id: 'secrets.upstream.ns-admin-tree',
+    title:
+      "sys/namespaces makes, reads, lists and deletes a namespace's direct children: a list names exactly the namespaces one segment below the request's namespace, a read finds a child by its name in its parent only, a name with '/' or a wildcard, a name taken by a mount's first segment and the deletion of a namespace with children are refused (400), and a refused request changes nothing",
+    level: 'UPSTREAM',
+    capability: 'namespaces',
+    sources: [
+      { file, section: 'Authentication', quote: 'Namespaces: the request path is relative to the X-Service-Namespace header.' },
+      { file, section: 'Endpoints', quote: 'Returns data.keys. When the result is empty the status is 404 with {errors:[]}' },
+    ],
+    upstream: {
+      product: 'OpenBao 2.3+, Vault Enterprise',
+      source: 'openbao/openbao vault/logical_system_namespaces.go (handleNamespacesList, handleNamespacesRead, handleNamespacesSet, handleNamespacesDelete), vault/namespace_store.go (ListNamespaces, DeleteNamespace)',
+      note: 'the spec does not show how namespaces are made; Vault Enterprise documents sys/namespaces (developer.hashicorp.com/vault/api-docs/system/namespaces) and OpenBao serves it since 2.3. Confirmed on OpenBao 2.6.2',
+    },
+    notes: [
+      "Judged against suites/models/secrets-namespaces.ts (childKeys); keys are compared as sets (OpenBao lists them unsorted). Where sys/namespaces answers 404 or 405 (the spec dialect, Vault CE, OpenBao before 2.3) only the namespace header with extra slashes is asked, in a namespace made through the control interface where the profile names one (else SKIP); except on a target whose sys/health says \"enterprise\": true in the hashicorp dialect: Vault Enterprise always serves sys/namespaces, so there it FAILs.",
+      "Where the products differ, every answer passes: a read of a name with '/' is 400 (OpenBao) or 404; the delete of a missing namespace is 200 with a warning (OpenBao) or 204; a write without custom_metadata over an existing namespace is not asked (OpenBao empties it). Error texts differ between the products and are not compared: a refusal (400) carries a message that is not empty (and names custom_metadata when that field is wrong), an operation the path lacks is 405 \"unsupported operation\" and the path beside sys/namespaces 404 \"unsupported path\", as both OpenBao and Vault's framework word them.",
+      'Also asks the namespace header with extra slashes ("//a//") and "/" alone (the root): OpenBao canonicalises both (helper/namespace Canonicalize after the header is trimmed), as the model\'s normalizeNamespace does.',
+    ],
+  }),
+  rule({
     id: 'secrets.upstream.ns-token-reach',
     title:
       'A token made in a namespace reaches that namespace and those below it, never its parent, a sibling or a namespace whose name begins like its own; a namespace deleted and made again holds nothing of the old one, and the old tokens reach nothing in it',

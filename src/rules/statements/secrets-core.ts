@@ -197,7 +197,7 @@ export const secretsCoreStatements: StatementMap = {
       id: 'secrets.ns.relative-to-header',
       section: AUTH,
       quote: 'Namespaces: the request path is relative to the X-Service-Namespace header.',
-      rules: ['secrets.ns.isolation', 'secrets.ns.header-path-equivalence', 'secrets.ns.neighbour-paths'],
+      rules: ['secrets.ns.isolation', 'secrets.ns.header-path-equivalence', 'secrets.ns.neighbour-paths', 'secrets.upstream.ns-admin-tree'],
       capability: 'namespaces',
       wrongWays: [
         { kind: 'other-namespace', how: 'All namespaces share one set of engines.', rule: 'secrets.ns.isolation', example: 'a secret written in one namespace is not seen from another', fault: 'secrets.ns-shared-storage' },
@@ -213,6 +213,9 @@ export const secretsCoreStatements: StatementMap = {
         { scope: 'the child and the parent namespace', rule: 'secrets.ns.neighbour-paths', example: "header 'a/c/' reads a/c/'s secret, header 'a/' a/'s, never each other's" },
         { scope: "a token of the namespace's parent, child or prefix-named sibling", rule: 'secrets.upstream.ns-token-reach', example: 'a token of a/ reads a/ and a/c/, is refused (403 or 404) in the root, ab/ and, for a token of a/c/, in a/ (strict profile)' },
         { scope: 'the same namespace path deleted and made again', rule: 'secrets.upstream.ns-token-reach', example: 'the old secret is 404 and the old token refused in the new namespace; a new token reads the new secret (strict profile)' },
+        { scope: "the namespace's grandchild and its prefix-named sibling, in the namespace list", rule: 'secrets.upstream.ns-admin-tree', example: "LIST sys/namespaces in the root names a/ and ab/, never a/c/; in a/ exactly c/; in a/c/ and ab/ 404 (strict profile)" },
+        { scope: 'the child read from the parent and from the root', rule: 'secrets.upstream.ns-admin-tree', example: 'GET sys/namespaces/c in a/ reads a/c/; in the root it is 404 or 400, and so is sys/namespaces/a/c (strict profile)' },
+        { scope: 'the header written with extra slashes', rule: 'secrets.upstream.ns-admin-tree', example: "header '//a//' names a/, header '/' the root (strict profile)" },
       ],
     },
     {
