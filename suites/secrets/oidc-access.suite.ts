@@ -613,18 +613,22 @@ concurrently('side by side: each rule builds its own world of providers, clients
     expect(pairs.length, `pairs found in the world (granted bases: ${granted.map(key).join(' ')})`).toBe(5);
     for (const { a, b, attr } of pairs) {
       // a, b, then a and b again: the second a follows a code that differs from it in one attribute.
+      // Then pairs sent at once, so that they still arrive back to back while other rules use the
+      // same provider beside this one.
       const order = [a, b, a, b, b, a];
       const issued: { req: AuthorizeRequest; code: string }[] = [];
-      for (const req of order) {
+      const issue = async (req: AuthorizeRequest) => {
         const res = await authorizeCall(w, req);
         judge(res, authorizeDecision(w.model, req), `authorize, codes made back to back for requests that differ in ${attr}`);
         issued.push({ req, code: authorizeResponseSchema.parse(res.json()).code });
-      }
+      };
+      for (const req of order) await issue(req);
+      for (let round = 0; round < 3; round++) await Promise.all(round % 2 ? [issue(b), issue(a)] : [issue(a), issue(b)]);
       const subs = new Map<string, Set<unknown>>();
       for (const [i, { req, code }] of issued.entries()) {
         const grant = grantOf(req);
         const treq = ownTokenRequest(w, grant, { kind: 'code', grant, earlier: 'none' });
-        const where = `code ${i + 1} of ${order.length} (${req === a ? 'the first' : 'the second'} request), made back to back with codes that differ in ${attr}`;
+        const where = `code ${i + 1} of ${issued.length} (${req === a ? 'the first' : 'the second'} request), made back to back with codes that differ in ${attr}`;
         const res = await tokenCall(w, treq, code);
         judge(res, tokenDecision(w.model, treq), `the token call of ${where}, by its own client with its own verifier`);
         const tokens = tokenResponseSchema.parse(res.json());
