@@ -166,7 +166,13 @@ export class SecretsService {
 
     const header = req.headers[this.namespaceHeader];
     const raw = typeof header === 'string' ? header : undefined;
-    const nsHeader = faults.has('secrets.ns-header-ignored') ? '' : faults.has('secrets.ns-header-joined-without-slash') ? (raw ?? '').replace(/^\/+/, '') : normalizeNamespace(raw);
+    const nsHeader = faults.has('secrets.ns-header-ignored')
+      ? ''
+      : faults.has('secrets.ns-header-joined-without-slash')
+        ? (raw ?? '').replace(/^\/+/, '')
+        : faults.has('secrets.ns-header-slashes-kept') && raw
+          ? raw.replace(/([^/])$/, '$1/')
+          : normalizeNamespace(raw);
     const { namespace, rest } = this.namespaces.resolve(nsHeader + path);
 
     const mount = namespace.mounts.find(rest);
