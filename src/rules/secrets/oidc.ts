@@ -479,7 +479,7 @@ export const secretsOidcFlowRules: Rule[] = [
       { file, section: 'Resources and their fields > Userinfo response (claims)', quote: 'Claims present depend on the scopes of the provider.' },
     ],
     notes: [
-      "A provider that keeps what many codes share once (the reference does, to keep load cheap) must not hand one code's client, entity, scopes or PKCE method to the next: each pair is asked in the order a, b, a, b, b, a. aud as the client's client_id is what secrets.oidc.id-token-verifies asks of every ID token; the subject is compared between codes (one per entity, different between entities), not with a value the spec does not give.",
+      "A provider that keeps what many codes share once (the reference does, to keep load cheap) must not hand one code's client, entity, scopes or PKCE method to the next: each pair is asked in the order a, b, a, b, b, a, then sent at once in three rounds, so that its codes still arrive back to back while other rules use the provider beside it. aud as the client's client_id is what secrets.oidc.id-token-verifies asks of every ID token; the subject is compared between codes (one per entity, different between entities), not with a value the spec does not give.",
     ],
   }),
   rule({
