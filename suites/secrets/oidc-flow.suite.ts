@@ -526,6 +526,37 @@ concurrently('side by side: each rule makes its own provider, client, scopes and
     expect(response.header('pragma')).toMatch(/no-cache/);
   });
 
+  ruleTest('secrets.upstream.oidc-auth-time', async (kit) => {
+    const started = performance.now();
+    const setup = await setupOidc(kit, { scopes: [{ template: '{}' }] });
+    // Ten years: met by any login the profile can have made beforehand.
+    const maxAge = '315360000';
+    // Alternating, so each code's grant differs from the one made just before it only in the auth time.
+    const order = [undefined, maxAge, undefined, maxAge] as const;
+    const codes: string[] = [];
+    for (const given of order) codes.push(codeOf(await authorize(setup, { max_age: given })));
+    const authTimes: number[] = [];
+    for (const [i, code] of codes.entries()) {
+      const res = await exchange(setup, code);
+      expect(res.status, `the token exchange of code ${i + 1} succeeds: ${res.text.slice(0, 300)}`).toBe(200);
+      const claims = await verifyIdToken(setup, res.parse(tokenResponseSchema).id_token);
+      const what = `code ${i + 1} of ${order.length} (authorize ${order[i] ? `with max_age=${order[i]}` : 'without max_age'})`;
+      if (order[i] === undefined) {
+        expect(claims.auth_time, `${what}: its ID token has no auth_time`).toBeUndefined();
+        continue;
+      }
+      expect(Number.isInteger(claims.auth_time), `${what}: auth_time is whole seconds (${JSON.stringify(claims.auth_time)})`).toBe(true);
+      const authTime = claims.auth_time as number;
+      expect(authTime, `${what}: auth_time is not after iat ${claims.iat}`).toBeLessThanOrEqual(claims.iat!);
+      if (kit.fixtures.dynamic) {
+        const sinceSetupS = Math.ceil((performance.now() - started) / 1000) + 1;
+        expect(claims.iat! - authTime, `${what}: the entity logged in during this rule, ${sinceSetupS} s at most before iat`).toBeLessThanOrEqual(sinceSetupS);
+      }
+      authTimes.push(authTime);
+    }
+    expect(authTimes[1], 'both codes of one login carry the same auth_time').toBe(authTimes[0]);
+  });
+
   ruleTest('secrets.upstream.oidc-userinfo-invalid-token', async (kit) => {
     const setup = await setupOidc(kit);
     const { token } = await codeFlow(setup);

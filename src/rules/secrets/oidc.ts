@@ -536,6 +536,20 @@ export const secretsOidcUpstreamRules: Rule[] = [
     upstream: upstream('vault/identity_store_oidc_provider.go', 'token endpoint headers always Cache-Control: no-store, Pragma: no-cache'),
   }),
   rule({
+    id: 'secrets.upstream.oidc-auth-time',
+    level: 'UPSTREAM',
+    capability: FIXTURES,
+    title: 'An ID token carries auth_time (the login time, whole seconds, not after iat) exactly when its authorize request gave max_age; codes made one after the other with and without max_age each keep their own',
+    sources: [{ file, section: ENDPOINTS, quote: 'max_age | integer | no | Allowed seconds since the user last actively authenticated' }],
+    upstream: upstream(
+      'vault/identity_store_oidc_provider.go',
+      "pathOIDCAuthorize sets the code's authTime to the client token's creation time only when max_age is given; pathOIDCToken adds the auth_time claim when authTime is not zero (openbao/openbao internal/vault/identity/store_oidc_provider.go, same code)",
+    ),
+    notes: [
+      'The spec names max_age and shows no claim. The codes alternate without, with, without, with max_age for one client, entity and scope list, so a provider that keeps what codes share once per grant must still tell them apart by auth time.',
+    ],
+  }),
+  rule({
     id: 'secrets.upstream.oidc-userinfo-invalid-token',
     level: 'UPSTREAM',
     capability: FIXTURES,

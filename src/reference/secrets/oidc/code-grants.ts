@@ -38,9 +38,10 @@ function detached(value: string | undefined): string | undefined {
   return value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as string);
 }
 
-/** Fault switches (secrets.oidc-code-grant-client-shared), set once by the owner. */
+/** Fault switches (secrets.oidc-code-grant-client-shared, secrets.oidc-code-grant-auth-time-shared), set once by the owner. */
 export interface CodeGrantFlaws {
   sharedIgnoresClient: boolean;
+  sharedIgnoresAuthTime: boolean;
 }
 
 function sameShared(a: SharedGrant, b: SharedGrant, flaws: CodeGrantFlaws): boolean {
@@ -50,7 +51,7 @@ function sameShared(a: SharedGrant, b: SharedGrant, flaws: CodeGrantFlaws): bool
     a.redirectUri === b.redirectUri &&
     a.entityId === b.entityId &&
     a.method === b.method &&
-    a.authTime === b.authTime &&
+    (flaws.sharedIgnoresAuthTime || a.authTime === b.authTime) &&
     a.scopes.length === b.scopes.length &&
     a.scopes.every((scope, i) => scope === b.scopes[i])
   );
@@ -76,7 +77,7 @@ export class CodeGrants {
    */
   private oldestExpiry = Infinity;
 
-  constructor(private readonly flaws: CodeGrantFlaws = { sharedIgnoresClient: false }) {}
+  constructor(private readonly flaws: CodeGrantFlaws = { sharedIgnoresClient: false, sharedIgnoresAuthTime: false }) {}
 
   /** Remembers `code` until `grant.expiresAt`. */
   add(code: string, grant: CodeGrant): void {

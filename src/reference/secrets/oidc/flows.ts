@@ -62,7 +62,10 @@ export class OidcFlows {
   private readonly codes: CodeGrants;
 
   constructor(private readonly ctx: OidcFlowContext) {
-    this.codes = new CodeGrants({ sharedIgnoresClient: ctx.faults.has('secrets.oidc-code-grant-client-shared') });
+    this.codes = new CodeGrants({
+      sharedIgnoresClient: ctx.faults.has('secrets.oidc-code-grant-client-shared'),
+      sharedIgnoresAuthTime: ctx.faults.has('secrets.oidc-code-grant-auth-time-shared'),
+    });
   }
 
   issuer(name: string, provider: Provider): string {
