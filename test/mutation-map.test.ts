@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { selectRules } from '../src/rules/catalog.ts';
 import { MAP_FILE, moduleName, readModuleMap, ROOT } from '../scripts/mutation/module-map.ts';
-import { mutantRows, readEquivalents, readRecords } from '../scripts/mutation/triage.ts';
+import { mutantRows, readEquivalents, readRecords, score } from '../scripts/mutation/triage.ts';
+import type { MutationReport } from '../scripts/mutation/report-shape.ts';
 // @ts-expect-error: plain JavaScript, loaded by Stryker as a plugin
 import { faultIgnorer } from '../scripts/mutation/fault-ignorer.mjs';
 
@@ -73,6 +74,35 @@ describe('mutation records and triage', () => {
       mutantRows(report);
     }
     for (const e of readEquivalents()) expect(e.reason.length).toBeGreaterThan(20);
+  });
+
+  it('sets an equivalent mutant aside, and keeps one out of reach in the score as triaged', () => {
+    const at = (column: number) => ({ start: { line: 1, column }, end: { line: 1, column: column + 1 } });
+    const report: MutationReport = {
+      schemaVersion: '3',
+      thresholds: {},
+      files: {
+        'm.ts': {
+          language: 'typescript',
+          source: 'a<b',
+          mutants: [
+            { id: '1', mutatorName: 'EqualityOperator', replacement: '<=', location: at(2), status: 'Survived' },
+            { id: '2', mutatorName: 'StringLiteral', replacement: '""', location: at(1), status: 'Survived' },
+            { id: '3', mutatorName: 'StringLiteral', replacement: '""', location: at(3), status: 'Killed' },
+            { id: '4', mutatorName: 'BooleanLiteral', replacement: 'true', location: at(3), status: 'Survived' },
+          ],
+        },
+      },
+    };
+    const listed = { file: 'm.ts', line: 1, reason: 'a reason of at least twenty characters' };
+    const rows = mutantRows(report, [
+      { ...listed, mutator: 'EqualityOperator', original: '<', replacement: '<=' },
+      { ...listed, mutator: 'StringLiteral', original: 'a', replacement: '""', kind: 'out-of-reach' },
+    ]);
+    expect(rows.map((r) => r.triage)).toEqual(['equivalent', 'out-of-reach', 'detected', 'gap']);
+    const s = score(rows);
+    expect([s.equivalent, s.outOfReach, s.gaps]).toEqual([1, 1, 1]);
+    expect(s.scoreWithoutEquivalent, 'the mutant out of reach still counts against the score').toBeCloseTo(100 / 3);
   });
 
   it('every record judged the module as it is now', () => {

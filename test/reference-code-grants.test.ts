@@ -1,5 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { CodeGrants, type CodeGrant } from '../src/reference/secrets/oidc/code-grants.ts';
+import { CodeGrants, type CodeGrant, type CodeGrantFlaws } from '../src/reference/secrets/oidc/code-grants.ts';
+
+const NO_FLAWS: CodeGrantFlaws = { sharedIgnoresClient: false, sharedIgnoresAuthTime: false };
 
 /**
  * The reference keeps authorization codes compactly (the parts codes share are kept once): each
@@ -17,7 +19,7 @@ describe('CodeGrants', () => {
   });
 
   it('gives each code its own grant, whatever it shares with others', () => {
-    const codes = new CodeGrants();
+    const codes = new CodeGrants(NO_FLAWS);
     const a = grant({ nonce: 'n-a', challenge: 'x'.repeat(43), method: 'S256' });
     const b = grant({ nonce: 'n-b' });
     const c = grant({ clientId: 'c2', scopes: ['openid', 'email'], authTime: 1700000000 });
@@ -34,7 +36,7 @@ describe('CodeGrants', () => {
   });
 
   it('forgets a burnt code and keeps one looked up without burning', () => {
-    const codes = new CodeGrants();
+    const codes = new CodeGrants(NO_FLAWS);
     codes.add('A', grant());
     expect(codes.lookup('A', false)).toBeDefined();
     expect(codes.lookup('A', true)).toBeDefined();
@@ -45,7 +47,7 @@ describe('CodeGrants', () => {
   it('drops expired codes as new ones come, and reports the expiry of those it still holds', () => {
     vi.useFakeTimers({ now: 1_000_000_000_000 });
     try {
-      const codes = new CodeGrants();
+      const codes = new CodeGrants(NO_FLAWS);
       codes.add('old', grant({ expiresAt: Date.now() + 1000 }));
       expect(codes.lookup('old', false)?.expiresAt).toBe(Date.now() + 1000);
       vi.advanceTimersByTime(2000);
@@ -60,7 +62,7 @@ describe('CodeGrants', () => {
   it('still drops expired codes after the oldest was burnt', () => {
     vi.useFakeTimers({ now: 1_000_000_000_000 });
     try {
-      const codes = new CodeGrants();
+      const codes = new CodeGrants(NO_FLAWS);
       codes.add('first', grant({ expiresAt: Date.now() + 1000 }));
       vi.advanceTimersByTime(500);
       codes.add('second', grant({ expiresAt: Date.now() + 1000 }));
@@ -81,7 +83,7 @@ describe('CodeGrants', () => {
   });
 
   it('is not changed by changes to the grant it was given', () => {
-    const codes = new CodeGrants();
+    const codes = new CodeGrants(NO_FLAWS);
     const g = grant();
     codes.add('A', g);
     g.scopes.push('email');

@@ -19,6 +19,11 @@ export interface Equivalent {
   replacement: string;
   /** Why no HTTP client could tell the mutant from the original. */
   reason: string;
+  /**
+   * 'out-of-reach': not equivalent, but what tells it apart lies past every bound a run keeps (a code's
+   * five minutes): triaged with the reason, and still counted against the score.
+   */
+  kind?: 'equivalent' | 'out-of-reach';
 }
 
 export interface MutantRow {
@@ -32,8 +37,8 @@ export interface MutantRow {
   replacement: string;
   status: ReportMutant['status'];
   reason: string;
-  /** detected: killed or timeout; equivalent: listed; undecided: ERROR twice, judged again next run; gap: neither. */
-  triage: 'detected' | 'equivalent' | 'undecided' | 'gap';
+  /** detected: killed or timeout; equivalent and out-of-reach: listed; undecided: ERROR twice, judged again next run; gap: neither. */
+  triage: 'detected' | 'equivalent' | 'out-of-reach' | 'undecided' | 'gap';
   equivalentReason?: string;
 }
 
@@ -46,6 +51,7 @@ export function readEquivalents(file = EQUIVALENT_FILE): Equivalent[] {
       if (typeof e[key] !== 'string') problems.push(`mutation/equivalent.json mutants[${i}]: ${key} is missing`);
     }
     if (typeof e.reason === 'string' && e.reason.trim().length < 20) problems.push(`mutation/equivalent.json mutants[${i}]: the reason must say why no HTTP client can tell the mutant apart`);
+    if (e.kind !== undefined && e.kind !== 'equivalent' && e.kind !== 'out-of-reach') problems.push(`mutation/equivalent.json mutants[${i}]: kind is 'equivalent' or 'out-of-reach'`);
     if (!Number.isInteger(e.line)) problems.push(`mutation/equivalent.json mutants[${i}]: line must be a line number`);
   }
   if (problems.length) throw new Error(problems.join('\n'));
@@ -73,7 +79,8 @@ export function mutantRows(report: MutationReport, equivalents = readEquivalents
       const base = { file, id: m.id, line: m.location.start.line, column: m.location.start.column, location: m.location, mutator: m.mutatorName, original: originalText(f.source, m.location), replacement: m.replacement ?? m.mutatorName, status: m.status, reason: m.statusReason ?? '' };
       const notKilled = m.status === 'Survived' || m.status === 'NoCoverage';
       const equivalent = notKilled ? equivalents.find((e) => sameMutant(e, base)) : undefined;
-      const triage: MutantRow['triage'] = !notKilled ? 'detected' : equivalent ? 'equivalent' : base.reason.startsWith(UNDECIDED_PREFIX) ? 'undecided' : 'gap';
+      const listed = equivalent ? (equivalent.kind ?? 'equivalent') : undefined;
+      const triage: MutantRow['triage'] = !notKilled ? 'detected' : listed ? listed : base.reason.startsWith(UNDECIDED_PREFIX) ? 'undecided' : 'gap';
       rows.push({ ...base, triage, ...(equivalent ? { equivalentReason: equivalent.reason } : {}) });
     }
   }
@@ -98,9 +105,10 @@ export function score(rows: MutantRow[]) {
   const errors = count('RuntimeError') + count('CompileError');
   const ignored = count('Ignored');
   const equivalent = rows.filter((r) => r.triage === 'equivalent').length;
+  const outOfReach = rows.filter((r) => r.triage === 'out-of-reach').length;
   const valid = killed + timeout + survived + noCoverage;
   return {
-    mutants: rows.length, killed, timeout, survived, noCoverage, errors, ignored, equivalent,
+    mutants: rows.length, killed, timeout, survived, noCoverage, errors, ignored, equivalent, outOfReach,
     undecided: rows.filter((r) => r.triage === 'undecided').length,
     gaps: rows.filter((r) => r.triage === 'gap').length,
     score: valid ? (100 * (killed + timeout)) / valid : NaN,
@@ -110,7 +118,7 @@ export function score(rows: MutantRow[]) {
 
 /** Entries of equivalent.json that match no mutant any more (the code moved or changed): to be looked at again. */
 export function staleEquivalents(allRows: MutantRow[], equivalents = readEquivalents()): Equivalent[] {
-  return equivalents.filter((e) => !allRows.some((r) => r.triage === 'equivalent' && sameMutant(e, r)));
+  return equivalents.filter((e) => !allRows.some((r) => (r.triage === 'equivalent' || r.triage === 'out-of-reach') && sameMutant(e, r)));
 }
 
 export function describeMutant(r: MutantRow): string {

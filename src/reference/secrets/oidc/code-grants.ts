@@ -77,7 +77,7 @@ export class CodeGrants {
    */
   private oldestExpiry = Infinity;
 
-  constructor(private readonly flaws: CodeGrantFlaws = { sharedIgnoresClient: false, sharedIgnoresAuthTime: false }) {}
+  constructor(private readonly flaws: CodeGrantFlaws) {}
 
   /** Remembers `code` until `grant.expiresAt`. */
   add(code: string, grant: CodeGrant): void {
