@@ -344,7 +344,8 @@ export class SecretsService {
   }
 
   private send(res: ServerResponse, result: EngineResult): void {
-    switch (result.kind) {
+    // Optional: an engine's bug may hand back nothing at all (the default below answers it).
+    switch (result?.kind) {
       case 'data':
         return this.sendJson(res, result.status ?? 200, dataEnvelope(result.data, { lease_duration: result.leaseDuration }));
       case 'raw':
@@ -358,6 +359,10 @@ export class SecretsService {
       case 'error':
         // An engine's 405 (an operation the path does not support) is what the fault turns into a 400.
         return this.sendErrors(res, result.status === 405 && this.options.faults.has('secrets.unsupported-method-400') ? 400 : result.status, result.errors);
+      default:
+        // An engine that answers nothing the service knows is a bug of the reference: a 500 at once,
+        // as Vault answers an internal error, and never a request left open until the client gives up.
+        return this.sendErrors(res, 500, ['internal error']);
     }
   }
 
