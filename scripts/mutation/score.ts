@@ -30,7 +30,7 @@ if (undecided.length) {
   for (const r of undecided) console.log(`  ${describeMutant(r)}\n    ${r.reason}`);
 }
 if (outOfReach.length) {
-  console.log(`\nout of reach (not equivalent: what tells them apart lies past every bound a run keeps; counted against the score): ${outOfReach.length}`);
+  console.log(`\nout of reach (not equivalent: told apart only past every bound a run keeps, or on endpoints no spec describes; counted against the score): ${outOfReach.length}`);
   for (const r of outOfReach) console.log(`  ${describeMutant(r)}`);
 }
 console.log(`\nuntriaged survivors (gaps: not killed, not listed in mutation/equivalent.json): ${gaps.length}`);

@@ -20,8 +20,9 @@ export interface Equivalent {
   /** Why no HTTP client could tell the mutant from the original. */
   reason: string;
   /**
-   * 'out-of-reach': not equivalent, but what tells it apart lies past every bound a run keeps (a code's
-   * five minutes): triaged with the reason, and still counted against the score.
+   * 'out-of-reach': not equivalent, but told apart only where no rule may look (past every bound a run
+   * keeps, such as a code's five minutes, or on endpoints no spec describes): triaged with the reason,
+   * and still counted against the score.
    */
   kind?: 'equivalent' | 'out-of-reach';
 }
