@@ -22,11 +22,15 @@ ruleTest('secrets.core.list-empty-404', async (kit) => {
   // A sibling secret makes sure the engine has data nearby; the listed directory itself stays empty.
   const sibling = await kit.secrets.write(`${v1(kit)}${run}/present`, { value: 'x' });
   expect(sibling.status, 'writing a sibling secret succeeds').toBeLessThan(300);
+  // The sentence is of every LIST: a version 2 engine lists under metadata/ (its own code path).
+  const v2 = kit.secretsTarget.capabilities.kvV2 ? kit.secretsTarget.kv.v2Mount : undefined;
+  if (v2) expect((await kit.secrets.write(`${v2}data/${run}/present`, { data: { value: 'x' } })).status, 'writing a sibling secret in the version 2 engine succeeds').toBeLessThan(300);
+  else kit.note('no version 2 key-value engine in the profile (capabilities.kvV2): only the version 1 engine was listed');
   await kit.property(
     fc.array(segment, { minLength: 1, maxLength: 3 }),
     async (segments) => {
-      const dir = `${v1(kit)}${run}/empty/${segments.join('/')}/`;
-      for (const via of ['verb', 'query'] as const) {
+      const dirs = [`${v1(kit)}${run}/empty/${segments.join('/')}/`, ...(v2 ? [`${v2}metadata/${run}/empty/${segments.join('/')}/`] : [])];
+      for (const dir of dirs) for (const via of ['verb', 'query'] as const) {
         const res = await kit.secrets.list(dir, via);
         const how = via === 'verb' ? 'LIST' : 'GET ?list=true';
         expect(res.status, `${how} ${dir} with no results answers 404`).toBe(404);

@@ -40,6 +40,7 @@ export const secretsFaults: Fault[] = [
   f('kv-delete-noop', ['secrets.kv.v1-model'], 'DELETE answers 204 but keeps the secret'),
   f('kv2-unwrapped-read', ['secrets.kv.v2-data-path'], 'A version 2 read returns the fields directly in data instead of in data.data'),
   f('kv2-delete-noop', ['secrets.kv.v2-model'], 'A version 2 DELETE answers 204 but the secret still reads back'),
+  f('kv2-empty-list-200', ['secrets.core.list-empty-404'], 'A version 2 engine answers an empty metadata LIST with 200 and no keys instead of 404 {"errors":[]}'),
   f('proxy-missing-header-400', ['secrets.upstream.proxy-missing-header-412'], 'The request-header proxy refuses a request without the header with 400 instead of 412'),
   f('list-bad-bool-accepted', ['secrets.upstream.list-invalid-bool-400'], '?list= with a value that is not a boolean is read as false'),
   f('unsupported-path-message', ['secrets.upstream.unsupported-path-message'], 'A name ending in a period answers 404 with an empty error list'),

@@ -86,7 +86,7 @@ export class KvV2Engine implements SecretsEngine {
       // metadata delete removes it: vault-plugin-secrets-kv path_metadata.go pathMetadataList).
       const live = [...this.keys.entries()].filter(([, m]) => vault || [...m.versions.values()].some((v) => !v.deletion_time)).map(([k]) => k);
       const keys = keysAt(live, key === '' || key.endsWith('/') ? key : `${key}/`);
-      return keys.length ? { kind: 'data', data: { keys } } : notFound();
+      return keys.length || this.faults.has('secrets.kv2-empty-list-200') ? { kind: 'data', data: { keys } } : notFound();
     }
     return { kind: 'error', status: 404, errors: [`unsupported path: a version 2 engine serves data/<name> and metadata/<name>, not "${req.path}"`] };
   }
