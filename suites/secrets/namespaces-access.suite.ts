@@ -156,132 +156,8 @@ function shorter(ns: string): string {
   return parts.map((p) => `${p}/`).join('');
 }
 
-ruleTest('secrets.ns.neighbour-paths', async (kit) => {
-  let world: World | undefined;
-  try {
-    world = await buildWorld(kit);
-    const w = world;
-    const parts = namespaceParts(w);
-    kit.note(`namespaces ${w.live.map((n) => n.path || '(root)').join(', ')}; near misses asked too: ${parts.filter((p) => !w.live.some((n) => n.path === p)).join(', ')}`);
-    // A request names a namespace part and the secret's rest, cut anywhere in the namespace part;
-    // its neighbour moves the cut one character, or names the namespace one character longer or
-    // shorter, or drops the header's trailing slash.
-    const request = fc.record({ part: fc.nat(), cut: fc.nat(), dropSlash: fc.boolean(), neighbour: fc.constantFrom('cut', 'longer', 'shorter', 'slash') });
-    const examples = [
-      // ab/ asked as header 'a' and path 'b/...': a/b/, never ab/.
-      { part: 2, cut: w.live[1]!.path.length - 1, dropSlash: false, neighbour: 'cut' as const },
-      { part: 1, cut: w.live[1]!.path.length, dropSlash: true, neighbour: 'longer' as const },
-      { part: 3, cut: 0, dropSlash: false, neighbour: 'shorter' as const },
-    ];
-    const mismatches: string[] = [];
-    let asked = 0;
-    await kit.property(
-      request,
-      async ({ part, cut, dropSlash, neighbour }) => {
-        const ns = parts[part % parts.length]!;
-        const at = cut % (ns.length + 1);
-        const base = cutRequest(ns + w.rest, at, dropSlash);
-        const other =
-          neighbour === 'cut'
-            ? ns === ''
-              ? { header: '', path: w.rest }
-              : cutRequest(ns + w.rest, at === ns.length ? at - 1 : at + 1, dropSlash)
-            : neighbour === 'longer'
-              ? cutRequest(`${ns.replace(/\/$/, '')}b/` + w.rest, Math.min(at, ns.length - 1), dropSlash)
-              : neighbour === 'shorter'
-                ? cutRequest(shorter(ns) + w.rest, Math.min(at, shorter(ns).length), dropSlash)
-                : cutRequest(ns + w.rest, at, !dropSlash);
-        for (const r of [base, other]) {
-          asked += 1;
-          const wrong = await judge(kit, w, r);
-          if (wrong) mismatches.push(`${wrong} (asked beside ${show(r === base ? other : base)}, which differs in the ${neighbour === 'slash' ? "header's trailing slash" : neighbour === 'cut' ? 'header/path cut' : 'namespace name by one character'})`);
-        }
-        expect(mismatches.length, `every answer fits the namespace model:\n${mismatches.join('\n')}`).toBe(0);
-      },
-      { numRuns: Math.min(Math.max(kit.ctx.runs, 12), 40), examples },
-    );
-    kit.note(`${asked} reads judged against the model`);
-  } finally {
-    await tearDown(kit, world);
-  }
-});
-
-/**
- * A client token of a namespace: an entity's token from the identity fixtures where the profile has
- * them (the embedded reference enforces no policies), else, on a product whose admin API the
- * upstream provisioner drives, a token made in the namespace's token store with a policy of that
- * namespace that reads everything below it, so that only the namespace boundary decides.
- */
-async function tokenIn(kit: RuleKit, ns: string): Promise<string> {
-  if (kit.ctx.provisioned?.secrets?.provisioner === 'upstream') {
-    const policy = uniqueName('nsread');
-    ok(await kit.secrets.write(`sys/policies/acl/${policy}`, { policy: 'path "*" {\n  capabilities = ["read", "list"]\n}\n' }, 'POST', { namespace: ns }), `write a read policy in ${ns}`);
-    const res = await kit.secrets.write('auth/token/create', { policies: [policy], ttl: '15m' }, 'POST', { namespace: ns });
-    ok(res, `make a token in ${ns}`);
-    const token = (res.json() as { auth: { client_token: string } }).auth.client_token;
-    kit.secret(token);
-    return token;
-  }
-  return (await kit.fixtures.entity({ name: uniqueName('nsent'), namespace: ns })).token;
-}
-
-ruleTest('secrets.upstream.ns-token-reach', async (kit) => {
-  let world: World | undefined;
-  try {
-    world = await buildWorld(kit);
-    const w = world;
-    const scoped = w.live.filter((n) => n.path !== '');
-    const tokens = await Promise.all(scoped.map(async (ns) => ({ ns, secret: await tokenIn(kit, ns.path) })));
-    const mismatches: string[] = [];
-    // Every token asks every namespace through one generated split: its own, its parent, its child
-    // and its prefix-named sibling are each the neighbour of another.
-    await kit.property(
-      fc.record({ cut: fc.nat(), dropSlash: fc.boolean() }),
-      async ({ cut, dropSlash }) => {
-        for (const token of tokens) {
-          for (const target of w.live) {
-            const full = target.path + w.rest;
-            const wrong = await judge(kit, w, cutRequest(full, cut % (target.path.length + 1), dropSlash), token);
-            if (wrong) mismatches.push(wrong);
-          }
-        }
-        expect(mismatches.length, `every token reaches its own namespace and those below it, and no other:\n${mismatches.join('\n')}`).toBe(0);
-      },
-      { numRuns: Math.min(Math.max(kit.ctx.runs, 2), 4), examples: [{ cut: 0, dropSlash: false }] },
-    );
-
-    // A namespace deleted and made again is a new one: the old token and the old secret are gone.
-    const child = scoped.find((n) => n.path.split('/').length === 3)!;
-    const oldToken = tokens.find((t) => t.ns.path === child.path)!;
-    await removeNamespace(kit, child.path);
-    const [parent, name] = [child.path.replace(/[^/]+\/$/, ''), child.path.split('/').at(-2)!];
-    w.live = w.live.filter((n) => n !== child);
-    w.made = w.made.filter((p) => p !== child.path);
-    await makeNamespace(kit, parent, name);
-    const reborn = { path: child.path, generation: 1 };
-    w.live.push(reborn);
-    w.made.unshift(child.path);
-    const req = { header: child.path, path: w.rest };
-    for (const line of [await judge(kit, w, req), await judge(kit, w, req, oldToken)]) if (line) mismatches.push(`after ${child.path} was deleted and made again: ${line}`);
-    await writeSecret(kit, w, reborn);
-    const newToken = { ns: reborn, secret: await tokenIn(kit, child.path) };
-    for (const line of [await judge(kit, w, req, newToken), await judge(kit, w, req, oldToken)]) if (line) mismatches.push(`after ${child.path} was made again and written: ${line}`);
-    expect(mismatches.length, `a recreated namespace holds nothing of the old one, and the old tokens reach nothing in it:\n${mismatches.join('\n')}`).toBe(0);
-  } finally {
-    await tearDown(kit, world);
-  }
-});
-
-const namespaceView = z.object({ id: z.string().min(1), path: z.string(), custom_metadata: z.record(z.string(), z.string()).nullish() }).loose();
-const namespaceRead = z.object({ data: namespaceView }).loose();
-const namespaceList = z.object({ data: z.object({ keys: z.array(z.string()), key_info: z.record(z.string(), namespaceView) }).loose() }).loose();
-
-/** The same string map, in any order; a missing one is the empty map (OpenBao stores none as {}, Vault Enterprise may leave it out). */
-function sameMetadata(got: Record<string, string> | null | undefined, want: Record<string, string>): boolean {
-  const g = got ?? {};
-  return Object.keys(g).length === Object.keys(want).length && Object.entries(want).every(([k, v]) => g[k] === v);
-}
-
+// First in the file: with --bail (mutation runs) its quick refusals of a broken namespace admin API end the run before the
+// neighbour rule's teardown waits out a namespace that is never removed.
 ruleTest('secrets.upstream.ns-admin-tree', async (kit) => {
   const a = uniqueName('nsadm');
   const hashicorp = kit.secrets.dialect.name === 'hashicorp';
@@ -429,6 +305,133 @@ ruleTest('secrets.upstream.ns-admin-tree', async (kit) => {
     for (const path of made) await removeNamespace(kit, path);
   }
 });
+
+ruleTest('secrets.ns.neighbour-paths', async (kit) => {
+  let world: World | undefined;
+  try {
+    world = await buildWorld(kit);
+    const w = world;
+    const parts = namespaceParts(w);
+    kit.note(`namespaces ${w.live.map((n) => n.path || '(root)').join(', ')}; near misses asked too: ${parts.filter((p) => !w.live.some((n) => n.path === p)).join(', ')}`);
+    // A request names a namespace part and the secret's rest, cut anywhere in the namespace part;
+    // its neighbour moves the cut one character, or names the namespace one character longer or
+    // shorter, or drops the header's trailing slash.
+    const request = fc.record({ part: fc.nat(), cut: fc.nat(), dropSlash: fc.boolean(), neighbour: fc.constantFrom('cut', 'longer', 'shorter', 'slash') });
+    const examples = [
+      // ab/ asked as header 'a' and path 'b/...': a/b/, never ab/.
+      { part: 2, cut: w.live[1]!.path.length - 1, dropSlash: false, neighbour: 'cut' as const },
+      { part: 1, cut: w.live[1]!.path.length, dropSlash: true, neighbour: 'longer' as const },
+      { part: 3, cut: 0, dropSlash: false, neighbour: 'shorter' as const },
+    ];
+    const mismatches: string[] = [];
+    let asked = 0;
+    await kit.property(
+      request,
+      async ({ part, cut, dropSlash, neighbour }) => {
+        const ns = parts[part % parts.length]!;
+        const at = cut % (ns.length + 1);
+        const base = cutRequest(ns + w.rest, at, dropSlash);
+        const other =
+          neighbour === 'cut'
+            ? ns === ''
+              ? { header: '', path: w.rest }
+              : cutRequest(ns + w.rest, at === ns.length ? at - 1 : at + 1, dropSlash)
+            : neighbour === 'longer'
+              ? cutRequest(`${ns.replace(/\/$/, '')}b/` + w.rest, Math.min(at, ns.length - 1), dropSlash)
+              : neighbour === 'shorter'
+                ? cutRequest(shorter(ns) + w.rest, Math.min(at, shorter(ns).length), dropSlash)
+                : cutRequest(ns + w.rest, at, !dropSlash);
+        for (const r of [base, other]) {
+          asked += 1;
+          const wrong = await judge(kit, w, r);
+          if (wrong) mismatches.push(`${wrong} (asked beside ${show(r === base ? other : base)}, which differs in the ${neighbour === 'slash' ? "header's trailing slash" : neighbour === 'cut' ? 'header/path cut' : 'namespace name by one character'})`);
+        }
+        expect(mismatches.length, `every answer fits the namespace model:\n${mismatches.join('\n')}`).toBe(0);
+      },
+      { numRuns: Math.min(Math.max(kit.ctx.runs, 12), 40), examples },
+    );
+    kit.note(`${asked} reads judged against the model`);
+  } finally {
+    await tearDown(kit, world);
+  }
+});
+
+/**
+ * A client token of a namespace: an entity's token from the identity fixtures where the profile has
+ * them (the embedded reference enforces no policies), else, on a product whose admin API the
+ * upstream provisioner drives, a token made in the namespace's token store with a policy of that
+ * namespace that reads everything below it, so that only the namespace boundary decides.
+ */
+async function tokenIn(kit: RuleKit, ns: string): Promise<string> {
+  if (kit.ctx.provisioned?.secrets?.provisioner === 'upstream') {
+    const policy = uniqueName('nsread');
+    ok(await kit.secrets.write(`sys/policies/acl/${policy}`, { policy: 'path "*" {\n  capabilities = ["read", "list"]\n}\n' }, 'POST', { namespace: ns }), `write a read policy in ${ns}`);
+    const res = await kit.secrets.write('auth/token/create', { policies: [policy], ttl: '15m' }, 'POST', { namespace: ns });
+    ok(res, `make a token in ${ns}`);
+    const token = (res.json() as { auth: { client_token: string } }).auth.client_token;
+    kit.secret(token);
+    return token;
+  }
+  return (await kit.fixtures.entity({ name: uniqueName('nsent'), namespace: ns })).token;
+}
+
+ruleTest('secrets.upstream.ns-token-reach', async (kit) => {
+  let world: World | undefined;
+  try {
+    world = await buildWorld(kit);
+    const w = world;
+    const scoped = w.live.filter((n) => n.path !== '');
+    const tokens = await Promise.all(scoped.map(async (ns) => ({ ns, secret: await tokenIn(kit, ns.path) })));
+    const mismatches: string[] = [];
+    // Every token asks every namespace through one generated split: its own, its parent, its child
+    // and its prefix-named sibling are each the neighbour of another.
+    await kit.property(
+      fc.record({ cut: fc.nat(), dropSlash: fc.boolean() }),
+      async ({ cut, dropSlash }) => {
+        for (const token of tokens) {
+          for (const target of w.live) {
+            const full = target.path + w.rest;
+            const wrong = await judge(kit, w, cutRequest(full, cut % (target.path.length + 1), dropSlash), token);
+            if (wrong) mismatches.push(wrong);
+          }
+        }
+        expect(mismatches.length, `every token reaches its own namespace and those below it, and no other:\n${mismatches.join('\n')}`).toBe(0);
+      },
+      { numRuns: Math.min(Math.max(kit.ctx.runs, 2), 4), examples: [{ cut: 0, dropSlash: false }] },
+    );
+
+    // A namespace deleted and made again is a new one: the old token and the old secret are gone.
+    const child = scoped.find((n) => n.path.split('/').length === 3)!;
+    const oldToken = tokens.find((t) => t.ns.path === child.path)!;
+    await removeNamespace(kit, child.path);
+    const [parent, name] = [child.path.replace(/[^/]+\/$/, ''), child.path.split('/').at(-2)!];
+    w.live = w.live.filter((n) => n !== child);
+    w.made = w.made.filter((p) => p !== child.path);
+    await makeNamespace(kit, parent, name);
+    const reborn = { path: child.path, generation: 1 };
+    w.live.push(reborn);
+    w.made.unshift(child.path);
+    const req = { header: child.path, path: w.rest };
+    for (const line of [await judge(kit, w, req), await judge(kit, w, req, oldToken)]) if (line) mismatches.push(`after ${child.path} was deleted and made again: ${line}`);
+    await writeSecret(kit, w, reborn);
+    const newToken = { ns: reborn, secret: await tokenIn(kit, child.path) };
+    for (const line of [await judge(kit, w, req, newToken), await judge(kit, w, req, oldToken)]) if (line) mismatches.push(`after ${child.path} was made again and written: ${line}`);
+    expect(mismatches.length, `a recreated namespace holds nothing of the old one, and the old tokens reach nothing in it:\n${mismatches.join('\n')}`).toBe(0);
+  } finally {
+    await tearDown(kit, world);
+  }
+});
+
+const namespaceView = z.object({ id: z.string().min(1), path: z.string(), custom_metadata: z.record(z.string(), z.string()).nullish() }).loose();
+const namespaceRead = z.object({ data: namespaceView }).loose();
+const namespaceList = z.object({ data: z.object({ keys: z.array(z.string()), key_info: z.record(z.string(), namespaceView) }).loose() }).loose();
+
+/** The same string map, in any order; a missing one is the empty map (OpenBao stores none as {}, Vault Enterprise may leave it out). */
+function sameMetadata(got: Record<string, string> | null | undefined, want: Record<string, string>): boolean {
+  const g = got ?? {};
+  return Object.keys(g).length === Object.keys(want).length && Object.entries(want).every(([k, v]) => g[k] === v);
+}
+
 
 /**
  * Where there is no sys/namespaces but a control interface makes namespaces (the reference's spec
