@@ -453,7 +453,7 @@ export const secretsOidcFlowRules: Rule[] = [
   }),
   rule({
     id: 'secrets.oidc.access-token-neighbours',
-    title: "A code exchanged by its own client at its own provider with its redirect URI succeeds, and the same exchange is refused with one attribute changed: another client's credentials, another provider's token endpoint, the secret cut short, extended or one character off, method none for a confidential client, a near miss or another registered redirect URI, the access or ID token as the code, the code a second time, another PKCE verifier; the access token works at its provider's userinfo only, and the ID token and the code are no Bearer tokens there",
+    title: "A code exchanged by its own client at its own provider with its redirect URI succeeds, and the same exchange is refused with one attribute changed: another client's credentials, another provider's token endpoint, every near miss of the secret over client_secret_basic and client_secret_post (letter case changed, cut short at either end, extended at either end, one character changed, a space added, empty, another client's secret), method none for a confidential client, Basic credentials of one client beside the form client_id or client_secret of another (both ways round), a near miss or another registered redirect URI, the access or ID token as the code, the code a second time, another PKCE verifier; the access token works at its provider's userinfo only, and the ID token and the code are no Bearer tokens there",
     capability: FIXTURES,
     sources: [
       { file, section: OVERVIEW_SECTION, quote: 'The OIDC provider feature issues ID tokens and access tokens through the authorization code flow.' },
@@ -466,6 +466,7 @@ export const secretsOidcFlowRules: Rule[] = [
     notes: [
       'Each side of a pair uses a fresh code: a refused exchange may burn the code it names (Vault deletes it once looked up, hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCToken), which the spec does not rule on.',
       'The ID token of a code that also asked for a scope the provider does not support carries no claim of it (when authorize did not refuse it).',
+      "Two methods in one request (Basic credentials and form client_id/client_secret): the spec does not say which a provider takes or whether it refuses (RFC 6749 2.3: a client MUST NOT use more than one); the model lets it refuse or take either, never a client no method authenticated. Vault and OpenBao take the Basic header and ignore the form (openbao/openbao internal/vault/identity/store_oidc_provider.go pathOIDCToken, basicAuth first).",
     ],
   }),
   rule({
