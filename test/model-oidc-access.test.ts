@@ -163,6 +163,14 @@ describe('userinfo, from the spec text', () => {
     deleted.clients.splice(0, 1);
     expect(userinfoDecision(deleted, { provider: 'pa', bearer: at }), 'after its client is deleted: not shown').toBe(EITHER);
   });
+  it('after the provider stopped allowing the client: not shown, refused under the strict profile (upstream)', () => {
+    const w2 = world();
+    w2.providers[0]!.allowedClientIds = [];
+    const at = { kind: 'access-token', provider: 'pa', clientId: 'ida', entityId: 'e1' } as const;
+    expect(userinfoDecision(w2, { provider: 'pa', bearer: at })).toBe(EITHER);
+    expect(userinfoDecision(w2, { provider: 'pa', bearer: at }, true)).toBe(REFUSE);
+    expect(userinfoDecision(world(), { provider: 'pa', bearer: at }, true), 'unchanged: granted').toBe(GRANT);
+  });
   it('claims only of the scopes the provider supports', () => {
     expect(claimScopes(w.providers[0]!, ['openid', 'sa', 'sb'])).toEqual(['sa']);
   });

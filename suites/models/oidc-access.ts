@@ -264,13 +264,16 @@ export function tokenDecision(world: OidcWorld, req: TokenRequest): Decision {
  * issued by this provider's token endpoint (the routes are per provider). Whether it still works
  * after its client or the configuration changed is not shown.
  */
-export function userinfoDecision(world: OidcWorld, req: UserinfoRequest): Decision {
+export function userinfoDecision(world: OidcWorld, req: UserinfoRequest, upstream = false): Decision {
   const b = req.bearer;
   if (b.kind !== 'access-token' || b.provider !== req.provider) return REFUSE;
   const provider = providerOf(world, req.provider);
   const client = clientOf(world, b.clientId);
   if (provider && client && providerAllows(provider, client.clientId) && assignmentsAdmit(world, client, b.entityId)) return GRANT;
-  return EITHER;
+  // Strict profile only (an UPSTREAM rule): Vault and OpenBao look the client up, check the
+  // entity against its assignments and the provider's allowed_client_ids at every userinfo call
+  // (openbao/openbao internal/vault/identity/store_oidc_provider.go pathOIDCUserInfo).
+  return upstream ? REFUSE : EITHER;
 }
 
 /**

@@ -862,3 +862,42 @@ concurrently('side by side: each property run builds its own world', () => {
     kit.note(`${judged} steps judged against the model`);
   });
 });
+
+concurrently('side by side: the strict profile asks userinfo again after each change', () => {
+  ruleTest('secrets.upstream.oidc-userinfo-rechecks-access', async (kit) => {
+    const w = await buildWorld(kit);
+    const run: Run = { w, codes: [], tokens: [], steps: [], secret: (t) => kit.secret(t) };
+    // Three access tokens: client A for e1 and client P for e3 at provider A, client B for e2 at provider B ('*').
+    for (const [i, [p, c, e]] of ([[0, 0, 0], [1, 1, 1], [0, 2, 2]] as const).entries()) {
+      await authorizeCmd(p, c, e, false).run(run, run);
+      await exchangeCmd(i, 'own client', 0).run(run, run);
+    }
+    expect(run.tokens.length, 'three codes exchanged by their own clients').toBe(3);
+    let judged = 0;
+    // Each token at its own provider's userinfo, judged by the model as upstream decides: the
+    // client, its assignments and the provider's allowed_client_ids are looked at on every call.
+    const everyToken = async () => {
+      await Promise.all(
+        run.tokens.map(async (t) => {
+          const decision = userinfoDecision(w.model, { provider: t.at.provider, bearer: t.at }, true);
+          const res = await w.api.userinfo(t.at.provider, t.token);
+          const who = `client ${'ABP'[w.clients.findIndex((c) => c.id === t.at.clientId)]}'s access token at provider ${'ABCD'[w.providers.indexOf(t.at.provider)]}`;
+          judged += 1;
+          if (judge(res, decision, `userinfo with ${who} ${stepsOf(run)} (the strict profile: upstream re-checks at every call)`) === 'refuse') {
+            expect(res.status, `userinfo with ${who} ${stepsOf(run)}: refused 403 access_denied as upstream does (${res.text.slice(0, 120)})`).toBe(403);
+          }
+        }),
+      );
+    };
+    await everyToken();
+    // Provider A's list emptied, then one of its two clients, then both again; provider B's '*' narrowed to
+    // client A and widened again; client A's assignments without e1 and back; client B deleted.
+    const changes = [allowCmd(0, 1), allowCmd(0, 2), allowCmd(0, 4), allowCmd(1, 2), allowCmd(1, 0), reassignCmd(0, [false, true, false]), reassignCmd(0, [true, true, false]), deleteClientCmd(1)];
+    for (const change of changes) {
+      await change.run(run, run);
+      run.steps.push('userinfo');
+      await everyToken();
+    }
+    kit.note(`${judged} userinfo calls judged`);
+  });
+});

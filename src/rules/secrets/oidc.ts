@@ -558,4 +558,23 @@ export const secretsOidcUpstreamRules: Rule[] = [
     sources: [{ file, section: AUTH, quote: 'The userinfo endpoint requires the access token issued by the token endpoint as a Bearer token.' }],
     upstream: upstream('vault/identity_store_oidc_provider.go', 'token not sent via Authorization: Bearer → 401 invalid_token'),
   }),
+  rule({
+    id: 'secrets.upstream.oidc-userinfo-rechecks-access',
+    level: 'UPSTREAM',
+    capability: FIXTURES,
+    title: "An access token stops working at userinfo (403 access_denied) as soon as its provider's allowed_client_ids no longer allow its client (emptied, or naming another client), its client's assignments no longer admit its entity, or its client is deleted, and works again when the provider or the assignments allow it again; the tokens of the other clients and providers keep working",
+    sources: [
+      { file, section: AUTH, quote: 'The userinfo endpoint requires the access token issued by the token endpoint as a Bearer token.' },
+      { file, section: PROVIDER, quote: "Empty list: no client allowed. Value '*': all clients allowed" },
+      { file, section: CLIENT, quote: 'Names of assignments limiting which entities and groups may authenticate through the client.' },
+    ],
+    upstream: {
+      product: 'Vault',
+      source: 'hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCUserInfo; openbao/openbao internal/vault/identity/store_oidc_provider.go pathOIDCUserInfo',
+      note: "userinfo looks the token's client up (client not found → access_denied), checks the entity against the client's assignments and the client against the provider's allowed_client_ids at every call, each refusal 403 access_denied (asked of OpenBao 2.6.2)",
+    },
+    notes: [
+      "The spec does not say whether an access token keeps working after its client or its provider changed (secrets.oidc.access-code-lifecycle lets it go either way); this rule asks the upstream answer from a world of three tokens (clients A and P at provider A, client B at provider B), each change followed by a userinfo call with every token, so each change has the tokens it must not touch beside the one it must.",
+    ],
+  }),
 ];

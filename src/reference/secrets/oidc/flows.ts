@@ -425,8 +425,12 @@ export class OidcFlows {
     if (!provider) throw new OAuthError(400, 'invalid_request', 'provider not found');
     const found = this.ctx.config.clientById(oidc.clientId);
     if (!found) throw new OAuthError(403, 'access_denied', 'client not found');
-    if (!this.providerAllows(provider, oidc.clientId)) throw new OAuthError(403, 'access_denied', 'client is not authorized to use the provider');
     const entityId = req.token.entityId!;
+    // Re-checked at every call, as upstream does (openbao/openbao internal/vault/identity/
+    // store_oidc_provider.go pathOIDCUserInfo): the entity against the client's assignments, then the
+    // client against the provider's allowed_client_ids.
+    if (!this.assigned(found.client, entityId) && !f.has('secrets.oidc-userinfo-access-not-rechecked')) throw new OAuthError(403, 'access_denied', 'identity entity not authorized by client assignment');
+    if (!this.providerAllows(provider, oidc.clientId) && !f.has('secrets.oidc-userinfo-access-not-rechecked')) throw new OAuthError(403, 'access_denied', 'client is not authorized to use the provider');
     const claims = this.scopeClaims(provider, oidc.scopes, entityId);
     return { kind: 'raw', status: 200, body: { ...claims, sub: f.has('secrets.oidc-userinfo-sub-client') ? oidc.clientId : entityId } };
   }
