@@ -79,6 +79,18 @@ describe('cloud-identity model: login against the role', () => {
   it('letter case alone may go either way', () => {
     expect(loginOutcomes(bound('bound_locations', ['WestEurope']), attempt())).toEqual(new Set(['admitted', 'refused']));
   });
+  it("the login's subscription, resource group and name are the machine's own: a near miss refuses whatever the bounds, case alone may go either way", () => {
+    const role = bound('bound_resource_groups', [machine.resource_group.slice(0, -1)]);
+    const located = bound('bound_locations', [machine.location]);
+    for (const claim of [machine.resource_group.slice(0, -1), machine.resource_group.slice(1), `${machine.resource_group}x`, `x${machine.resource_group}`]) {
+      expect(loginOutcomes(located, { ...attempt(), claimed: { resource_group: claim } }), claim).toEqual(new Set(['refused']));
+      expect(loginOutcomes(bound('bound_locations', []), { ...attempt(), claimed: { resource_group: claim } }), `${claim}, no bound judged from the machine`).toEqual(new Set(['admitted', 'refused']));
+    }
+    expect(loginOutcomes(role, { ...attempt(), claimed: { resource_group: machine.resource_group.slice(0, -1) } }), 'the bound names the claimed prefix').toEqual(new Set(['refused']));
+    expect(loginOutcomes(located, { ...attempt(), claimed: { name: `${machine.name}x` } })).toEqual(new Set(['refused']));
+    expect(loginOutcomes(located, { ...attempt(), claimed: { subscription_id: machine.subscription_id.toUpperCase() } })).toEqual(new Set(['admitted', 'refused']));
+    expect(loginOutcomes(located, { ...attempt(), claimed: { resource_group: machine.resource_group } }), 'its own').toEqual(new Set(['admitted']));
+  });
   it('the audience must be the configured resource', () => {
     expect(loginOutcomes(bound('bound_locations', []), { ...attempt(), audience: 'https://res/x' })).toEqual(new Set(['refused']));
   });

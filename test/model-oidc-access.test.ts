@@ -110,6 +110,17 @@ describe('token, from the spec text', () => {
       expect(tokenDecision(w, token(w, a, { code })), `a ${code.kind} as the code`).toBe(REFUSE);
     }
   });
+  it('Basic credentials and form fields of two clients: never a client no method authenticated', () => {
+    // Client B's code at pb (which allows every client; e2 is in B's group).
+    const b = auth({ provider: 'pb', clientId: 'idb', redirectUri: 'https://shared.example.com/cb', scope: 'openid', entityId: 'e2' });
+    const basicA = (form: { clientId?: string; secret?: string }) => token(w, b, { auth: { method: 'basic', clientId: 'ida', secret: 'secret-a', form } });
+    expect(tokenDecision(w, basicA({ clientId: 'idb' })), "Basic A, form client_id of the code's client").toBe(REFUSE);
+    expect(tokenDecision(w, basicA({ secret: 'secret-b' })), "Basic A, form client_secret of the code's client").toBe(REFUSE);
+    expect(tokenDecision(w, basicA({ clientId: 'idb', secret: 'secret-c' })), "Basic A, form client_id of the code's client, wrong secret").toBe(REFUSE);
+    expect(tokenDecision(w, basicA({ clientId: 'idb', secret: 'secret-b' })), 'both methods authenticate a client: either may be taken').toBe(EITHER);
+    expect(tokenDecision(w, token(w, b, { auth: { method: 'basic', clientId: 'idb', secret: 'secret-bx', form: { clientId: 'ida', secret: 'secret-a' } } })), 'the other way round: the Basic secret wrong, the form another client').toBe(REFUSE);
+    expect(tokenDecision(w, token(w, b, { auth: { method: 'basic', clientId: 'idb', secret: 'secret-b', form: { clientId: 'ida' } } })), "the code's client by Basic, another client_id in the form").toBe(EITHER);
+  });
   it('the redirect URI repeated exactly, the code once, the grant type', () => {
     expect(tokenDecision(w, token(w, a, { redirectUri: `${a.redirectUri}?x=1` }))).toBe(REFUSE);
     expect(tokenDecision(w, token(w, a, { redirectUri: 'https://shared.example.com/cb' })), 'another registered one').toBe(REFUSE);
@@ -151,6 +162,14 @@ describe('userinfo, from the spec text', () => {
     const deleted = world();
     deleted.clients.splice(0, 1);
     expect(userinfoDecision(deleted, { provider: 'pa', bearer: at }), 'after its client is deleted: not shown').toBe(EITHER);
+  });
+  it('after the provider stopped allowing the client: not shown, refused under the strict profile (upstream)', () => {
+    const w2 = world();
+    w2.providers[0]!.allowedClientIds = [];
+    const at = { kind: 'access-token', provider: 'pa', clientId: 'ida', entityId: 'e1' } as const;
+    expect(userinfoDecision(w2, { provider: 'pa', bearer: at })).toBe(EITHER);
+    expect(userinfoDecision(w2, { provider: 'pa', bearer: at }, true)).toBe(REFUSE);
+    expect(userinfoDecision(world(), { provider: 'pa', bearer: at }, true), 'unchanged: granted').toBe(GRANT);
   });
   it('claims only of the scopes the provider supports', () => {
     expect(claimScopes(w.providers[0]!, ['openid', 'sa', 'sb'])).toEqual(['sa']);

@@ -188,4 +188,26 @@ describe('secrets reference, upstream behaviour: Vault\'s listed deviations', ()
     const info = await call(ref, 'GET', 'identity/oidc/provider/web/userinfo', { token: null, headers: { authorization: `Bearer ${access}` } });
     expect(info.json()).toMatchObject({ groups: null });
   });
+  it('re-checks the assignments and allowed_client_ids at every userinfo call (pathOIDCUserInfo)', async () => {
+    await call(ref, 'POST', 'identity/oidc/client/again', { body: JSON.stringify({ redirect_uris: ['https://again.example.com/cb'], assignments: ['allow_all'] }) });
+    const client = (await call(ref, 'GET', 'identity/oidc/client/again')).json().data as { client_id: string; client_secret: string };
+    const provider = (allowed: string[]) => call(ref, 'POST', 'identity/oidc/provider/again', { body: JSON.stringify({ allowed_client_ids: allowed }) });
+    await provider([client.client_id]);
+    const token = await entityToken(ref);
+    const q = new URLSearchParams({ client_id: client.client_id, redirect_uri: 'https://again.example.com/cb', response_type: 'code', scope: 'openid' });
+    const { code } = (await call(ref, 'GET', `identity/oidc/provider/again/authorize?${q}`, { token })).json() as { code: string };
+    const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: 'https://again.example.com/cb', client_id: client.client_id, client_secret: client.client_secret });
+    const access = ((await call(ref, 'POST', 'identity/oidc/provider/again/token', { token: null, body: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } })).json() as { access_token: string }).access_token;
+    const userinfo = async () => {
+      const res = await call(ref, 'GET', 'identity/oidc/provider/again/userinfo', { token: null, headers: { authorization: `Bearer ${access}` } });
+      return { status: res.status, error: (res.json() as { error?: string; error_description?: string }).error_description };
+    };
+    expect((await userinfo()).status).toBe(200);
+    await provider([]);
+    expect(await userinfo()).toEqual({ status: 403, error: 'client is not authorized to use the provider' });
+    await provider(['*']);
+    expect((await userinfo()).status).toBe(200);
+    await call(ref, 'POST', 'identity/oidc/client/again', { body: JSON.stringify({ redirect_uris: ['https://again.example.com/cb'], assignments: [] }) });
+    expect(await userinfo()).toEqual({ status: 403, error: 'identity entity not authorized by client assignment' });
+  });
 });

@@ -151,6 +151,12 @@ export interface LoginAttempt {
   /** The audience the token was minted for, and the resource the config names. */
   audience: string;
   resource: string;
+  /**
+   * What the login's fields name where they are not the machine's own: subscription_id ("Subscription
+   * of the machine"), resource_group_name ("Resource group of the machine"), vm_name or vmss_name
+   * (its name). Absent: the login names the machine as it is.
+   */
+  claimed?: Partial<Record<'subscription_id' | 'resource_group' | 'name', string>>;
 }
 
 /**
@@ -184,6 +190,20 @@ export function loginOutcomes(role: LoginRole, attempt: LoginAttempt): Set<Login
   if (attempt.audience !== attempt.resource) return new Set(['refused']);
   const values = machineValues(attempt.machine);
   let caseOnly = false;
+  // The login's fields are those "of the machine" whose token it sends: where a bound is judged
+  // from the machine (subscription, resource group, location, scale set), a value that is not the
+  // machine's own (one character more or less, one changed) names another machine and must not
+  // pass, whatever the bounds list. Letter case only: Azure's names do not depend on it, and the spec
+  // is silent. A role with no such bound judges nothing by them, and the spec does not say the
+  // fields are checked then (Vault's plugin does not look: vault-plugin-auth-azure path_login.go
+  // verifyResource returns early), so either outcome passes.
+  const byMachine = (['bound_subscription_ids', 'bound_resource_groups', 'bound_locations', 'bound_scale_sets'] as const).some((f) => (role.bounds[f] ?? []).length > 0);
+  for (const [key, claim] of Object.entries(attempt.claimed ?? {})) {
+    const own = attempt.machine[key as 'subscription_id' | 'resource_group' | 'name'];
+    if (claim === own) continue;
+    if (!byMachine || claim.toLowerCase() === own.toLowerCase()) caseOnly = true;
+    else return new Set(['refused']);
+  }
   for (const field of BOUND_FIELDS) {
     const bound = role.bounds[field] ?? [];
     if (bound.length === 0) continue;

@@ -90,6 +90,8 @@ export interface ClientAuth {
   method: 'basic' | 'post' | 'none';
   clientId?: string;
   secret?: string;
+  /** With method 'basic': form client_id and client_secret sent beside the Basic header (another client's, or its secret). */
+  form?: { clientId?: string; secret?: string };
 }
 
 export interface TokenRequest {
@@ -205,11 +207,27 @@ export function authenticatedClient(world: OidcWorld, auth: ClientAuth): { clien
   return { client, decision: auth.method === 'none' && auth.secret === undefined ? GRANT : EITHER };
 }
 
+/**
+ * Basic credentials and form client_id / client_secret in one request: the spec names the three
+ * methods (Authentication 6) and not which one a provider takes when a request carries two, nor
+ * whether it refuses it (RFC 6749 2.3: "The client MUST NOT use more than one authentication method
+ * in each request"). Whichever it takes, the client it takes must have authenticated by that method
+ * alone: a code is exchanged only for a client whose id and secret (a public client: its id) one of
+ * the two presented, and then the provider may still refuse.
+ */
+function clientOfEither(world: OidcWorld, auth: ClientAuth, codeClientId: string | undefined): { client: ModelClient; decision: Decision } | undefined {
+  const byBasic = authenticatedClient(world, { method: 'basic', clientId: auth.clientId, secret: auth.secret });
+  const f = auth.form ?? {};
+  const byForm = f.clientId === undefined ? undefined : authenticatedClient(world, { method: f.secret === undefined ? 'none' : 'post', clientId: f.clientId, secret: f.secret });
+  const found = [byBasic, byForm].find((a) => a !== undefined && a.client.clientId === codeClientId);
+  return found && { client: found.client, decision: EITHER };
+}
+
 /** Token (Endpoints > OIDC provider, Token parameters). */
 export function tokenDecision(world: OidcWorld, req: TokenRequest): Decision {
   // grant_type: "Only 'authorization_code'".
   if (req.grantType !== 'authorization_code') return REFUSE;
-  const authed = authenticatedClient(world, req.auth);
+  const authed = req.auth.form ? clientOfEither(world, req.auth, req.code.kind === 'code' ? req.code.grant.clientId : undefined) : authenticatedClient(world, req.auth);
   if (!authed) return REFUSE;
   const { client } = authed;
   // The token endpoint is the provider's own; "Empty list: no client allowed" holds at every use of it.
@@ -246,13 +264,16 @@ export function tokenDecision(world: OidcWorld, req: TokenRequest): Decision {
  * issued by this provider's token endpoint (the routes are per provider). Whether it still works
  * after its client or the configuration changed is not shown.
  */
-export function userinfoDecision(world: OidcWorld, req: UserinfoRequest): Decision {
+export function userinfoDecision(world: OidcWorld, req: UserinfoRequest, upstream = false): Decision {
   const b = req.bearer;
   if (b.kind !== 'access-token' || b.provider !== req.provider) return REFUSE;
   const provider = providerOf(world, req.provider);
   const client = clientOf(world, b.clientId);
   if (provider && client && providerAllows(provider, client.clientId) && assignmentsAdmit(world, client, b.entityId)) return GRANT;
-  return EITHER;
+  // Strict profile only (an UPSTREAM rule): Vault and OpenBao look the client up, check the
+  // entity against its assignments and the provider's allowed_client_ids at every userinfo call
+  // (openbao/openbao internal/vault/identity/store_oidc_provider.go pathOIDCUserInfo).
+  return upstream ? REFUSE : EITHER;
 }
 
 /**

@@ -64,6 +64,22 @@ function nearMiss(value: string, how: Near): string {
   return value === value.toUpperCase() ? value.toLowerCase() : value.toUpperCase();
 }
 
+/**
+ * The near misses of a login field's value: one character more or less at either end, one changed,
+ * letter case. The added or changed character is '~', which the world's neighbour machines never
+ * use ('_'): a near miss of the base machine's name must name no machine (one that shares the base
+ * machine's identity may be taken for it, as Vault's plugin does: the token names the identity).
+ */
+const CLAIM_NEAR = ['append', 'drop', 'change', 'case', 'prepend', 'behead'] as const;
+function claimNearMiss(value: string, how: (typeof CLAIM_NEAR)[number]): string {
+  if (UUID.test(value) && how !== 'case') return how === 'prepend' || how === 'behead' ? `${((parseInt(value[0]!, 16) + 1) % 16).toString(16)}${value.slice(1)}` : nearMiss(value, how);
+  if (how === 'prepend') return `~${value}`;
+  if (how === 'behead') return value.slice(1);
+  if (how === 'append') return `${value}~`;
+  if (how === 'change') return `${value.slice(0, -1)}~`;
+  return nearMiss(value, how);
+}
+
 /** Machines are known by name, whatever its case: a scale set's near miss adds or changes a character, never drops one or changes case. */
 function nearForField(field: BoundField, how: Near): Near {
   return field !== 'bound_scale_sets' ? how : how === 'drop' ? 'append' : how === 'case' ? 'change' : how;
@@ -151,6 +167,41 @@ ruleTest('secrets.cloudauth.login-bound-neighbours', async (kit) => {
         const got = outcomeOf(await auth.login(loginBody(base, roles[0]!.name, jwt)));
         logins += 1;
         if (got === 'broken' || !allowed.has(got)) wrong.push(`the base machine's token for audience ${JSON.stringify(audience)} (the resource is ${JSON.stringify(resource)}): the model allows ${showSet(allowed)}, got ${got}`);
+      }
+      // The machine's own token with one login field a near miss of the machine's value (the token's
+      // resource id says otherwise): every near form, once for a role whose bound lists the claimed
+      // values (where the field has a bound) and once for a role whose only machine bound is the
+      // machine's own location (a role with none judges nothing by these fields: the model lets it pass them).
+      const vmMachine = vm ? machines.at(-1)!.m : undefined;
+      const claims: { m: SimMachine; jwt: string; key: 'subscription_id' | 'resource_group' | 'name'; field: string; bound?: BoundField }[] = [
+        { m: base, jwt: jwts[0]!, key: 'subscription_id', field: 'subscription_id', bound: 'bound_subscription_ids' },
+        { m: base, jwt: jwts[0]!, key: 'resource_group', field: 'resource_group_name', bound: 'bound_resource_groups' },
+        { m: base, jwt: jwts[0]!, key: 'name', field: 'vmss_name', bound: 'bound_scale_sets' },
+        ...(vmMachine ? [{ m: vmMachine, jwt: jwts.at(-1)!, key: 'name' as const, field: 'vm_name' }] : []),
+      ];
+      const located: { name: string; role: LoginRole } = { name: uniqueName('role'), role: { bounds: { bound_group_ids: [shared], bound_locations: [base.location] } } };
+      expectWritten(await auth.writeRole(located.name, located.role.bounds), `write role ${located.name}`);
+      for (const c of claims) {
+        const own = c.m[c.key];
+        const values = [...new Set(CLAIM_NEAR.map((how) => claimNearMiss(own, how)))].filter((v) => v !== own);
+        const asked = [located];
+        if (c.bound) {
+          const role: LoginRole = { bounds: { bound_group_ids: [shared], [c.bound]: values } };
+          const name = uniqueName('role');
+          expectWritten(await auth.writeRole(name, role.bounds), `write role ${name}`);
+          asked.push({ name, role });
+        }
+        await Promise.all(
+          asked.flatMap(({ name, role }) =>
+            values.map(async (value) => {
+              const allowed = loginOutcomes(role, { machine: c.m, source: 'any', audience: resource, resource, claimed: { [c.key]: value } });
+              const res = await auth.login({ ...loginBody(c.m, name, c.jwt), [c.field]: value });
+              logins += 1;
+              const got = outcomeOf(res);
+              if (got === 'broken' || !allowed.has(got)) wrong.push(`role ${JSON.stringify(role.bounds)}, the ${c.m.kind === 'vm' ? 'VM' : 'base machine'}'s own token with ${c.field} ${JSON.stringify(value)} for its ${JSON.stringify(own)}: the model allows ${showSet(allowed)}, got ${res.status} ${res.text.slice(0, 160)}`);
+            }),
+          ),
+        );
       }
       expect(wrong.length, `every login fits the model:\n${wrong.join('\n')}`).toBe(0);
     },

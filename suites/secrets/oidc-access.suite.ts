@@ -191,6 +191,7 @@ function authorizeCall(w: World, req: AuthorizeRequest): Promise<HttpResponse> {
 function tokenCall(w: World, req: TokenRequest, code: string): Promise<HttpResponse> {
   const form: Record<string, string | undefined> = { grant_type: req.grantType, code, redirect_uri: req.redirectUri, code_verifier: req.codeVerifier };
   if (req.auth.method !== 'basic') Object.assign(form, { client_id: req.auth.clientId, client_secret: req.auth.method === 'post' ? req.auth.secret : undefined });
+  else if (req.auth.form) Object.assign(form, { client_id: req.auth.form.clientId, client_secret: req.auth.form.secret });
   return w.api.token(req.provider, form, req.auth.method === 'basic' ? { id: req.auth.clientId ?? '', secret: req.auth.secret ?? '' } : undefined);
 }
 
@@ -384,6 +385,37 @@ function nearSecret(secret: string, form: 'prefix' | 'extension' | 'one characte
   return `${secret.slice(0, -1)}${last === 'a' ? 'b' : 'a'}`;
 }
 
+/**
+ * Every near miss of a client secret: its letter case changed (all upper, all lower, swapped, one
+ * letter), cut short at either end or to half, extended at either end, one character changed at
+ * the start, middle or end, a space added, empty, and another client's secret. None equals it.
+ */
+function secretNeighbours(secret: string, others: string[]): { what: string; value: string }[] {
+  const swap = (c: string) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase());
+  const cased = [...secret].findIndex((c) => c.toLowerCase() !== c.toUpperCase());
+  const mid = Math.floor(secret.length / 2);
+  const change = (i: number) => `${secret.slice(0, i)}${secret[i] === 'a' ? 'b' : 'a'}${secret.slice(i + 1)}`;
+  const all = [
+    { what: 'in upper case', value: secret.toUpperCase() },
+    { what: 'in lower case', value: secret.toLowerCase() },
+    { what: 'with its letter case swapped', value: [...secret].map(swap).join('') },
+    { what: "with one letter's case swapped", value: cased < 0 ? secret : `${secret.slice(0, cased)}${swap(secret[cased]!)}${secret.slice(cased + 1)}` },
+    { what: 'less its last character (a prefix)', value: secret.slice(0, -1) },
+    { what: 'less its first character (a suffix)', value: secret.slice(1) },
+    { what: 'cut to its first half', value: secret.slice(0, mid) },
+    { what: 'with a character added', value: `${secret}x` },
+    { what: 'with a character put before it', value: `x${secret}` },
+    { what: 'with its first character changed', value: change(0) },
+    { what: 'with its middle character changed', value: change(mid) },
+    { what: 'with its last character changed', value: change(secret.length - 1) },
+    { what: 'with a space added', value: `${secret} ` },
+    { what: 'empty', value: '' },
+    ...others.map((value) => ({ what: "another client's secret", value })),
+  ];
+  const seen = new Set<string>([secret]);
+  return all.filter(({ value }) => !seen.has(value) && seen.add(value));
+}
+
 concurrently('side by side: each rule builds its own world of providers, clients, entities and scopes', () => {
   ruleTest('secrets.oidc.access-authorize-neighbours', async (kit) => {
     const w = await buildWorld(kit);
@@ -564,6 +596,54 @@ concurrently('side by side: each rule builds its own world of providers, clients
       seen.add(key);
       await check([b, { attr: 'other client', to: 0, method: 'basic' }, false], false);
       await check([b, { attr: 'other provider', to: 0 }, false], false);
+    }
+    // Every confidential client's code, exchanged with each near miss of its secret over both
+    // methods: one code serves them all (the model refuses a client that did not authenticate, the
+    // code's state aside), and the last call is the code's own, which only decides the pair.
+    const confidentialClients = w.clients.filter((c) => c.secret !== undefined);
+    for (const c of confidentialClients) {
+      const b = granted.find((g) => w.clients[g.client] === c);
+      if (!b) continue;
+      const { code, grant } = await issue(baseRequest(w, b));
+      const own = ownTokenRequest(w, grant, { kind: 'code', grant, earlier: 'none' });
+      const near = secretNeighbours(c.secret!, confidentialClients.filter((o) => o !== c).map((o) => o.secret!));
+      await Promise.all(
+        near.flatMap(({ what, value }) =>
+          (['basic', 'post'] as const).map(async (method) => {
+            const req: TokenRequest = { ...own, auth: { method, clientId: c.id, secret: value } };
+            judge(await tokenCall(w, req, code), tokenDecision(w.model, req), `the token call of client ${'ABP'[w.clients.indexOf(c)]}'s code (${describeBase(w, b)}) with its own client_id and its secret ${what} (${method}; differs in the secret)`);
+          }),
+        ),
+      );
+    }
+    // Conflicting identification, both ways round: a code of one client, Basic credentials of
+    // another, and the code's client named in the form (client_id, client_secret, or both with a
+    // wrong secret), or the other way round (the code's client in the Basic header with a wrong
+    // secret, another client's credentials in the form). A provider may refuse two methods or take
+    // either, never a client that no method authenticated.
+    for (const [x, y] of [[0, 1], [1, 0], [0, 2], [1, 2], [2, 0]] as const) {
+      const cx = w.clients[x]!;
+      const cy = w.clients[y]!;
+      const b = granted.find((g) => g.client === x && g.provider === 1) ?? granted.find((g) => g.client === x);
+      if (!b) continue;
+      const off = (secret: string) => secretNeighbours(secret, []).find((n) => n.what === 'with its last character changed')!.value;
+      const cases: { what: string; basic: { id: string; secret: string }; form: { clientId?: string; secret?: string } }[] = [
+        { what: `Basic credentials of client ${'ABP'[y]} and the form client_id of the code's client ${'ABP'[x]}`, basic: { id: cy.id, secret: cy.secret ?? '' }, form: { clientId: cx.id } },
+        ...(cx.secret
+          ? [
+              { what: `Basic credentials of client ${'ABP'[y]} and the form client_secret of the code's client ${'ABP'[x]}`, basic: { id: cy.id, secret: cy.secret ?? '' }, form: { secret: cx.secret } },
+              { what: `Basic credentials of client ${'ABP'[y]} and the form client_id of the code's client ${'ABP'[x]} with its secret one character off`, basic: { id: cy.id, secret: cy.secret ?? '' }, form: { clientId: cx.id, secret: off(cx.secret) } },
+              // The other way round: the code's client in the Basic header with a wrong secret, another client's credentials in the form.
+              { what: `Basic client_id of the code's client ${'ABP'[x]} with its secret one character off, and the form credentials of client ${'ABP'[y]}`, basic: { id: cx.id, secret: off(cx.secret) }, form: { clientId: cy.id, secret: cy.secret } },
+            ]
+          : []),
+      ];
+      for (const { what, basic, form } of cases) {
+        const { code, grant } = await issue(baseRequest(w, b));
+        const own = ownTokenRequest(w, grant, { kind: 'code', grant, earlier: 'none' });
+        const req: TokenRequest = { ...own, auth: { method: 'basic', clientId: basic.id, secret: basic.secret, form } };
+        judge(await tokenCall(w, req, code), tokenDecision(w.model, req), `the token call of client ${'ABP'[x]}'s code (${describeBase(w, b)}) with ${what} (differs in the client authenticated)`);
+      }
     }
     await kit.property(fc.tuple(fc.constantFrom(...granted), tokenAttrArb, fc.boolean()), (v) => check(v), { numRuns: Math.min(kit.ctx.runs, 6), examples });
   });
@@ -780,5 +860,44 @@ concurrently('side by side: each property run builds its own world', () => {
     // The examples alone walk 19 steps: a run that judged fewer walked nothing it was meant to.
     expect(judged, 'steps judged against the model').toBeGreaterThanOrEqual(19);
     kit.note(`${judged} steps judged against the model`);
+  });
+});
+
+concurrently('side by side: the strict profile asks userinfo again after each change', () => {
+  ruleTest('secrets.upstream.oidc-userinfo-rechecks-access', async (kit) => {
+    const w = await buildWorld(kit);
+    const run: Run = { w, codes: [], tokens: [], steps: [], secret: (t) => kit.secret(t) };
+    // Three access tokens: client A for e1 and client P for e3 at provider A, client B for e2 at provider B ('*').
+    for (const [i, [p, c, e]] of ([[0, 0, 0], [1, 1, 1], [0, 2, 2]] as const).entries()) {
+      await authorizeCmd(p, c, e, false).run(run, run);
+      await exchangeCmd(i, 'own client', 0).run(run, run);
+    }
+    expect(run.tokens.length, 'three codes exchanged by their own clients').toBe(3);
+    let judged = 0;
+    // Each token at its own provider's userinfo, judged by the model as upstream decides: the
+    // client, its assignments and the provider's allowed_client_ids are looked at on every call.
+    const everyToken = async () => {
+      await Promise.all(
+        run.tokens.map(async (t) => {
+          const decision = userinfoDecision(w.model, { provider: t.at.provider, bearer: t.at }, true);
+          const res = await w.api.userinfo(t.at.provider, t.token);
+          const who = `client ${'ABP'[w.clients.findIndex((c) => c.id === t.at.clientId)]}'s access token at provider ${'ABCD'[w.providers.indexOf(t.at.provider)]}`;
+          judged += 1;
+          if (judge(res, decision, `userinfo with ${who} ${stepsOf(run)} (the strict profile: upstream re-checks at every call)`) === 'refuse') {
+            expect(res.status, `userinfo with ${who} ${stepsOf(run)}: refused 403 access_denied as upstream does (${res.text.slice(0, 120)})`).toBe(403);
+          }
+        }),
+      );
+    };
+    await everyToken();
+    // Provider A's list emptied, then one of its two clients, then both again; provider B's '*' narrowed to
+    // client A and widened again; client A's assignments without e1 and back; client B deleted.
+    const changes = [allowCmd(0, 1), allowCmd(0, 2), allowCmd(0, 4), allowCmd(1, 2), allowCmd(1, 0), reassignCmd(0, [false, true, false]), reassignCmd(0, [true, true, false]), deleteClientCmd(1)];
+    for (const change of changes) {
+      await change.run(run, run);
+      run.steps.push('userinfo');
+      await everyToken();
+    }
+    kit.note(`${judged} userinfo calls judged`);
   });
 });

@@ -16,6 +16,7 @@ export const secretsCloudauthFaults: Fault[] = [
   f('cloudauth-vm-name-required', ['secrets.cloudauth.login-machine-name-optional'], 'Login without vm_name and without vmss_name is refused'),
   // Issue 47: breaks one attribute away from the granted scope, which the access rules ask from.
   f('cloudauth-cidr-by-bytes', ['secrets.cloudauth.login-cidr-bits'], 'token_bound_cidrs prefixes are rounded down to whole bytes: 127.0.0.0/31 admits a login from 127.0.0.2'),
+  f('cloudauth-claimed-group-substring', ['secrets.cloudauth.login-bound-neighbours'], "A login's resource_group_name is taken when it is a prefix of the token's own resource group (spec dialect: the resource id checked without the closing slash; hashicorp: the machine looked up in the token's group, the claim matched as a substring), so a role bound to the shorter name admits a machine of another group (audit 07)"),
   f('cloudauth-bound-prefix-match', ['secrets.cloudauth.login-bound-neighbours'], 'A bound_resource_groups value admits every resource group whose name begins with it'),
   f('cloudauth-role-cached', ['secrets.cloudauth.login-role-change'], 'A role is read at its first login and kept: later writes to it do not change who may log in'),
   f('cloudauth-period-uncapped', ['secrets.cloudauth.login-period-caps'], "A role's token_period is the token's lifetime even above token_max_ttl and token_explicit_max_ttl"),

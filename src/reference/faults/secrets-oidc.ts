@@ -26,6 +26,10 @@ export const secretsOidcFaults: Fault[] = [
   f('oidc-code-grant-auth-time-shared', ['secrets.upstream.oidc-auth-time'], "The code store compares a new code's grant with the one made just before it without its auth time: a code asked without max_age right after one asked with it carries that one's auth_time, and the other way round"),
   f('oidc-code-any-provider', ['secrets.oidc.access-token-neighbours'], "The token endpoint does not check that the code was issued by its provider: another provider's token endpoint that allows the client exchanges it"),
   f('oidc-secret-prefix', ['secrets.oidc.access-token-neighbours'], "The client secret is compared as a prefix: the real secret less its last characters authenticates the client"),
+  // Held-out misses of issue 47 (audit 01, 08): the classes a near-miss secret and conflicting client identification.
+  f('oidc-secret-case-folded', ['secrets.oidc.access-token-neighbours'], "The client secret is compared without letter case: the real secret with its case swapped authenticates the client"),
+  f('oidc-userinfo-access-not-rechecked', ['secrets.upstream.oidc-userinfo-rechecks-access'], "Userinfo does not look at the provider's allowed_client_ids nor the client's assignments again: an access token keeps answering after its provider stopped allowing its client (audit 04)"),
+  f('oidc-code-client-from-form', ['secrets.oidc.access-token-neighbours'], "The token endpoint checks the code against the form's client_id, not the client the Basic credentials authenticated: client A's credentials with client_id=B in the form exchange client B's code"),
   f('oidc-redirect-query-ignored', ['secrets.oidc.access-authorize-neighbours'], 'A redirect_uri that is a registered one with a query added is accepted at authorize'),
   f('oidc-token-assignments-unchecked', ['secrets.oidc.access-code-lifecycle'], "The token endpoint does not re-check the client's assignments: a code issued before the entity was unassigned is still exchanged"),
 ];

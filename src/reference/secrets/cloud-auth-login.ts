@@ -216,7 +216,9 @@ export class CloudAuthLogin {
     const rid = this.resourceIds(claims)[0] ?? '';
     const useVmss = vmssName !== '' && !f.has('secrets.cloudauth-vm-name-not-ignored');
     const machine = useVmss ? { kind: 'virtualMachineScaleSets' as const, name: vmssName } : vmName || vmssName ? { kind: 'virtualMachines' as const, name: vmName || vmssName } : undefined;
-    if (!rid.includes(`/subscriptions/${sub.toLowerCase()}/resourcegroups/${rg.toLowerCase()}/`)) {
+    // The fault drops the closing slash: a resource group that is a prefix of the token's own passes.
+    const groupPart = `/subscriptions/${sub.toLowerCase()}/resourcegroups/${rg.toLowerCase()}${f.has('secrets.cloudauth-claimed-group-substring') ? '' : '/'}`;
+    if (!rid.includes(groupPart)) {
       throw this.deny(`the token's resource id ${rid} is not in subscription ${sub}, resource group ${rg}`);
     }
     if (machine && !rid.endsWith(`/${machine.kind.toLowerCase()}/${machine.name.toLowerCase()}`)) {
@@ -251,14 +253,17 @@ export class CloudAuthLogin {
     const inClaims = (part: string) => rids.some((rid) => rid.includes(part.toLowerCase()));
     const scaleSets = bound(role, 'bound_scale_sets');
     let machine: ComputeMachine | undefined;
+    // The fault looks the machine up in the resource group of the token's own resource id, not the
+    // claimed one: with the claims check a substring match (as upstream's is), a prefix of it passes.
+    const lookupRg = f.has('secrets.cloudauth-claimed-group-substring') ? (/\/resourcegroups\/([^/]+)\//.exec(rids[0] ?? '')?.[1] ?? rg) : rg;
     if (vmssName && !(f.has('secrets.cloudauth-vm-name-not-ignored') && vmName)) {
       if (!inClaims(`/virtualMachines/${vmssName}_`) && !inClaims(`/virtualMachineScaleSets/${vmssName}`)) throw this.deny(`failed to verify flexible vmss claim: xms_az_rid token claim does not match vmss_name ${vmssName}`);
-      machine = await this.compute('virtualMachineScaleSets', sub, rg, vmssName);
+      machine = await this.compute('virtualMachineScaleSets', sub, lookupRg, vmssName);
       if (!machine) throw this.deny(`unable to retrieve virtual machine scale set metadata: ${vmssName} not found`);
       if (scaleSets.length > 0 && !containsFold(scaleSets, vmssName)) throw this.deny('scale set not authorized');
     } else if (vmName) {
       if (!inClaims(`/virtualMachines/${vmName}`)) throw this.deny(`xms_az_rid token claim does not match vm_name ${vmName}`);
-      machine = await this.compute('virtualMachines', sub, rg, vmName);
+      machine = await this.compute('virtualMachines', sub, lookupRg, vmName);
       if (!machine) throw this.deny(`unable to retrieve virtual machine metadata: ${vmName} not found`);
       if (scaleSets.length > 0) throw this.deny("bound scale set defined but this vm isn't in a scale set");
     } else {

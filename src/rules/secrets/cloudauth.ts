@@ -325,7 +325,7 @@ export const secretsCloudAuthRules: Rule[] = [
   rule({
     id: 'secrets.cloudauth.login-bound-neighbours',
     title:
-      "For generated worlds of machines that each differ from one base machine in one bound's value (one character more, less or changed, or only its case) and roles that each bound one field to a list holding the base machine's value, every login is judged against the model; so is the base machine's token for an audience one character away from the resource",
+      "For generated worlds of machines that each differ from one base machine in one bound's value (one character more, less or changed, or only its case) and roles that each bound one field to a list holding the base machine's value, every login is judged against the model; so is the base machine's token for an audience one character away from the resource, and the base machine's (and a VM's) own token with one login field (subscription_id, resource_group_name, vmss_name, vm_name) a near miss of the machine's value (a prefix, a suffix, one character more at either end, one changed, another case), for a role whose bound lists the claimed values and one bound to the machine's location",
     sources: [
       verifies,
       { file, section: ROLE, quote: 'bound_service_principal_ids | array | [] | Login restricted to these service principal IDs' },
@@ -336,6 +336,7 @@ export const secretsCloudAuthRules: Rule[] = [
       IDENTITY_BOUND,
       REFUSAL,
       `Judged against suites/models/cloud-identity-access.ts: a bound admits a value it lists, and refuses one that differs in any character; a value that differs from the listed one only in letter case may go either way, as the spec says nothing of case (Vault compares case-insensitively: ${PLUGIN} util.go strListContains). A VM has no scale set, so a scale-set bound refuses it.`,
+      "The login's fields are the machine's (\"Subscription of the machine\", \"Resource group of the machine\"): where a bound is judged from the machine, a field that is not the machine's own must not pass. A role with no subscription, resource-group, location or scale-set bound judges nothing by them and the model lets such a login pass (the plugin's verifyResource returns early then: listed for secrets.cloudauth.login-machine-fields-required). A near-miss name never names a machine of the world: one that shares the token's identity may be taken for it, as the plugin does.",
       'The roles that bound neither identity field name a group every machine of the world is in; the pairs are the base machine and each neighbour against each role (the neighbour differs in the role\'s own field, or in another that role leaves empty), and each role against the base machine and the neighbour.',
     ],
   }),

@@ -453,7 +453,7 @@ export const secretsOidcFlowRules: Rule[] = [
   }),
   rule({
     id: 'secrets.oidc.access-token-neighbours',
-    title: "A code exchanged by its own client at its own provider with its redirect URI succeeds, and the same exchange is refused with one attribute changed: another client's credentials, another provider's token endpoint, the secret cut short, extended or one character off, method none for a confidential client, a near miss or another registered redirect URI, the access or ID token as the code, the code a second time, another PKCE verifier; the access token works at its provider's userinfo only, and the ID token and the code are no Bearer tokens there",
+    title: "A code exchanged by its own client at its own provider with its redirect URI succeeds, and the same exchange is refused with one attribute changed: another client's credentials, another provider's token endpoint, every near miss of the secret over client_secret_basic and client_secret_post (letter case changed, cut short at either end, extended at either end, one character changed, a space added, empty, another client's secret), method none for a confidential client, Basic credentials of one client beside the form client_id or client_secret of another (both ways round), a near miss or another registered redirect URI, the access or ID token as the code, the code a second time, another PKCE verifier; the access token works at its provider's userinfo only, and the ID token and the code are no Bearer tokens there",
     capability: FIXTURES,
     sources: [
       { file, section: OVERVIEW_SECTION, quote: 'The OIDC provider feature issues ID tokens and access tokens through the authorization code flow.' },
@@ -466,6 +466,7 @@ export const secretsOidcFlowRules: Rule[] = [
     notes: [
       'Each side of a pair uses a fresh code: a refused exchange may burn the code it names (Vault deletes it once looked up, hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCToken), which the spec does not rule on.',
       'The ID token of a code that also asked for a scope the provider does not support carries no claim of it (when authorize did not refuse it).',
+      "Two methods in one request (Basic credentials and form client_id/client_secret): the spec does not say which a provider takes or whether it refuses (RFC 6749 2.3: a client MUST NOT use more than one); the model lets it refuse or take either, never a client no method authenticated. Vault and OpenBao take the Basic header and ignore the form (openbao/openbao internal/vault/identity/store_oidc_provider.go pathOIDCToken, basicAuth first).",
     ],
   }),
   rule({
@@ -556,5 +557,24 @@ export const secretsOidcUpstreamRules: Rule[] = [
     title: 'Userinfo with the access token outside the Authorization: Bearer header answers 401 invalid_token',
     sources: [{ file, section: AUTH, quote: 'The userinfo endpoint requires the access token issued by the token endpoint as a Bearer token.' }],
     upstream: upstream('vault/identity_store_oidc_provider.go', 'token not sent via Authorization: Bearer → 401 invalid_token'),
+  }),
+  rule({
+    id: 'secrets.upstream.oidc-userinfo-rechecks-access',
+    level: 'UPSTREAM',
+    capability: FIXTURES,
+    title: "An access token stops working at userinfo (403 access_denied) as soon as its provider's allowed_client_ids no longer allow its client (emptied, or naming another client), its client's assignments no longer admit its entity, or its client is deleted, and works again when the provider or the assignments allow it again; the tokens of the other clients and providers keep working",
+    sources: [
+      { file, section: AUTH, quote: 'The userinfo endpoint requires the access token issued by the token endpoint as a Bearer token.' },
+      { file, section: PROVIDER, quote: "Empty list: no client allowed. Value '*': all clients allowed" },
+      { file, section: CLIENT, quote: 'Names of assignments limiting which entities and groups may authenticate through the client.' },
+    ],
+    upstream: {
+      product: 'Vault',
+      source: 'hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCUserInfo; openbao/openbao internal/vault/identity/store_oidc_provider.go pathOIDCUserInfo',
+      note: "userinfo looks the token's client up (client not found → access_denied), checks the entity against the client's assignments and the client against the provider's allowed_client_ids at every call, each refusal 403 access_denied (asked of OpenBao 2.6.2)",
+    },
+    notes: [
+      "The spec does not say whether an access token keeps working after its client or its provider changed (secrets.oidc.access-code-lifecycle lets it go either way); this rule asks the upstream answer from a world of three tokens (clients A and P at provider A, client B at provider B), each change followed by a userinfo call with every token, so each change has the tokens it must not touch beside the one it must.",
+    ],
   }),
 ];

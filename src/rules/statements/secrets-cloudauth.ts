@@ -382,7 +382,8 @@ export const secretsCloudauthStatements: StatementMap = {
       section: EP,
       quote: '| subscription_id | string | yes | Subscription of the machine |',
       claim: 'A login without subscription_id is refused (SHOULD: the spec states no refusal).',
-      rules: ['secrets.cloudauth.login-machine-fields-required'],
+      rules: ['secrets.cloudauth.login-machine-fields-required', 'secrets.cloudauth.login-bound-neighbours'],
+      neighbours: [{ scope: "the machine's own token with a subscription_id one hex digit off (or only its case changed)", rule: 'secrets.cloudauth.login-bound-neighbours', example: "a role whose bound lists the claimed values, and a role bound to the machine's own location: refused; case alone may go either way" }],
       capability: SIM,
     },
     {
@@ -390,7 +391,8 @@ export const secretsCloudauthStatements: StatementMap = {
       section: EP,
       quote: '| resource_group_name | string | yes | Resource group of the machine |',
       claim: 'A login without resource_group_name is refused (SHOULD: the spec states no refusal).',
-      rules: ['secrets.cloudauth.login-machine-fields-required'],
+      rules: ['secrets.cloudauth.login-machine-fields-required', 'secrets.cloudauth.login-bound-neighbours'],
+      neighbours: [{ scope: "the machine's own token with a resource_group_name that is a prefix, a suffix, one character longer at either end, one character off or another case of its own", rule: 'secrets.cloudauth.login-bound-neighbours', example: "a role bounding resource groups to the claimed values, and a role bound to the machine's own location: refused; case alone may go either way" }],
       capability: SIM,
     },
     {

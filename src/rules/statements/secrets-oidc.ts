@@ -218,7 +218,8 @@ const NEIGHBOURS: Record<string, Neighbour[]> = {
   ],
   'token-endpoint-authenticates-client': [
     n("another client's own credentials", TOKEN_N, "client A's code with client B's client_id and secret (Basic or form) or client P's client_id: refused"),
-    n('a secret one edit from the real one', TOKEN_N, 'the secret less its last character, with a character added, with its last character changed, empty: refused'),
+    n('a near miss of the secret', TOKEN_N, "each confidential client's code with its own client_id and its secret in another letter case (upper, lower, swapped, one letter), less its first or last character or half, with a character added at either end, one character changed at the start, middle or end, a space added, empty, or the other client's secret, over Basic and the form: refused"),
+    n('Basic credentials of one client beside the form fields of another', TOKEN_N, "client B's code with client A's Basic credentials and client_id=B (or client_secret of B, or client_id=B with a wrong secret) in the form, and B in the Basic header with a wrong secret beside A's form credentials: refused"),
     n('method none for a confidential client', TOKEN_N, "client A's code with its client_id alone: refused"),
     n('after the client was deleted', LIFE, "a code of client B, then client B deleted: the exchange with B's old credentials is refused, and authorize with its client_id too"),
   ],
@@ -231,6 +232,7 @@ const NEIGHBOURS: Record<string, Neighbour[]> = {
   'userinfo-needs-access-token': [
     n("another provider's userinfo", TOKEN_N, "provider A's access token at provider B's userinfo: refused"),
     n('the ID token or the code as the Bearer token', TOKEN_N, 'userinfo with the ID token, or with the authorization code, as Bearer: refused'),
+    n("the same token after its provider or client changed (strict profile)", 'secrets.upstream.oidc-userinfo-rechecks-access', "client A's access token after provider A's allowed_client_ids became [] or [B], after client A's assignments dropped the entity, after client A was deleted: refused 403; clients P and B's tokens beside it keep answering"),
   ],
   'provider-scopes-supported': [
     n('a scope another provider supports', AUTHZ, 'authorize at provider A asking for scope sB (supported on B only): refused or granted'),

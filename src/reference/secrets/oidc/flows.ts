@@ -307,7 +307,9 @@ export class OidcFlows {
         ? new OAuthError(400, 'invalid_request', 'authorization grant is invalid or expired')
         : new OAuthError(400, 'invalid_grant', 'authorization grant is invalid or expired');
     }
-    if (grant.clientId !== clientId && !f.has('secrets.oidc-code-any-client')) throw new OAuthError(400, 'invalid_grant', 'authorization code was not issued to the client');
+    // The fault takes the client the code is for from the form's client_id over the Basic credentials.
+    const grantClient = f.has('secrets.oidc-code-client-from-form') ? (str(p.client_id) ?? clientId) : clientId;
+    if (grant.clientId !== grantClient && !f.has('secrets.oidc-code-any-client')) throw new OAuthError(400, 'invalid_grant', 'authorization code was not issued to the client');
     if (grant.provider !== name && !f.has('secrets.oidc-code-any-provider')) throw new OAuthError(400, 'invalid_grant', 'authorization code was not issued by the provider');
     const redirectUri = str(p.redirect_uri);
     if (!redirectUri) throw new OAuthError(400, 'invalid_request', 'redirect_uri parameter is required');
@@ -384,6 +386,7 @@ export class OidcFlows {
       return [...this.ctx.config.clients.items.values()].some((c) => c.client_secret !== undefined && safeEqual(secret, c.client_secret));
     }
     if (this.ctx.faults.has('secrets.oidc-secret-prefix')) return client.client_secret !== undefined && client.client_secret.startsWith(secret);
+    if (this.ctx.faults.has('secrets.oidc-secret-case-folded')) return client.client_secret !== undefined && safeEqual(secret.toLowerCase(), client.client_secret.toLowerCase());
     return client.client_secret !== undefined && safeEqual(secret, client.client_secret);
   }
 
@@ -422,8 +425,12 @@ export class OidcFlows {
     if (!provider) throw new OAuthError(400, 'invalid_request', 'provider not found');
     const found = this.ctx.config.clientById(oidc.clientId);
     if (!found) throw new OAuthError(403, 'access_denied', 'client not found');
-    if (!this.providerAllows(provider, oidc.clientId)) throw new OAuthError(403, 'access_denied', 'client is not authorized to use the provider');
     const entityId = req.token.entityId!;
+    // Re-checked at every call, as upstream does (openbao/openbao internal/vault/identity/
+    // store_oidc_provider.go pathOIDCUserInfo): the entity against the client's assignments, then the
+    // client against the provider's allowed_client_ids.
+    if (!this.assigned(found.client, entityId) && !f.has('secrets.oidc-userinfo-access-not-rechecked')) throw new OAuthError(403, 'access_denied', 'identity entity not authorized by client assignment');
+    if (!this.providerAllows(provider, oidc.clientId) && !f.has('secrets.oidc-userinfo-access-not-rechecked')) throw new OAuthError(403, 'access_denied', 'client is not authorized to use the provider');
     const claims = this.scopeClaims(provider, oidc.scopes, entityId);
     return { kind: 'raw', status: 200, body: { ...claims, sub: f.has('secrets.oidc-userinfo-sub-client') ? oidc.clientId : entityId } };
   }
