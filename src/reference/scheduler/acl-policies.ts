@@ -161,8 +161,7 @@ export class AclStore {
       const policy = this.policies.get(name);
       if (!policy) continue;
       // nomad/acl/acl.go NewACL: the blocks of every policy naming one pattern merge (a deny among them wins in matchingNamespaceCapabilitySet's set).
-      const replaced = this.faults.has('scheduler.acl-later-policy-replaces-namespace');
-      for (const [ns, caps] of Object.entries(policy.grants.namespaces)) namespaces[ns] = replaced ? [...caps] : [...(namespaces[ns] ?? []), ...caps];
+      for (const [ns, caps] of Object.entries(policy.grants.namespaces)) namespaces[ns] = this.faults.has('scheduler.acl-later-policy-replaces-namespace') ? [...caps] : [...(namespaces[ns] ?? []), ...caps];
       // nomad/acl/acl.go maxPrivilege: deny over write over read, whatever the policies' order.
       const p = policy.grants.node;
       if (this.faults.has('scheduler.acl-node-deny-loses-to-write')) {
