@@ -9,6 +9,8 @@ import {
   mayUseNode,
   mayUseWithQueryNamespace,
   mayReceiveAmong,
+  mergePolicies,
+  OTHER_CAPABILITIES,
   maySubscribe,
   REFUSED,
   usesUpstreamLanguage,
@@ -192,5 +194,42 @@ describe('the scheduler ACL model (spec 002)', () => {
 
   it("property: '*' topics and the ACL topics are refused to every non-management token", () => {
     fc.assert(fc.property(rules, fc.constantFrom(undefined, 'read', 'write', 'deny') as fc.Arbitrary<TokenModel['node']>, ns, (rs, node, n) => ['*', 'ACLToken', 'ACLPolicy'].every((tp) => !maySubscribe(token(rs, node), tp, n).has(true))));
+  });
+  it("a token's several policies on one block merge: a deny wins in either order, capabilities add up (nomad/acl/acl.go NewACL)", () => {
+    const deny = token([{ pattern: 'a', policy: 'deny' }], 'deny');
+    const write = token([{ pattern: 'a', policy: 'write' }], 'write');
+    for (const ps of [[deny, write], [write, deny]]) {
+      const t = mergePolicies(ps);
+      expect(mayUseNamespaced(t, 'a', ['read-job'])).toEqual(REFUSED);
+      expect(mayUseNode(t, 'read')).toEqual(REFUSED);
+      expect(mayUseNode(t, 'write')).toEqual(REFUSED);
+    }
+    const both = mergePolicies([token([{ pattern: 'a', capabilities: ['read-job'] }], 'read'), token([{ pattern: 'a', capabilities: ['read-fs'] }], 'write')]);
+    expect(mayUseNamespaced(both, 'a', ['read-job'])).toEqual(GRANTED);
+    expect(mayUseNamespaced(both, 'a', ['read-fs'])).toEqual(GRANTED);
+    expect(mayUseNode(both, 'write')).toEqual(GRANTED);
+    expect(mergePolicies([token([], 'read'), token([{ pattern: 'b', capabilities: ['read-job'] }])]).node).toBe('read');
+  });
+
+  it('a capability spec 002 does not name grants no endpoint of the table: alloc-lifecycle is not submit-job', () => {
+    for (const c of OTHER_CAPABILITIES) {
+      const t = token([{ pattern: 'a', capabilities: [c] }]);
+      for (const need of ['read-job', 'read-fs', 'read-logs', 'submit-job'] as const) expect(mayUseNamespaced(t, 'a', [need])).toEqual(REFUSED);
+    }
+    expect(mayUseNamespaced(token([{ pattern: 'a', policy: 'read' }]), 'a', ['submit-job'])).toEqual(REFUSED);
+    expect(mayUseNamespaced(token([{ pattern: 'a', policy: 'write' }]), 'a', ['submit-job'])).toEqual(GRANTED);
+  });
+
+  it("property: a token's policies in any order decide alike, and adding a policy with a deny never grants", () => {
+    const policy = fc.record({ namespaces: rules, node: fc.constantFrom(undefined, 'read', 'write', 'deny') as fc.Arbitrary<TokenModel['node']> });
+    fc.assert(
+      fc.property(fc.array(policy, { minLength: 1, maxLength: 3 }), ns, cap, (ps, n, c) => {
+        const forward = mergePolicies(ps);
+        const backward = mergePolicies([...ps].reverse());
+        const same = [...mayUseNamespaced(forward, n, [c])].sort().join() === [...mayUseNamespaced(backward, n, [c])].sort().join() && mayUseNode(forward, 'read') === mayUseNode(backward, 'read');
+        const denied = mergePolicies([...ps, token([{ pattern: n, capabilities: ['deny'] }], 'deny')]);
+        return same && !mayUseNamespaced(denied, n, [c]).has(true) && !mayUseNode(denied, 'read').has(true) && !mayUseNode(denied, 'write').has(true);
+      }),
+    );
   });
 });

@@ -144,6 +144,14 @@ export class NomadSchedulerFixtures implements SchedulerFixtures {
     return { secret: t.SecretID, accessor: t.AccessorID, index: t.CreateIndex };
   }
 
+  async tokenWithPolicies(name: string, policies: TokenGrants[]): Promise<{ secret: string; accessor: string; index: number }> {
+    this.owned(name, 'ACL token');
+    const names = policies.map((_, i) => `${name}-p${i}`);
+    for (const [i, grants] of policies.entries()) await this.policy(names[i]!, grants);
+    const t = await this.api.createToken(name, names);
+    return { secret: t.SecretID, accessor: t.AccessorID, index: t.CreateIndex };
+  }
+
   async deleteToken(accessor: string): Promise<ActionResult> {
     return { index: await this.api.deleteToken(accessor) };
   }
@@ -168,7 +176,7 @@ export function policyRules(grants: TokenGrants): string {
     const lines = [...(b.policy ? [`  policy = ${JSON.stringify(b.policy)}`] : []), ...(b.capabilities ? [`  capabilities = [${b.capabilities.map((c) => JSON.stringify(c)).join(', ')}]`] : [])];
     blocks.push(`namespace ${JSON.stringify(b.pattern)} {\n${lines.join('\n')}\n}`);
   }
-  const node = grants.nodeWrite ? 'write' : grants.nodeRead ? 'read' : blocks.length ? undefined : 'deny';
+  const node = grants.nodeWrite ? 'write' : grants.nodeRead ? 'read' : grants.nodeDeny || !blocks.length ? 'deny' : undefined;
   if (node) blocks.push(`node {\n  policy = "${node}"\n}`);
   return blocks.join('\n');
 }

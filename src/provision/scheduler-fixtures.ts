@@ -9,13 +9,16 @@ export interface ActionResult {
 export interface TokenGrants {
   nodeRead?: boolean;
   nodeWrite?: boolean;
+  /** node { policy = "deny" } (where neither nodeRead nor nodeWrite is set). */
+  nodeDeny?: boolean;
   /** Namespace → capabilities in it. */
   namespaces?: Record<string, ('read-job' | 'read-fs' | 'read-logs' | 'submit-job')[]>;
   /**
    * Namespace blocks beyond `namespaces`, in the order given: a name or a glob ('*', 'team-*'), a
-   * shorthand `policy` and/or capabilities ('deny' among them). Several blocks may name one pattern.
+   * shorthand `policy` and/or capabilities ('deny' among them, and Nomad's capabilities spec 002
+   * does not name, such as alloc-lifecycle). Several blocks may name one pattern.
    */
-  namespaceBlocks?: { pattern: string; policy?: 'deny' | 'read' | 'write'; capabilities?: ('read-job' | 'read-fs' | 'read-logs' | 'submit-job' | 'deny')[] }[];
+  namespaceBlocks?: { pattern: string; policy?: 'deny' | 'read' | 'write'; capabilities?: string[] }[];
 }
 
 export interface AllocationFixture {
@@ -64,6 +67,8 @@ export interface SchedulerFixtures {
   deletePolicy(name: string): Promise<ActionResult>;
   /** A client token with these grants (its own policy); the ACLToken event's Key is the accessor. */
   token(name: string, grants: TokenGrants): Promise<{ secret: string; accessor: string; index: number }>;
+  /** A client token of several policies, `<name>-p<i>` each, listed on the token in this order. */
+  tokenWithPolicies(name: string, policies: TokenGrants[]): Promise<{ secret: string; accessor: string; index: number }>;
   deleteToken(accessor: string): Promise<ActionResult>;
   /** Creates a namespace (before anything is registered in it). */
   namespace(name: string): Promise<void>;

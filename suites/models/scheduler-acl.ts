@@ -12,11 +12,23 @@
 /** A namespace capability of spec 002's "ACL required" column. */
 export type Capability = 'read-job' | 'read-fs' | 'read-logs' | 'submit-job';
 
+/**
+ * Nomad's other namespace capabilities (hashicorp/nomad acl/policy.go isNamespaceCapabilityValid,
+ * the ones both 1.6.1 and 2.0.5 accept). None is one of spec 002's: a token holding only these
+ * holds no capability an endpoint of the table requires. gc-allocation (2.0.5 only) is left out:
+ * 2.0.5's client/alloc_endpoint.go GarbageCollect takes it beside submit-job.
+ */
+export const OTHER_CAPABILITIES = [
+  'list-jobs', 'parse-job', 'dispatch-job', 'alloc-exec', 'alloc-node-exec', 'alloc-lifecycle', 'csi-register-plugin', 'csi-write-volume', 'csi-read-volume',
+  'csi-list-volume', 'csi-mount-volume', 'list-scaling-policies', 'read-scaling-policy', 'read-job-scaling', 'scale-job', 'submit-recommendation', 'sentinel-override',
+] as const;
+export type OtherCapability = (typeof OTHER_CAPABILITIES)[number];
+
 /** One namespace block of a policy: a name or glob, a shorthand policy and/or explicit capabilities. */
 export interface NamespaceRule {
   pattern: string;
   policy?: 'deny' | 'read' | 'write';
-  capabilities?: (Capability | 'deny')[];
+  capabilities?: (Capability | OtherCapability | 'deny')[];
 }
 
 /** A token: a management token, or the union of its policies' blocks. */
@@ -38,14 +50,29 @@ const outcome = (b: boolean): Outcomes => (b ? GRANTED : REFUSED);
  * capabilities (a glob, a shorthand, a deny): such decisions are UPSTREAM, not the spec's.
  */
 export function usesUpstreamLanguage(t: TokenModel): boolean {
-  return t.namespaces.some((r) => r.pattern.includes('*') || r.policy !== undefined || (r.capabilities ?? []).includes('deny'));
+  const spec = new Set<string>(['read-job', 'read-fs', 'read-logs', 'submit-job']);
+  return t.node === 'deny' || t.namespaces.some((r) => r.pattern.includes('*') || r.policy !== undefined || (r.capabilities ?? []).some((c) => !spec.has(c)));
+}
+
+/**
+ * A token made of several policies, in the order the token lists them. Spec 002 names
+ * capabilities and policies but does not show how a token's policies combine; Nomad
+ * (acl/acl.go NewACL, 1.6.1 and 2.0.5) compiles them all into one ACL: the namespace blocks of
+ * every policy that name the same pattern merge (capabilities union, "Deny always takes
+ * precedence" whatever the order), and the node policy is maxPrivilege of them all: deny over
+ * write over read. So the token is its policies' blocks side by side, and the node policy ranked.
+ */
+export function mergePolicies(policies: TokenModel[]): TokenModel {
+  const nodes = policies.map((p) => p.node);
+  const node = nodes.includes('deny') ? 'deny' : nodes.includes('write') ? 'write' : nodes.includes('read') ? 'read' : undefined;
+  return { namespaces: policies.flatMap((p) => p.namespaces), ...(node ? { node } : {}) };
 }
 
 /**
  * nomad/acl/policy.go expandNamespacePolicy: `read` stands for read-job (and listing), not read-fs
  * nor read-logs; `write` adds submit-job, read-logs and read-fs. Only the capabilities spec 002 names.
  */
-const SHORTHAND: Record<'deny' | 'read' | 'write', (Capability | 'deny')[]> = {
+const SHORTHAND: Record<'deny' | 'read' | 'write', (Capability | OtherCapability | 'deny')[]> = {
   deny: ['deny'],
   read: ['read-job'],
   write: ['read-job', 'submit-job', 'read-logs', 'read-fs'],
@@ -68,9 +95,9 @@ export function globMatches(pattern: string, name: string): boolean {
 }
 
 /** The capabilities one pattern's blocks grant together: a deny in any of them clears the rest (acl/acl.go NewACL: "Deny always takes precedence"). */
-function capabilitiesOf(blocks: NamespaceRule[]): Set<Capability> {
+function capabilitiesOf(blocks: NamespaceRule[]): Set<Capability | OtherCapability> {
   const all = blocks.flatMap((b) => [...(b.policy ? SHORTHAND[b.policy] : []), ...(b.capabilities ?? [])]);
-  return all.includes('deny') ? new Set() : new Set(all.filter((c): c is Capability => c !== 'deny'));
+  return all.includes('deny') ? new Set() : new Set(all.filter((c): c is Capability | OtherCapability => c !== 'deny'));
 }
 
 /**
@@ -84,7 +111,7 @@ function capabilitiesOf(blocks: NamespaceRule[]): Set<Capability> {
  *   matching globs in byte order (iradix) and sort.SliceStable with the non-strict less
  *   `difference <= difference` moves the last walked first. Nomad 2.0.5 and 1.6.1 answer so.
  */
-export function capabilitySets(t: TokenModel, namespace: string, nomadTies = false): Set<Capability>[] {
+export function capabilitySets(t: TokenModel, namespace: string, nomadTies = false): Set<Capability | OtherCapability>[] {
   const exact = t.namespaces.filter((r) => r.pattern === namespace);
   if (exact.length) return [capabilitiesOf(exact)];
   const globs = new Map<string, NamespaceRule[]>();

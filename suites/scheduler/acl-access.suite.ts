@@ -12,6 +12,8 @@ import {
   describeOutcomes,
   mayUseNamespaced,
   mayUseNode,
+  mergePolicies,
+  OTHER_CAPABILITIES,
   mayUseWithQueryNamespace,
   mayReceiveAmong,
   maySubscribe,
@@ -75,11 +77,16 @@ function worldOf(kit: RuleKit): Promise<World> {
 
 /** The token model as the fixtures' grants: one policy with the blocks, and the node policy. */
 function grantsOf(t: TokenModel): TokenGrants {
-  return { namespaceBlocks: t.namespaces.map((r) => ({ pattern: r.pattern, ...(r.policy ? { policy: r.policy } : {}), ...(r.capabilities ? { capabilities: r.capabilities } : {}) })), nodeRead: t.node === 'read', nodeWrite: t.node === 'write' };
+  return { namespaceBlocks: t.namespaces.map((r) => ({ pattern: r.pattern, ...(r.policy ? { policy: r.policy } : {}), ...(r.capabilities ? { capabilities: r.capabilities } : {}) })), nodeRead: t.node === 'read', nodeWrite: t.node === 'write', nodeDeny: t.node === 'deny' };
 }
 
 const describeToken = (t: TokenModel): string =>
   [...t.namespaces.map((r) => `namespace "${r.pattern}" {${r.policy ? ` policy=${r.policy}` : ''}${r.capabilities ? ` capabilities=[${r.capabilities.join(',')}]` : ''} }`), ...(t.node ? [`node { policy=${t.node} }`] : [])].join(' ') || '(nothing)';
+
+/** A token of one policy, or of several (listed on the token in this order). */
+type TokenOf = TokenModel | TokenModel[];
+const policiesOf = (t: TokenOf): TokenModel[] => (Array.isArray(t) ? t : [t]);
+const describeTokenOf = (t: TokenOf): string => (Array.isArray(t) ? t.map((p, i) => `policy ${i + 1} [${describeToken(p)}]`).join(' + ') : describeToken(t));
 
 // ---------------------------------------------------------------------------------------------
 // Client endpoints: every decision of a token on every allocation, and with ?namespace=.
@@ -88,6 +95,11 @@ const describeToken = (t: TokenModel): string =>
 interface ClientEndpoint {
   name: string;
   need: Capability[];
+  /**
+   * GC collects the allocation the other decisions read: asked only where the model refuses
+   * (scheduler.acl.client-endpoints asks the grant, on an allocation of its own).
+   */
+  destructive?: boolean;
   /** Whether the answer grants; `namespace` is the ?namespace= parameter, when asked with one. */
   granted: (kit: RuleKit, world: World, alloc: string, token: string, namespace?: string) => Promise<{ granted: boolean; shown: string; status?: number }>;
   /** Whether it takes ?namespace= here (allocation stats are asked without a query). */
@@ -130,6 +142,24 @@ const CLIENT_ENDPOINTS: ClientEndpoint[] = [
       return { granted: carriesBytesOf(res.body, w.stdout), shown: statusShown(res) };
     },
   },
+  {
+    name: 'GET /v1/client/allocation/:alloc_id/gc',
+    need: ['submit-job'],
+    queried: false,
+    destructive: true,
+    granted: async (kit, _w, alloc, token) => {
+      const res = await kit.scheduler.gcAlloc(alloc, { token });
+      return { granted: isSuccess(res.status), shown: statusShown(res), status: res.status };
+    },
+  },
+];
+
+/** The node's endpoints (spec 002: node:read, node:write), asked with every token beside the namespaced ones. */
+const NODE_ENDPOINTS: { name: string; need: 'read' | 'write'; status: (kit: RuleKit, token: string) => Promise<{ status: number; body: Buffer }> }[] = [
+  { name: 'GET /v1/client/metadata', need: 'read', status: (kit, token) => kit.scheduler.readMetadata({}, { token }) },
+  { name: 'GET /v1/client/stats', need: 'read', status: (kit, token) => kit.scheduler.stats({}, { token }) },
+  // Unsets the run's own key: granted or not, nothing of the node's metadata changes.
+  { name: 'POST /v1/client/metadata', need: 'write', status: (kit, token) => kit.scheduler.updateMetadata({ [unsetKey(kit)]: null }, {}, { token }) },
 ];
 
 /** One decision: a token, an endpoint, the allocation's namespace, and ?namespace= if given. */
@@ -145,7 +175,7 @@ interface Decision {
   wrongStatus?: boolean;
 }
 
-const describeDecision = (d: Decision) => `${d.endpoint} on the allocation in ${d.alloc}${d.query ? ` with ?namespace=${d.query}` : ''}, token ${d.token}: the model says ${describeOutcomes(d.want)}, the target ${d.got ? 'granted' : 'refused'} (${d.shown})${d.wrongStatus ? ', not with 403 as Nomad refuses' : ''}`;
+const describeDecision = (d: Decision) => `${d.endpoint} ${d.alloc === 'the node' ? 'on the node' : `on the allocation in ${d.alloc}`}${d.query ? ` with ?namespace=${d.query}` : ''}, token ${d.token}: the model says ${describeOutcomes(d.want)}, the target ${d.got ? 'granted' : 'refused'} (${d.shown})${d.wrongStatus ? ', not with 403 as Nomad refuses' : ''}`;
 
 /** The decisions that differ from `d` in exactly one attribute (token, endpoint, namespace, query). */
 function neighboursOf(d: Decision, all: Decision[]): Decision[] {
@@ -158,15 +188,27 @@ function neighboursOf(d: Decision, all: Decision[]): Decision[] {
  * model. A failure names the decision, what the model allowed, and its neighbours (the decisions
  * that differ in one attribute) with their answers, the other side of the boundary.
  */
-async function judgeClientDecisions(kit: RuleKit, w: World, tokens: TokenModel[], options: { strictUpstream: boolean }): Promise<void> {
-  const made = await Promise.all(tokens.map(async (t) => ({ model: t, secret: (await kit.schedulerFixtures.token(uniqueName('aclt'), grantsOf(t))).secret, who: describeToken(t) })));
+async function judgeClientDecisions(kit: RuleKit, w: World, tokens: TokenOf[], options: { strictUpstream: boolean }): Promise<void> {
+  const made = await Promise.all(
+    tokens.map(async (t) => {
+      const name = uniqueName('aclt');
+      const made = Array.isArray(t) ? await kit.schedulerFixtures.tokenWithPolicies(name, t.map(grantsOf)) : await kit.schedulerFixtures.token(name, grantsOf(t));
+      return { model: mergePolicies(policiesOf(t)), secret: made.secret, who: describeTokenOf(t) };
+    }),
+  );
   const decisions: Decision[] = [];
   for (const t of made) {
+    for (const e of NODE_ENDPOINTS) {
+      const want = mayUseNode(t.model, e.need);
+      const res = await e.status(kit, t.secret);
+      decisions.push({ token: t.who, endpoint: e.name, alloc: 'the node', want, got: isSuccess(res.status), shown: statusShown(res) });
+    }
     for (const e of CLIENT_ENDPOINTS) {
       for (const ns of w.namespaces) {
         const asked: (string | undefined)[] = [undefined, ...(e.queried ? w.namespaces.filter((q) => q !== ns) : [])];
         for (const query of asked) {
           const want = query ? mayUseWithQueryNamespace(t.model, ns, query, e.need, options.strictUpstream) : mayUseNamespaced(t.model, ns, e.need, options.strictUpstream);
+          if (e.destructive && want.has(true)) continue;
           const { granted, shown, status } = await e.granted(kit, w, w.alloc[ns]!, t.secret, query);
           // Nomad refuses with 403 Permission denied (client/fs_endpoint.go, client/alloc_endpoint.go: structs.ErrPermissionDenied).
           const wrongStatus = options.strictUpstream && !granted && status !== undefined && status !== 403;
@@ -185,7 +227,7 @@ async function judgeClientDecisions(kit: RuleKit, w: World, tokens: TokenModel[]
   expect.fail(`${wrong.length} of ${decisions.length} decisions differ from the model; the first: ${describeDecision(first)}\n  its neighbours (one attribute changed):\n${beside.join('\n')}`);
 }
 
-const CAPS: Capability[] = ['read-job', 'read-fs', 'read-logs'];
+const CAPS: Capability[] = ['read-job', 'read-fs', 'read-logs', 'submit-job'];
 
 /** Exact-name blocks with explicit capabilities: the decisions spec 002 states. */
 const exactToken = (w: World): fc.Arbitrary<TokenModel> =>
@@ -271,7 +313,91 @@ ruleTest('scheduler.upstream.acl-namespace-patterns', async (kit) => {
       ],
     },
   );
+  // Every other capability of the allocation's namespace, and each shorthand word, on every endpoint
+  // (allocation GC, which needs submit-job, asked wherever the model refuses): one world, one batch.
+  await judgeClientDecisions(kit, w, everyCapabilityToken(b), { strictUpstream: true });
+  // Several policies on one token that speak about the same namespace or node block, in both orders.
+  await kit.property(
+    policiesInBothOrders(w, patterns),
+    (pair) => judgeClientDecisions(kit, w, pair, { strictUpstream: true }),
+    {
+      numRuns: Math.min(kit.ctx.runs, 3),
+      examples: [
+        // A namespace deny beside a write of the same namespace in another policy; a node deny beside a node write.
+        [[{ namespaces: [{ pattern: a1, policy: 'deny' }], node: 'deny' }, { namespaces: [{ pattern: a1, policy: 'write' }], node: 'write' }], [{ namespaces: [{ pattern: a1, policy: 'write' }], node: 'write' }, { namespaces: [{ pattern: a1, policy: 'deny' }], node: 'deny' }]],
+        // Capabilities of the same namespace in two policies add up; a deny capability under a glob beside an exact write; node read with node write.
+        [[{ namespaces: [{ pattern: a1, capabilities: ['read-job'] }], node: 'read' }, { namespaces: [{ pattern: a1, capabilities: ['read-fs'] }, { pattern: prefix, capabilities: ['deny'] }], node: 'write' }], [{ namespaces: [{ pattern: a1, capabilities: ['read-fs'] }, { pattern: prefix, capabilities: ['deny'] }], node: 'write' }, { namespaces: [{ pattern: a1, capabilities: ['read-job'] }], node: 'read' }]],
+        // The same glob in two policies: read there, deny there; and a read node beside a node deny.
+        [[{ namespaces: [{ pattern: `${w.base}-*`, policy: 'read' }], node: 'read' }, { namespaces: [{ pattern: `${w.base}-*`, capabilities: ['deny'] }, { pattern: a2, capabilities: ['read-logs'] }], node: 'deny' }], [{ namespaces: [{ pattern: `${w.base}-*`, capabilities: ['deny'] }, { pattern: a2, capabilities: ['read-logs'] }], node: 'deny' }, { namespaces: [{ pattern: `${w.base}-*`, policy: 'read' }], node: 'read' }]],
+      ],
+    },
+  );
+  // The event stream judges the same merged policies (spec 002, Authentication 2: Job needs
+  // namespace:read-job): topic=Job in <base>-a with a token of several policies, in both orders.
+  const deny: TokenModel = { namespaces: [{ pattern: a1, policy: 'deny' }] };
+  const write: TokenModel = { namespaces: [{ pattern: a1, policy: 'write' }] };
+  const globRead: TokenModel = { namespaces: [{ pattern: `${w.base}-*`, policy: 'read' }] };
+  const exactDeny: TokenModel = { namespaces: [{ pattern: a1, capabilities: ['deny'] }] };
+  const split: TokenModel[] = [{ namespaces: [{ pattern: a1, capabilities: ['read-fs'] }] }, { namespaces: [{ pattern: a1, capabilities: ['read-job'] }] }];
+  await judgeJobStream(kit, a1, [[deny, write], [write, deny], [globRead, exactDeny], [exactDeny, globRead], split, [...split].reverse()]);
 });
+
+/**
+ * Registers a job in `namespace` and subscribes to its Job event with each token of several
+ * policies at once (a refused subscription may stay open and silent until the quiet bound, as on
+ * Nomad 2.0.5): each must receive it exactly as the model allows.
+ */
+async function judgeJobStream(kit: RuleKit, namespace: string, tokens: TokenModel[][]): Promise<void> {
+  const fx = kit.schedulerFixtures;
+  const jobId = uniqueName('aclp');
+  const made = await Promise.all(tokens.map(async (ps) => ({ ps, secret: (await fx.tokenWithPolicies(uniqueName('aclp'), ps.map(grantsOf))).secret })));
+  const { index } = await fx.registerJob(jobId, namespace);
+  const action: ActionRef = { index, topic: 'Job', key: jobId };
+  const answers = await Promise.all(
+    made.map(async ({ ps, secret }) => {
+      const res = await subscribe(kit, { index: String(index), namespace, topic: 'Job' }, index, { token: secret, event: action });
+      const received = res.status >= 400 ? [] : eventsIn(framesOf(res), index, index);
+      return { ps, got: received.some((e) => e.Index === index && e.Topic === 'Job' && e.Key === jobId), status: res.status };
+    }),
+  );
+  for (const { ps, got, status } of answers) {
+    const want = maySubscribe(mergePolicies(ps), 'Job', namespace);
+    if (!allows(want, got)) expect.fail(`topic=Job namespace=${namespace} with a token of ${describeTokenOf(ps)}: the model says ${describeOutcomes(want)}; the target ${got ? `delivered the Job event of index ${index}` : `did not deliver the Job event of index ${index} (status ${status})`}`);
+  }
+}
+
+/**
+ * A token's several policies that speak about the same namespace or node: asked in both orders
+ * (the pair differs only in the order the token lists them). Nomad compiles every policy into one
+ * ACL (acl/acl.go NewACL): blocks of the same pattern merge, a deny wins whatever its place, the
+ * node policy is maxPrivilege (deny over write over read).
+ */
+function policiesInBothOrders(w: World, patterns: string[]): fc.Arbitrary<[TokenModel[], TokenModel[]]> {
+  const [a1] = w.namespaces;
+  const block = fc.record(
+    {
+      // The shared namespace most of the time, so that two policies speak about the same block.
+      pattern: fc.oneof({ weight: 2, arbitrary: fc.constant(a1) }, { weight: 1, arbitrary: fc.constantFrom(...patterns) }),
+      policy: fc.option(fc.constantFrom<'read' | 'write' | 'deny'>('read', 'write', 'deny'), { nil: undefined }),
+      capabilities: fc.option(fc.subarray<Capability | 'deny'>([...CAPS, 'deny'], { minLength: 1, maxLength: 2 }), { nil: undefined }),
+    },
+    { requiredKeys: ['pattern'] },
+  ).filter((r) => r.policy !== undefined || r.capabilities !== undefined);
+  const policy = fc.record({ namespaces: fc.array(block, { minLength: 0, maxLength: 2 }), node: fc.constantFrom<TokenModel['node']>(undefined, 'deny', 'read', 'write') }).filter((p) => p.namespaces.length > 0 || p.node !== undefined);
+  return fc.array(policy, { minLength: 2, maxLength: 3 }).map((ps): [TokenModel[], TokenModel[]] => [ps, [...ps].reverse()]);
+}
+
+/**
+ * One token per namespace capability but the endpoint's (every one of Nomad's that spec 002 does
+ * not name, and the spec's other ones) and per shorthand word, in the allocation's namespace: each
+ * endpoint, allocation GC among them, must answer as the model says.
+ */
+function everyCapabilityToken(namespace: string): TokenModel[] {
+  return [
+    ...[...CAPS, ...OTHER_CAPABILITIES].map((c): TokenModel => ({ namespaces: [{ pattern: namespace, capabilities: [c] }] })),
+    ...(['read', 'write', 'deny'] as const).map((policy): TokenModel => ({ namespaces: [{ pattern: namespace, policy }] })),
+  ];
+}
 
 // ---------------------------------------------------------------------------------------------
 // The event stream: a token's namespace against the events' namespace, topic '*', and the same

@@ -104,5 +104,9 @@ export const schedulerFaults: Fault[] = [
   { id: 'scheduler.events-node-payload-missing-fields', system: 'scheduler', breaks: ['scheduler.events.node-payload'], description: 'Node event payloads leave out Datacenter, SchedulingEligibility, Status and Drain' },
   { id: 'scheduler.events-type-unlisted', system: 'scheduler', breaks: ['scheduler.events.types'], description: "A job register's Job and Evaluation events have Type 'JobUpserted', which the spec does not list" },
   { id: 'scheduler.events-allocation-carries-job', system: 'scheduler', breaks: ['scheduler.events.allocation-no-job'], description: 'Allocation events carry the job in their Allocation payload' },
+  // Issue 47 held-out misses 19, 20, 23: a token's several policies on one block, and a neighbouring capability.
+  { id: 'scheduler.acl-node-deny-loses-to-write', system: 'scheduler', breaks: ['scheduler.upstream.acl-namespace-patterns'], description: 'Of a token\'s policies the most permissive node policy wins: node { policy = "deny" } in one policy loses to "write" in another, so node:read endpoints open' },
+  { id: 'scheduler.acl-later-policy-replaces-namespace', system: 'scheduler', breaks: ['scheduler.upstream.acl-namespace-patterns'], description: "A later policy's block for a namespace replaces an earlier policy's block for it instead of merging: a deny is lost to a write listed after it" },
+  { id: 'scheduler.gc-alloc-lifecycle-suffices', system: 'scheduler', breaks: ['scheduler.upstream.acl-namespace-patterns'], description: 'GC of one allocation accepts alloc-lifecycle in its namespace as well as submit-job' },
   { id: 'scheduler.events-payload-unkeyed', system: 'scheduler', breaks: ['scheduler.events.topic-payload'], description: 'The Job event payload is the job itself, not {Job: job}' },
 ];

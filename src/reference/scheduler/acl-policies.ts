@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { HclError, parseHcl, type HclNode } from '../mesh/hcl-lite.ts';
+import { FaultSet } from '../faults/types.ts';
 import type { SchedulerToken } from './acl.ts';
 import type { EventBroker } from './event-broker.ts';
 
@@ -143,6 +144,7 @@ export class AclStore {
      * the spec dialect leaves the field out.
      */
     private readonly secretBlanked = false,
+    private readonly faults: FaultSet = new FaultSet(),
   ) {
     // The bootstrap token: what /v1/acl/token/self answers for the management token.
     this.tokens.set(managementSecret, { AccessorID: randomUUID(), SecretID: managementSecret, Name: 'Bootstrap Token', Type: 'management', Policies: [], Global: true, CreateTime: new Date().toISOString(), CreateIndex: 1, ModifyIndex: 1 });
@@ -158,10 +160,14 @@ export class AclStore {
     for (const name of token.Policies) {
       const policy = this.policies.get(name);
       if (!policy) continue;
-      for (const [ns, caps] of Object.entries(policy.grants.namespaces)) namespaces[ns] = [...(namespaces[ns] ?? []), ...caps];
-      // The most permissive node policy wins, unless one denies.
+      // nomad/acl/acl.go NewACL: the blocks of every policy naming one pattern merge (a deny among them wins in matchingNamespaceCapabilitySet's set).
+      for (const [ns, caps] of Object.entries(policy.grants.namespaces)) namespaces[ns] = this.faults.has('scheduler.acl-later-policy-replaces-namespace') ? [...caps] : [...(namespaces[ns] ?? []), ...caps];
+      // nomad/acl/acl.go maxPrivilege: deny over write over read, whatever the policies' order.
       const p = policy.grants.node;
-      if (p && node !== 'deny') node = p === 'deny' || p === 'write' || !node ? p : node;
+      if (this.faults.has('scheduler.acl-node-deny-loses-to-write')) {
+        const rank: Record<string, number> = { deny: 0, read: 1, write: 2 };
+        if (p && (!node || rank[p]! > rank[node]!)) node = p;
+      } else if (p && node !== 'deny') node = p === 'deny' || p === 'write' || !node ? p : node;
     }
     return { management: false, nodeRead: node === 'read' || node === 'write', nodeWrite: node === 'write', capabilities: namespaces };
   }

@@ -122,7 +122,7 @@ export class SchedulerService {
       allocId: (raw, prefixFault) => this.allocId(raw, prefixFault),
       requireNamespace: (req, namespace, caps) => this.requireNamespace(req, namespace, caps),
     });
-    this.acls = new AclStore(this.broker, options.managementToken, this.nomad);
+    this.acls = new AclStore(this.broker, options.managementToken, this.nomad, options.faults);
     this.acl.resolve = (secret) => this.acls.grantsOf(secret);
     this.cluster = new Cluster({
       broker: this.broker,
@@ -493,7 +493,7 @@ export class SchedulerService {
   private async gcAlloc({ req, res, params }: RouteContext): Promise<void> {
     const f = this.options.faults;
     const id = this.allocId(params.alloc, 'scheduler.gc-alloc-short-id');
-    this.requireNamespace(req, this.fs.allocations.get(id)!.namespace, ['submit-job']);
+    this.requireNamespace(req, this.fs.allocations.get(id)!.namespace, f.has('scheduler.gc-alloc-lifecycle-suffices') ? ['submit-job', 'alloc-lifecycle'] : ['submit-job']);
     if (!this.fs.allocations.get(id)!.stopped && !f.has('scheduler.gc-alloc-collects-running')) {
       // Nomad: AllocGarbageCollector.Collect finds only terminal allocations; the plain error is a 500.
       if (this.nomad) throw new ClientError(500, 'No such allocation on client, or allocation not eligible for GC');

@@ -16,13 +16,14 @@ const EV = 'Events';
 const SERVER_SIDE = "the servers' copy of the node is read through /v1/node/:node_id, which this spec names but does not describe (no response shape, no parameters): a run against the client endpoints has nothing of it to parse";
 
 /** One statement per row of the endpoint table's ACL column: the rule tries every grant on every endpoint. */
-const aclRow = (name: string, row: string, claim: string, more: Pick<Statement, 'neighbours'> & { rules?: string[] } = {}): Statement => ({
+const aclRow = (name: string, row: string, claim: string, more: Pick<Statement, 'neighbours' | 'wrongWays'> & { rules?: string[] } = {}): Statement => ({
   id: `scheduler.acl.${name}`,
   section: EP,
   quote: row,
   claim,
   rules: ['scheduler.acl.client-endpoints', ...(more.rules ?? [])],
   ...(more.neighbours ? { neighbours: more.neighbours } : {}),
+  ...(more.wrongWays ? { wrongWays: more.wrongWays } : {}),
 });
 
 /** The neighbours of a namespaced row, asked by scheduler.acl.namespace-neighbours on its endpoint (judged against suites/models/scheduler-acl.ts). */
@@ -34,6 +35,21 @@ const namespaceNeighbours = (endpoint: string, capability: string): Pick<Stateme
     { scope: '?namespace= naming another namespace', rule: 'scheduler.acl.namespace-neighbours', example: `a token with ${capability} in <base>-b only calls ${endpoint} on <base>-a's allocation with ?namespace=<base>-b: refused` },
     { scope: 'a glob, prefix or shorthand block beside an exact one', rule: 'scheduler.upstream.acl-namespace-patterns', example: `namespace "*" { policy = "write" } with namespace "<base>-a" { capabilities = ["read-job"] }: ${endpoint} on <base>-a answered only as read-job allows, on <base>-b as write allows (strict profile)` },
     { scope: 'a closer glob beside a farther one, and equally close globs', rule: 'scheduler.upstream.acl-namespace-patterns', example: `namespace "<base>-*" { capabilities = ["read-fs"] } with namespace "*<base-ab without its first character>" { capabilities = ["read-job"] }: ${endpoint} on <base>-ab answered as the second (closer, though listed second and smaller) allows; with "*<base-a without its first character>" instead, a tie on <base>-a that the greatest name, <base>-*, wins (strict profile)` },
+    ...otherPolicyNeighbours(endpoint, capability),
+  ],
+});
+
+/** Neighbours of every client row asked by the upstream rule: a token's several policies on one block, and every other capability. */
+const otherPolicyNeighbours = (endpoint: string, capability: string): NonNullable<Statement['neighbours']> => [
+  { scope: "a token's other policy on the same block, in both orders", rule: 'scheduler.upstream.acl-namespace-patterns', example: `policies [namespace "<base>-a" { policy = "deny" }] and [namespace "<base>-a" { policy = "write" }] on one token, listed either way: ${endpoint} on <base>-a refused (a deny wins; strict profile)` },
+  { scope: `every namespace capability but ${capability}, and each shorthand word`, rule: 'scheduler.upstream.acl-namespace-patterns', example: `one token per capability in <base>-b (alloc-lifecycle, list-jobs, dispatch-job, ... and the spec's others) and per word (read, write, deny): ${endpoint} on <base>-b granted only where ${capability} is held (strict profile)` },
+];
+
+/** The node rows' neighbours: a token's node policies in several policies. */
+const nodeNeighbours = (endpoint: string): Pick<Statement, 'neighbours'> & { rules: string[] } => ({
+  rules: ['scheduler.upstream.acl-namespace-patterns'],
+  neighbours: [
+    { scope: "a token's other policy with another node policy, in both orders", rule: 'scheduler.upstream.acl-namespace-patterns', example: `policies [node { policy = "deny" }] and [node { policy = "write" }] on one token, listed either way: ${endpoint} refused (deny over write; strict profile)` },
   ],
 });
 
@@ -92,7 +108,12 @@ export const schedulerStatements: StatementMap = {
     { id: 'scheduler.endpoints.no-blocking', section: EP, quote: 'For every endpoint blocking queries are not supported.', claim: 'A blocking-query index (and wait) on a client endpoint does not hold the answer back', rules: ['scheduler.endpoints.no-blocking'] },
     { id: 'scheduler.endpoints.produces', section: EP, quote: "'Produces' is as listed for each endpoint.", claim: "Each endpoint answers with the Content-Type of its row's Produces column", rules: ['scheduler.endpoints.produces'] },
     { id: 'scheduler.acl.event-stream', section: EP, quote: 'GET | /v1/event/stream | application/json | per topic (see Events)', claim: 'The event stream needs the per-topic permissions', rules: ['scheduler.events.acl'] },
-    aclRow('metadata-read', 'GET | /v1/client/metadata | application/json | node:read', 'Reading metadata needs node:read: refused to tokens with only namespace capabilities'),
+    aclRow('metadata-read', 'GET | /v1/client/metadata | application/json | node:read', 'Reading metadata needs node:read: refused to tokens with only namespace capabilities', {
+      ...nodeNeighbours('GET /v1/client/metadata'),
+      wrongWays: [
+        { kind: 'first-item-only', how: "A token's node policies are ranked by permission only: node deny in one policy loses to node write in another, so the token reads the node's metadata.", rule: 'scheduler.upstream.acl-namespace-patterns', example: 'policies [node { policy = "deny" }] and [node { policy = "write" }] on one token, in either order: GET /v1/client/metadata, GET /v1/client/stats and POST /v1/client/metadata refused', fault: 'scheduler.acl-node-deny-loses-to-write' },
+      ],
+    }),
     aclRow('metadata-update', 'POST | /v1/client/metadata | application/json | node:write', 'Updating metadata needs node:write: refused to node:read and namespace capabilities', {
       rules: ['scheduler.metadata.write-neighbours'],
       neighbours: [
@@ -100,7 +121,7 @@ export const schedulerStatements: StatementMap = {
         { scope: 'another node (node_id)', rule: 'scheduler.metadata.write-neighbours', example: "the same write with a node_id of no node: refused, this node's metadata unchanged; with this node's ID: set" },
       ],
     }),
-    aclRow('stats', 'GET | /v1/client/stats | application/json | node:read', 'Client stats need node:read'),
+    aclRow('stats', 'GET | /v1/client/stats | application/json | node:read', 'Client stats need node:read', nodeNeighbours('GET /v1/client/stats')),
     aclRow('alloc-stats', 'GET | /v1/client/allocation/:alloc_id/stats | application/json | namespace:read-job', "Allocation stats need read-job in the allocation's namespace", namespaceNeighbours('allocation stats', 'read-job')),
     aclRow('cat', 'GET | /v1/client/fs/cat/:alloc_id | text/plain | namespace:read-fs', "cat needs read-fs in the allocation's namespace"),
     aclRow('readat', 'GET | /v1/client/fs/readat/:alloc_id | text/plain | namespace:read-fs', "readat needs read-fs in the allocation's namespace"),
@@ -108,7 +129,17 @@ export const schedulerStatements: StatementMap = {
     aclRow('logs', 'GET | /v1/client/fs/logs/:alloc_id | text/plain | namespace:read-logs or namespace:read-fs', "logs need read-logs or read-fs in the allocation's namespace", namespaceNeighbours('logs', 'read-logs')),
     aclRow('ls', 'GET | /v1/client/fs/ls/:alloc_id | text/plain | namespace:read-fs', "ls needs read-fs in the allocation's namespace"),
     aclRow('stat', 'GET | /v1/client/fs/stat/:alloc_id | text/plain | namespace:read-fs', "stat needs read-fs in the allocation's namespace", namespaceNeighbours('stat', 'read-fs')),
-    aclRow('gc-alloc', 'GET | /v1/client/allocation/:alloc_id/gc | application/json | namespace:submit-job', "GC of an allocation needs submit-job in the allocation's namespace"),
+    aclRow('gc-alloc', 'GET | /v1/client/allocation/:alloc_id/gc | application/json | namespace:submit-job', "GC of an allocation needs submit-job in the allocation's namespace", {
+      rules: ['scheduler.upstream.acl-namespace-patterns'],
+      neighbours: [
+        { scope: "another namespace's allocation (the prefix's sibling, and one apart)", rule: 'scheduler.upstream.acl-namespace-patterns', example: 'a token with submit-job in <base>-a asks GC of the allocations of <base>-ab and <base>-b: refused, their files stay (strict profile)' },
+        ...otherPolicyNeighbours('allocation GC', 'submit-job'),
+      ],
+      wrongWays: [
+        { kind: 'read-vs-write', how: 'A neighbouring capability is taken for the one the row names: alloc-lifecycle (stopping, restarting) accepted for collecting the allocation.', rule: 'scheduler.upstream.acl-namespace-patterns', example: 'one token per namespace capability but submit-job in <base>-b asks GC of its allocation: each refused with 403, the files stay', fault: 'scheduler.gc-alloc-lifecycle-suffices' },
+        { kind: 'first-item-only', how: "A token's policies are not merged: a later policy's block for the namespace replaces the earlier one, so a deny listed first is lost to a write after it.", rule: 'scheduler.upstream.acl-namespace-patterns', example: 'policies [namespace "<base>-a" { policy = "deny" }] then [namespace "<base>-a" { policy = "write" }] on one token: every endpoint on <base>-a refused, and in the reverse order too', fault: 'scheduler.acl-later-policy-replaces-namespace' },
+      ],
+    }),
     aclRow('gc-all', 'GET | /v1/client/gc | text/plain | node:write', 'GC of all needs node:write'),
     // Endpoints: operations
     { id: 'scheduler.metadata.node-id', section: EP, quote: 'Parameter node_id (string, optional): full node ID; required through a server, defaults to the receiving node otherwise; given as query parameter.', rules: ['scheduler.metadata.node-id', 'scheduler.metadata.node-id-default'] },
