@@ -223,6 +223,12 @@ export class AclTokens {
     return token.policyIds.includes(GLOBAL_MANAGEMENT_ID);
   }
 
+  /** The fault mesh.acl-policy-datacenters-ignored: a policy scoped to other datacenters applies here too. */
+  policyDatacentersIgnored = false;
+  /** The fault mesh.acl-merge-last-policy-wins: a token's later policy replaces an earlier one's rule for the same name. */
+  mergeLastPolicyWins = false;
+
+  /** agent/consul/acl.go filterPoliciesByScope: no Datacenters means every datacenter. */
   private appliesHere(dcs: string[] | undefined): boolean {
     return !dcs || dcs.length === 0 || dcs.includes(this.datacenter);
   }
@@ -230,7 +236,7 @@ export class AclTokens {
   private rulesOfPolicies(ids: string[]): PolicyRules[] {
     return ids.flatMap((id) => {
       const p = this.policies.get(id);
-      return p && this.appliesHere(p.datacenters) ? [p.compiled] : [];
+      return p && (this.policyDatacentersIgnored || this.appliesHere(p.datacenters)) ? [p.compiled] : [];
     });
   }
 
@@ -248,7 +254,7 @@ export class AclTokens {
       sets.push(rules);
     }
     if (token.embedded) sets.push(token.embedded);
-    return mergeRules(sets);
+    return mergeRules(sets, this.mergeLastPolicyWins);
   }
 
   /**
