@@ -834,13 +834,14 @@ ruleTest('mesh.leaf.identity-neighbours', async (kit) => {
 /**
  * The characters a service or namespace name may hold between two parts, and none: a cache or
  * identity key that joins a namespace and a service (or two parts of a name) with one of them
- * makes (N, x<sep>S) and (N<sep>x, S) the same key. A namespace name holds letters, digits, '-'
- * and '_' (api-docs/namespaces; the reference's check); a service name also '.'. Neither holds
- * '/' (Consul 1.8.7 answers the leaf of "a/b" with 500: its SPIFFE ID does not parse), so a key
- * joined with '/' cannot collide for names a client can ask.
+ * makes (N, x<sep>S) and (N<sep>x, S) the same key. A namespace name is a DNS hostname label:
+ * letters, digits and '-' (Consul Enterprise refuses others: "is not a valid DNS hostname label");
+ * a service name also holds '_' and '.' (Consul 1.8.7 asked). Neither holds '/' (Consul 1.8.7
+ * answers the leaf of "a/b" with 500: its SPIFFE ID does not parse), so a key joined with '/'
+ * cannot collide for names a client can ask.
  */
 const NAME_JOINS = ['-', '_', '.', ''] as const;
-const NAMESPACE_JOINS = ['-', '_', ''] as const;
+const NAMESPACE_JOINS = ['-', ''] as const;
 
 /**
  * Leaves whose names collide when joined: where the target has namespaces, (N, x<sep>S) beside

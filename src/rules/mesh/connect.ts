@@ -289,7 +289,7 @@ export const meshConnectRules: Rule[] = [
   rule({
     id: 'mesh.leaf.identity-neighbours',
     title:
-      'Leaves of several services in several namespaces each name the service and namespace asked and no other (Service, Namespace, ServiceURI, its one URI SAN), share one trust domain and datacenter, are each their own certificate and key, come back as their own when asked again after their neighbours, and are no CA (basicConstraints, no keyCertSign or cRLSign); so do leaves whose names join to the same string: (N, x<sep>S) beside (N<sep>x, S) for the separators - _ and none, ?ns= empty beside default, and the services S<sep>x and x<sep>S for - _ . and none',
+      'Leaves of several services in several namespaces each name the service and namespace asked and no other (Service, Namespace, ServiceURI, its one URI SAN), share one trust domain and datacenter, are each their own certificate and key, come back as their own when asked again after their neighbours, and are no CA (basicConstraints, no keyCertSign or cRLSign); so do leaves whose names join to the same string: (N, x<sep>S) beside (N<sep>x, S) for the separators - and none, ?ns= empty beside default, and the services S<sep>x and x<sep>S for - _ . and none',
     sources: [
       { file, section: LEAF, quote: 'Service | string | Service the certificate identifies' },
       { file, section: LEAF, quote: 'Namespace | string | Namespace of the service' },
@@ -297,7 +297,7 @@ export const meshConnectRules: Rule[] = [
       { file, section: DOES, quote: 'Leaf certificate returns the certificate of one service, used as server certificate for inbound connections and as client certificate for outbound ones.' },
     ],
     notes: [
-      'Joined names: a namespace name holds letters, digits, - and _, a service name also . (Consul 1.8.7 asked: the leaves of a-b, a.b, a_b each name their service); neither holds / (Consul 1.8.7 answers the leaf of a/b with 500, its SPIFFE ID not parsing), so a key joined with / cannot collide for names a client can ask. Without namespaces only the service joins are asked, and the run says so',
+      'Joined names: a namespace name is a DNS hostname label, letters, digits and - (Consul Enterprise: "is not a valid DNS hostname label"), a service name also holds _ and . (Consul 1.8.7 asked: the leaves of a-b, a.b, a_b each name their service); neither holds / (Consul 1.8.7 answers the leaf of a/b with 500, its SPIFFE ID not parsing), so a key joined with / cannot collide for names a client can ask. Without namespaces only the service joins are asked, and the run says so',
       'The URI form is the upstream SPIFFE service identifier spiffe://<trust domain>/ns/<ns>/dc/<dc>/svc/<service> (hashicorp/consul agent/connect/uri_service.go SpiffeIDService.URI; Consul CE writes ns/default); a certificate that is no CA may not assert keyCertSign (RFC 5280 4.2.1.3); Consul signs leaves with BasicConstraintsValid, IsCA false and KeyUsage DigitalSignature|KeyEncipherment|DataEncipherment|KeyAgreement (agent/connect/ca/provider_consul.go ConsulProvider.Sign). Namespace neighbours need namespaces',
       CE_NO_NAMESPACE,
     ],

@@ -165,7 +165,7 @@ export const meshStatements: StatementMap = {
       neighbours: [
         { scope: 'another service of the same namespace', rule: 'mesh.leaf.identity-neighbours', example: 'the leaves of S and S2: each URI (and its one URI SAN) names its own service, each its own certificate and key' },
         { scope: 'the same service in another namespace', rule: 'mesh.leaf.identity-neighbours', example: 'the leaves of default/S, ns-a/S, ns-b/S: three leaves, each URI naming its namespace, each asked again after the others still its own; needs namespaces' },
-        { scope: 'a namespace and service whose names join to the same string', rule: 'mesh.leaf.identity-neighbours', example: "N/x-S beside N-x/S, N/x_S beside N_x/S, N/xS beside Nx/S: each leaf names its own namespace and service, also asked again after the other; ?ns= empty names default; needs namespaces" },
+        { scope: 'a namespace and service whose names join to the same string', rule: 'mesh.leaf.identity-neighbours', example: "N/x-S beside N-x/S, N/xS beside Nx/S: each leaf names its own namespace and service, also asked again after the other; ?ns= empty names default; needs namespaces" },
         { scope: 'services whose names are joins of one another', rule: 'mesh.leaf.identity-neighbours', example: 'S, S-x, x-S, S_x, x_S, S.x, x.S, Sx, xS: nine leaves, each naming the service asked, each its own certificate (runs without namespaces too)' },
       ],
       wrongWays: [
