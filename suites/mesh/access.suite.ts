@@ -852,6 +852,7 @@ const NAMESPACE_JOINS = ['-', ''] as const;
  * certificate of its own (one cell per distinct identity).
  */
 async function judgeJoinedNames(kit: RuleKit, withNs: boolean): Promise<void> {
+  if (!withNs) kit.note('joined names asked for services only: the target declares no namespaces, so (N, x-S) beside (N-x, S) was not asked');
   await kit.property<string>(
     fc.stringMatching(/^[a-z0-9]{1,3}$/),
     async (x) => {
@@ -866,8 +867,6 @@ async function judgeJoinedNames(kit: RuleKit, withNs: boolean): Promise<void> {
         cells.push({ ns, service });
         for (const sep of NAMESPACE_JOINS) cells.push({ ns, service: `${x}${sep}${service}` }, { ns: `${ns}${sep}${x}`, service });
         cells.push({ ns: 'default', service, query: { ns: '' } });
-      } else {
-        kit.note('joined names asked for services only: the target declares no namespaces, so (N, x-S) beside (N-x, S) was not asked');
       }
       const ask = async (c: (typeof cells)[number], when: string) => {
         const what = `the leaf of ${c.ns}/${c.service}${c.query ? ' (?ns= empty)' : ''} ${when}`;
