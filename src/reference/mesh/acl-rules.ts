@@ -179,15 +179,17 @@ function addRule(rules: PolicyRules, resource: SegmentResource, prefix: boolean,
   map.set(name, prior ? strongest(prior, access) : access);
 }
 
-/**
- * acl.MergePolicies: one rule set out of several, the strongest word winning per name.
- * `lastWins` is the fault mesh.acl-merge-last-policy-wins: a later policy's rule for a name
- * replaces an earlier one's, whatever its word.
- */
-export function mergeRules(sets: PolicyRules[], lastWins = false): PolicyRules {
+/** How a merge can be wrong (the fault catalog): mesh.acl-merge-last-policy-wins. */
+export interface MergeFlaws {
+  /** A later policy's rule for a name replaces an earlier one's, whatever its word. */
+  lastWins?: boolean;
+}
+
+/** acl.MergePolicies: one rule set out of several, the strongest word winning per name. */
+export function mergeRules(sets: PolicyRules[], flaws: MergeFlaws = {}): PolicyRules {
   const out = emptyRules();
   const put = (resource: SegmentResource, prefix: boolean, name: string, access: Access) => {
-    if (lastWins) (prefix ? out.segments[resource].prefix : out.segments[resource].exact).set(name, access);
+    if (flaws.lastWins) (prefix ? out.segments[resource].prefix : out.segments[resource].exact).set(name, access);
     else addRule(out, resource, prefix, name, access);
   };
   for (const set of sets) {

@@ -125,8 +125,7 @@ export class MeshService {
       defaultNamespaceOpen: f.has('mesh.acl-namespaced-token-reaches-default'),
     };
     this.acl.deletedTokensKept = f.has('mesh.acl-deleted-token-kept');
-    this.acl.mergeLastPolicyWins = f.has('mesh.acl-merge-last-policy-wins');
-    this.acl.policyDatacentersIgnored = f.has('mesh.acl-policy-datacenters-ignored');
+    this.acl.policyFlaws = { lastWins: f.has('mesh.acl-merge-last-policy-wins'), datacentersIgnored: f.has('mesh.acl-policy-datacenters-ignored') };
     this.intentions.flaws = { ignoreSourceNamespace: f.has('mesh.intention-source-namespace-ignored'), sourceFirstPrecedence: f.has('mesh.intention-wildcard-destination-outranks-source') };
     this.namespaces = new MeshNamespaces(options.namespaces, options.dialect, options.faults);
     this.consul = new ConsulHeaders(options.dialect);
