@@ -9,12 +9,15 @@ import {
   leafOutcomes,
   mayReadService,
   mayWriteService,
+  mergePolicies,
   parseServiceUri,
+  policyApplies,
   precedence,
   listOrder,
   serviceAccess,
   serviceIdentityRules,
   type IntentionModel,
+  type PolicyModel,
   type RuleWord,
   type ServiceRule,
   type TokenModel,
@@ -123,6 +126,74 @@ describe('mesh access model: ACL', () => {
       fc.property(fc.array(rule, { maxLength: 5 }), rule, name, (rules, extra, service) => {
         fc.pre(extra.prefix ? !service.startsWith(extra.name) : service !== extra.name);
         expect(serviceAccess([...rules, extra], service)).toBe(serviceAccess(rules, service));
+      }),
+    );
+  });
+});
+
+describe('mesh access model: a token of several policies', () => {
+  const policy = (rules: ServiceRule[], datacenters?: string[]): PolicyModel => ({ rules, ...(datacenters ? { datacenters } : {}) });
+  const writes = (policies: PolicyModel[], service: string, dc = 'dc1') => mayWriteService(token(mergePolicies(policies, dc)), 'default', service);
+  const reads = (policies: PolicyModel[], service: string, dc = 'dc1') => mayReadService(token(mergePolicies(policies, dc)), 'default', service);
+
+  it('deny in one policy and write in another on the same name: deny, in both orders (Consul 1.8.7 asked)', () => {
+    for (const kind of [exact, prefix]) {
+      const [deny, write] = [policy([kind('web', 'deny')]), policy([kind('web', 'write')])];
+      expect(writes([deny, write], 'web')).toBe(false);
+      expect(writes([write, deny], 'web')).toBe(false);
+      expect(reads([write, deny], 'web')).toBe(false);
+    }
+  });
+
+  it('read in one policy and write in another: write, in both orders; read alone stays read', () => {
+    for (const kind of [exact, prefix]) {
+      const [read, write] = [policy([kind('web', 'read')]), policy([kind('web', 'write')])];
+      expect(writes([read, write], 'web')).toBe(true);
+      expect(writes([write, read], 'web')).toBe(true);
+      expect(writes([read, read], 'web')).toBe(false);
+      expect(reads([read], 'web')).toBe(true);
+    }
+  });
+
+  it('an exact rule in one policy beats a prefix in another; the longest prefix across policies decides', () => {
+    expect(writes([policy([prefix('web', 'write')]), policy([exact('web-db', 'deny')])], 'web-db')).toBe(false);
+    expect(writes([policy([exact('web-db', 'write')]), policy([prefix('web', 'deny')])], 'web-db')).toBe(true);
+    expect(writes([policy([prefix('web-', 'write')]), policy([prefix('web', 'deny')])], 'web-db')).toBe(true);
+    expect(writes([policy([prefix('web-', 'write')]), policy([prefix('web', 'deny')])], 'webx')).toBe(false);
+  });
+
+  it('a policy scoped to datacenters applies only in those; none or an empty list means every one', () => {
+    expect(policyApplies(policy([]), 'dc1')).toBe(true);
+    expect(policyApplies(policy([], []), 'dc1')).toBe(true);
+    expect(policyApplies(policy([], ['dc1']), 'dc1')).toBe(true);
+    expect(policyApplies(policy([], ['dc2']), 'dc1')).toBe(false);
+    expect(policyApplies(policy([], ['dc2', 'dc1']), 'dc1')).toBe(true);
+    expect(writes([policy([exact('web', 'write')], ['dc2'])], 'web')).toBe(false);
+    expect(writes([policy([exact('web', 'write')], ['dc2'])], 'web', 'dc2')).toBe(true);
+    // A deny scoped elsewhere takes nothing away here.
+    expect(writes([policy([exact('web', 'write')]), policy([exact('web', 'deny')], ['dc2'])], 'web')).toBe(true);
+  });
+
+  const access = fc.constantFrom<ServiceRule['access']>('read', 'write', 'deny');
+  const rule = fc.record({ name: fc.stringMatching(/^[ab]{0,2}$/), prefix: fc.boolean(), access });
+  const policies = fc.array(fc.record({ rules: fc.array(rule, { maxLength: 3 }), datacenters: fc.option(fc.subarray(['dc1', 'dc2']), { nil: undefined }) }), { maxLength: 3 });
+
+  it('property: the order of a token\'s policies decides nothing', () => {
+    fc.assert(
+      fc.property(policies, fc.stringMatching(/^[ab]{0,3}$/), (ps, service) => {
+        expect(serviceAccess(mergePolicies([...ps].reverse(), 'dc1'), service)).toBe(serviceAccess(mergePolicies(ps, 'dc1'), service));
+      }),
+    );
+  });
+
+  it('property: merging is the same as one policy holding every rule that applies; a deny of a name and kind in any applying policy is the merged word, whatever else is linked', () => {
+    fc.assert(
+      fc.property(policies, policies, fc.stringMatching(/^[ab]{0,3}$/), (ps, more, service) => {
+        const applying = ps.filter((p) => policyApplies(p, 'dc1')).flatMap((p) => p.rules);
+        expect(serviceAccess(mergePolicies(ps, 'dc1'), service)).toBe(serviceAccess(applying, service));
+        const merged = mergePolicies([...ps, ...more], 'dc1');
+        for (const deny of applying.filter((r) => r.access === 'deny')) expect(merged.find((r) => r.name === deny.name && r.prefix === deny.prefix)?.access).toBe('deny');
+        expect(new Set(merged.map((r) => `${r.prefix}:${r.name}`)).size, 'one rule per kind and name').toBe(merged.length);
       }),
     );
   });

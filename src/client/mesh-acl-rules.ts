@@ -16,6 +16,18 @@ export interface MeshRuleToken {
   remove(): Promise<void>;
 }
 
+/** One policy of a token of several: its service rules and the datacenters it is scoped to (none: every datacenter). */
+export interface AclPolicySpec {
+  rules: AclServiceRule[];
+  datacenters?: string[];
+}
+
+/** A token linked to several policies, which can be deleted (its policies stay until the run's end). */
+export interface MeshPoliciesToken {
+  secret: string;
+  remove(): Promise<void>;
+}
+
 /** The rules as Consul's HCL policy language writes them (acl/policy.go). */
 export function serviceRulesHcl(rules: AclServiceRule[]): string {
   return rules.map((r) => `${r.prefix ? 'service_prefix' : 'service'} ${JSON.stringify(r.name)} { policy = "${r.access}" }`).join('\n');

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { tokenHeaders, type Dialect } from '../config/dialects.ts';
 import type { HttpClient, HttpResponse } from './http-client.ts';
 import { TargetError } from './target-error.ts';
-import { serviceRulesHcl, type AclServiceRule, type MeshRuleToken } from './mesh-acl-rules.ts';
+import { serviceRulesHcl, type AclPolicySpec, type AclServiceRule, type MeshPoliciesToken, type MeshRuleToken } from './mesh-acl-rules.ts';
 
 /** How long a leaf request answered 429 (a signing rate limit) is repeated before the rule is ERROR. */
 export const LEAF_RATE_LIMIT_BUDGET_MS = 20_000;
@@ -95,6 +95,16 @@ export class MeshControlApi {
     return {
       secret: made.token,
       setRules: async (next) => void (await this.json(await this.http.request({ method: 'PUT', path: `/v1/control/mesh/policies/${made.policy_id}`, json: { rules: serviceRulesHcl(next) } }), z.object({ policy_id: z.string() }), 'change a policy')),
+      remove: async () => void (await this.json(await this.http.request({ method: 'DELETE', path: `/v1/control/mesh/tokens/${made.accessor}` }), z.object({ accessor: z.string() }), 'delete a token')),
+    };
+  }
+
+  /** A token linked to several policies (rules and datacenters each), with what deletes it. */
+  async policiesToken(policies: AclPolicySpec[], namespace?: string): Promise<MeshPoliciesToken> {
+    const body = { policies: policies.map((p) => ({ rules: serviceRulesHcl(p.rules), ...(p.datacenters ? { datacenters: p.datacenters } : {}) })), namespace };
+    const made = await this.json(await this.http.post('/v1/control/mesh/tokens', body), z.object({ token: z.string(), accessor: z.string() }), 'make a token of several policies');
+    return {
+      secret: made.token,
       remove: async () => void (await this.json(await this.http.request({ method: 'DELETE', path: `/v1/control/mesh/tokens/${made.accessor}` }), z.object({ accessor: z.string() }), 'delete a token')),
     };
   }

@@ -78,8 +78,9 @@ export class ConsulAdminApi {
     return this.http.request({ method: 'DELETE', path: `/v1/config/${kind}/${encodeURIComponent(name)}`, query: { ns: namespace } });
   }
 
-  async createPolicy(name: string, rules: string, namespace?: string): Promise<string> {
-    const res = await this.call('PUT', '/v1/acl/policy', `create ACL policy ${name}`, { json: { Name: name, Description: 'stackproof run fixture', Rules: rules, ...(namespace ? { Namespace: namespace } : {}) } });
+  /** `PUT /v1/acl/policy`; `datacenters` scopes it (agent/consul/acl.go filterPoliciesByScope: none means every datacenter). */
+  async createPolicy(name: string, rules: string, namespace?: string, datacenters?: string[]): Promise<string> {
+    const res = await this.call('PUT', '/v1/acl/policy', `create ACL policy ${name}`, { json: { Name: name, Description: 'stackproof run fixture', Rules: rules, ...(namespace ? { Namespace: namespace } : {}), ...(datacenters ? { Datacenters: datacenters } : {}) } });
     return res.parse(z.object({ ID: z.string().min(1) }).passthrough()).ID;
   }
 
@@ -88,8 +89,10 @@ export class ConsulAdminApi {
     await this.call('PUT', `/v1/acl/policy/${encodeURIComponent(id)}`, `update ACL policy ${name}`, { json: { ID: id, Name: name, Description: 'stackproof run fixture', Rules: rules, ...(namespace ? { Namespace: namespace } : {}) } });
   }
 
-  async createToken(description: string, policyId: string, namespace?: string): Promise<{ accessor: string; secret: string }> {
-    const res = await this.call('PUT', '/v1/acl/token', `create ACL token ${description}`, { json: { Description: description, Policies: [{ ID: policyId }], ...(namespace ? { Namespace: namespace } : {}) } });
+  /** `PUT /v1/acl/token` linking one policy or several, in the order given. */
+  async createToken(description: string, policyIds: string | string[], namespace?: string): Promise<{ accessor: string; secret: string }> {
+    const ids = typeof policyIds === 'string' ? [policyIds] : policyIds;
+    const res = await this.call('PUT', '/v1/acl/token', `create ACL token ${description}`, { json: { Description: description, Policies: ids.map((ID) => ({ ID })), ...(namespace ? { Namespace: namespace } : {}) } });
     const t = res.parse(z.object({ AccessorID: z.string().min(1), SecretID: z.string().min(1) }).passthrough());
     return { accessor: t.AccessorID, secret: t.SecretID };
   }

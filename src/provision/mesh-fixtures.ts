@@ -2,9 +2,9 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { HttpClient } from '../client/http-client.ts';
 import { ConsulAdminApi, ConsulCallError } from './consul-admin-api.ts';
-import { serviceRulesHcl, type AclServiceRule, type MeshRuleToken } from '../client/mesh-acl-rules.ts';
+import { serviceRulesHcl, type AclPolicySpec, type AclServiceRule, type MeshPoliciesToken, type MeshRuleToken } from '../client/mesh-acl-rules.ts';
 
-export type { AclServiceRule, MeshRuleToken } from '../client/mesh-acl-rules.ts';
+export type { AclPolicySpec, AclServiceRule, MeshPoliciesToken, MeshRuleToken } from '../client/mesh-acl-rules.ts';
 import { caChangesClosed, ConsulKv, countCaRotation, recordCaConfiguration, refuseCaChangeWhenClosed } from './ca-configuration-record.ts';
 
 export interface IntentionSpec {
@@ -30,6 +30,8 @@ export interface MeshFixtures {
   token(serviceWrite: string[], namespace?: string, serviceRead?: string[]): Promise<string>;
   /** A token in a namespace whose one policy holds these service rules (exact, prefix, deny). */
   ruleToken(rules: AclServiceRule[], namespace?: string): Promise<MeshRuleToken>;
+  /** A token in a namespace linked to several policies, in this order, each with its service rules and datacenters. */
+  policiesToken(policies: AclPolicySpec[], namespace?: string): Promise<MeshPoliciesToken>;
   /** Makes an Enterprise namespace (they must exist before they are used). */
   namespace(name: string): Promise<void>;
   /** Rotates the CA; resolves once the roots endpoint shows the new active root, with its ID. */
@@ -136,6 +138,20 @@ export class ConsulMeshFixtures implements MeshFixtures {
     return {
       secret,
       setRules: (next) => this.api.updatePolicy(policy, name, serviceRulesHcl(next), namespace),
+      remove: async () => {
+        const res = await this.api.deleteToken(accessor, namespace);
+        if (res.status !== 200) throw new ConsulCallError(`delete ACL token ${name}`, res.status, res.text.trim().slice(0, 200));
+      },
+    };
+  }
+
+  async policiesToken(policies: AclPolicySpec[], namespace?: string): Promise<MeshPoliciesToken> {
+    const name = `${this.runPrefix}-acl-${randomBytes(5).toString('hex')}`;
+    const ids: string[] = [];
+    for (const [i, p] of policies.entries()) ids.push(await this.api.createPolicy(`${name}-${i}`, serviceRulesHcl(p.rules), namespace, p.datacenters));
+    const { secret, accessor } = await this.api.createToken(name, ids, namespace);
+    return {
+      secret,
       remove: async () => {
         const res = await this.api.deleteToken(accessor, namespace);
         if (res.status !== 200) throw new ConsulCallError(`delete ACL token ${name}`, res.status, res.text.trim().slice(0, 200));

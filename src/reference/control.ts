@@ -88,7 +88,7 @@ export class ControlService {
     return { engine, ns };
   }
 
-  /** An ACL token in a namespace with service:write on the named services ('*' for all) and service:read on others. */
+  /** An ACL token in a namespace: service:write on the named services ('*' for all) and service:read on others, or the rules of one policy, or several policies (rules and datacenters). */
   private async meshToken(ctx: RouteContext): Promise<void> {
     const body = await this.body(ctx);
     if (!body) return;
@@ -96,6 +96,17 @@ export class ControlService {
     const services = names(body.service_write);
     const read = names(body.service_read);
     const ns = typeof body.namespace === 'string' && body.namespace ? body.namespace : 'default';
+    if (Array.isArray(body.policies)) {
+      const policies = body.policies.map((p: unknown) => (typeof p === 'object' && p !== null ? (p as Record<string, unknown>) : {}));
+      if (policies.some((p) => typeof p.rules !== 'string' || (p.datacenters !== undefined && !(Array.isArray(p.datacenters) && p.datacenters.every((d) => typeof d === 'string')))))
+        return sendPlainError(ctx.res, 400, 'control interface: each of policies needs rules (ACL rules, HCL) and may name datacenters (strings)');
+      try {
+        const made = this.options.mesh.createPoliciesToken(ns, policies.map((p) => ({ rules: p.rules as string, ...(p.datacenters ? { datacenters: p.datacenters as string[] } : {}) })));
+        return sendJsonBody(ctx.res, 200, { token: made.secret, accessor: made.accessor, policy_ids: made.policyIds, namespace: ns });
+      } catch (err) {
+        return sendPlainError(ctx.res, 400, `control interface: ${(err as Error).message}`);
+      }
+    }
     if (typeof body.rules === 'string') {
       try {
         const made = this.options.mesh.createRulesToken(ns, body.rules);

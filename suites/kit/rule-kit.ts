@@ -6,7 +6,7 @@ import type { ExchangeObserver } from '../../src/client/exchange.ts';
 import { secretsConventionObserver } from './observers/secrets-conventions.ts';
 import { HttpClient } from '../../src/client/http-client.ts';
 import { MeshApi, MeshControlApi } from '../../src/client/mesh-api.ts';
-import { ConsulMeshFixtures, type AclServiceRule, type MeshFixtures } from '../../src/provision/mesh-fixtures.ts';
+import { ConsulMeshFixtures, type AclPolicySpec, type AclServiceRule, type MeshFixtures } from '../../src/provision/mesh-fixtures.ts';
 import { Redactor } from '../../src/client/redact.ts';
 import { SchedulerApi } from '../../src/client/scheduler-api.ts';
 import { NomadSchedulerFixtures } from '../../src/provision/nomad-scheduler-fixtures.ts';
@@ -251,6 +251,7 @@ export class RuleKit {
     const rotate = fixtures.rotate.bind(fixtures);
     const token = fixtures.token.bind(fixtures);
     const ruleToken = fixtures.ruleToken.bind(fixtures);
+    const policiesToken = fixtures.policiesToken.bind(fixtures);
     return Object.assign(Object.create(fixtures) as MeshFixtures, {
       rotate: async () => {
         const why = provisioned?.missing.caRotation;
@@ -264,6 +265,11 @@ export class RuleKit {
       },
       ruleToken: async (rules: AclServiceRule[], namespace?: string) => {
         const t = await ruleToken(rules, namespace);
+        this.secret(t.secret);
+        return t;
+      },
+      policiesToken: async (policies: AclPolicySpec[], namespace?: string) => {
+        const t = await policiesToken(policies, namespace);
         this.secret(t.secret);
         return t;
       },

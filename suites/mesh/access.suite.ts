@@ -20,6 +20,7 @@ import {
   listOrder,
   mayReadService,
   mayWriteService,
+  mergePolicies,
   mergeWords,
   parseServiceUri,
   precedence,
@@ -133,7 +134,7 @@ type GridEndpoint = 'authorize' | 'leaf' | 'read';
  * first: a Consul from 1.16 hands a leaf it holds to any caller (a deviation listed for mesh.acl.leaf),
  * and a refusal asked after a grant of the same leaf would go unseen there.
  */
-async function judgeGrid(kit: RuleKit, cells: AclCell[], tokens: { secret: string; model: TokenModel }[], client: { uri: string; serial: string }): Promise<void> {
+async function judgeGrid(kit: RuleKit, cells: AclCell[], tokens: { secret: string; model: TokenModel; about?: string }[], client: { uri: string; serial: string }): Promise<void> {
   const ordered = [...cells.filter((c) => !c.allowed), ...cells.filter((c) => c.allowed)];
   const answers = new Map<AclCell, Partial<Record<GridEndpoint, Decision>>>();
   for (const cell of ordered) {
@@ -144,7 +145,7 @@ async function judgeGrid(kit: RuleKit, cells: AclCell[], tokens: { secret: strin
       ...(cell.readable === undefined ? {} : { read: await readDecision(kit, secret, cell.ns, cell.service) }),
     });
   }
-  const label = (c: AclCell) => `token ${c.token} (namespace ${tokens[c.token]!.model.namespace}: ${describeRules(tokens[c.token]!.model.rules)}) for ${c.ns}/${c.service}`;
+  const label = (c: AclCell) => `token ${c.token} (namespace ${tokens[c.token]!.model.namespace}: ${tokens[c.token]!.about ?? describeRules(tokens[c.token]!.model.rules)}) for ${c.ns}/${c.service}`;
   for (const cell of cells) {
     const expected: Decision = cell.allowed ? 'granted' : 'refused';
     const got = answers.get(cell)!;
@@ -195,25 +196,59 @@ ruleTest('mesh.acl.neighbours', async (kit) => {
   );
 });
 
+/**
+ * Where a generated policy applies (Consul's policy Datacenters): every datacenter (no field, or an
+ * empty list), the agent's own, or datacenters that differ from the agent's by one step: a longer
+ * name it starts, a shorter name that starts it, the same letters upper-cased, and a list naming
+ * another beside the agent's.
+ */
+type Scope = 'all' | 'empty' | 'here' | 'longer' | 'shorter' | 'upper' | 'also';
+const SCOPES: Scope[] = ['all', 'empty', 'here', 'longer', 'shorter', 'upper', 'also'];
+
+function scopeDatacenters(scope: Scope, dc: string): string[] | undefined {
+  const shorter = dc.length > 1 ? dc.slice(0, -1) : `${dc}${dc}`;
+  return { all: undefined, empty: [], here: [dc], longer: [`${dc}x`], shorter: [shorter], upper: [dc.toUpperCase() === dc ? dc.toLowerCase() : dc.toUpperCase()], also: [`${dc}x`, dc] }[scope];
+}
+
+interface DrawnPolicy {
+  rules: AclServiceRule[];
+  scope: Scope;
+}
+
+const describePolicies = (policies: readonly { rules: readonly AclServiceRule[]; datacenters?: string[] }[]) =>
+  policies.map((p, i) => `policy ${i + 1}${p.datacenters ? ` (Datacenters ${JSON.stringify(p.datacenters)})` : ''}: ${describeRules(p.rules)}`).join(' + ');
+
 // The rule language: exact and prefix rules with write, read and deny on names that are prefixes of
-// one another, so that each probe has a neighbour one character longer or shorter.
+// one another, so that each probe has a neighbour one character longer or shorter; spread over one
+// to three policies of a token (Consul merges them: the same name and kind in two policies gets the
+// strongest word, in either order), each scoped to a datacenter that is or is not the agent's.
 ruleTest('mesh.upstream.acl-rule-precedence', async (kit) => {
   kit.requireMesh('aclEnforced');
   const client = await clientOf(kit, serviceName('src'), 'default');
+  const datacenter = parseServiceUri(client.uri)?.datacenter;
+  expect(datacenter, `the client leaf's ServiceURI ${client.uri} names the agent's datacenter`).toBeTruthy();
   const read = asksRead(kit);
   const ruleNames = ['', '-a', '-ab', '-b'];
   const probes = ['', '-a', '-ab', '-abc', '-b', '-c'];
   const access = fc.constantFrom<'read' | 'write' | 'deny'>('read', 'write', 'deny');
   const rule = fc.record({ name: fc.constantFrom(...ruleNames), prefix: fc.boolean(), access });
-  const policy: fc.Arbitrary<AclServiceRule[]> = fc.uniqueArray(rule, { minLength: 1, maxLength: 4, selector: (r) => `${r.prefix}${r.name}` });
-  await kit.property<AclServiceRule[][]>(
-    fc.array(policy, { minLength: 2, maxLength: 2 }),
-    async (policies) => {
+  const policy: fc.Arbitrary<DrawnPolicy> = fc.record({
+    rules: fc.uniqueArray(rule, { minLength: 1, maxLength: 3, selector: (r) => `${r.prefix}${r.name}` }),
+    // Mostly where the agent is, so that the merge is asked as often as the scope.
+    scope: fc.oneof({ weight: 3, arbitrary: fc.constant<Scope>('all') }, { weight: 2, arbitrary: fc.constantFrom(...SCOPES) }),
+  });
+  const one = (rules: AclServiceRule[]): DrawnPolicy[] => [{ rules, scope: 'all' }];
+  const exactR = (name: string, a: AclServiceRule['access']) => ({ name, prefix: false, access: a });
+  const prefixR = (name: string, a: AclServiceRule['access']) => ({ name, prefix: true, access: a });
+  await kit.property<DrawnPolicy[][]>(
+    fc.array(fc.array(policy, { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 2 }),
+    async (drawn) => {
       const base = serviceName('aclp');
-      const tokens: { secret: string; model: TokenModel }[] = [];
-      for (const p of policies) {
-        const rules: AclServiceRule[] = p.map((r) => ({ ...r, name: `${base}${r.name}` }));
-        tokens.push({ secret: (await kit.meshFixtures.ruleToken(rules)).secret, model: { namespace: 'default', rules } });
+      const tokens: { secret: string; model: TokenModel; about: string }[] = [];
+      for (const t of drawn) {
+        const policies = t.map((p) => ({ rules: p.rules.map((r) => ({ ...r, name: `${base}${r.name}` })), ...(scopeDatacenters(p.scope, datacenter!) ? { datacenters: scopeDatacenters(p.scope, datacenter!) } : {}) }));
+        const made = policies.length === 1 && !policies[0]!.datacenters ? await kit.meshFixtures.ruleToken(policies[0]!.rules) : await kit.meshFixtures.policiesToken(policies);
+        tokens.push({ secret: made.secret, model: { namespace: 'default', rules: mergePolicies(policies, datacenter!) }, about: `${describePolicies(policies)}; the agent's datacenter ${datacenter}` });
       }
       const cells = tokens.flatMap((t, token) =>
         probes.map((p) => ({ token, ns: 'default', service: `${base}${p}`, allowed: mayWriteService(t.model, 'default', `${base}${p}`), ...(read ? { readable: mayReadService(t.model, 'default', `${base}${p}`) } : {}) })),
@@ -225,24 +260,61 @@ ruleTest('mesh.upstream.acl-rule-precedence', async (kit) => {
       examples: [
         [
           // An exact deny under a prefix allow, and the reverse.
-          [{ name: '', prefix: true, access: 'write' }, { name: '-ab', prefix: false, access: 'deny' }],
-          [{ name: '', prefix: true, access: 'deny' }, { name: '-ab', prefix: false, access: 'write' }],
+          one([prefixR('', 'write'), exactR('-ab', 'deny')]),
+          one([prefixR('', 'deny'), exactR('-ab', 'write')]),
         ],
         [
           // service and service_prefix with one name; the longest prefix, whichever way.
-          [{ name: '-a', prefix: false, access: 'read' }, { name: '-a', prefix: true, access: 'write' }, { name: '-ab', prefix: true, access: 'deny' }],
-          [{ name: '', prefix: true, access: 'deny' }, { name: '-a', prefix: true, access: 'write' }, { name: '-ab', prefix: false, access: 'read' }],
+          one([exactR('-a', 'read'), prefixR('-a', 'write'), prefixR('-ab', 'deny')]),
+          one([prefixR('', 'deny'), prefixR('-a', 'write'), exactR('-ab', 'read')]),
         ],
         [
           // Nested prefixes written longest first (the longest wins, not the last written); a lone
           // prefix and the names just outside it ('-c', '-a', and '-ab', which ends like '-b').
-          [{ name: '-ab', prefix: true, access: 'write' }, { name: '-a', prefix: true, access: 'read' }, { name: '', prefix: true, access: 'deny' }],
-          [{ name: '-b', prefix: true, access: 'write' }],
+          one([prefixR('-ab', 'write'), prefixR('-a', 'read'), prefixR('', 'deny')]),
+          one([prefixR('-b', 'write')]),
         ],
         [
           // Read and deny under a prefix of the other word, asked for read and for write.
-          [{ name: '', prefix: true, access: 'read' }, { name: '-a', prefix: false, access: 'deny' }, { name: '-ab', prefix: true, access: 'write' }],
-          [{ name: '', prefix: true, access: 'write' }, { name: '-a', prefix: true, access: 'deny' }, { name: '-b', prefix: false, access: 'read' }],
+          one([prefixR('', 'read'), exactR('-a', 'deny'), prefixR('-ab', 'write')]),
+          one([prefixR('', 'write'), prefixR('-a', 'deny'), exactR('-b', 'read')]),
+        ],
+        [
+          // Two policies giving one name and kind deny and write, in both orders: deny, for the
+          // exact name and for the prefix; and an exact rule of one policy under a prefix of the other.
+          [
+            { rules: [exactR('-a', 'deny'), prefixR('-ab', 'deny')], scope: 'all' },
+            { rules: [exactR('-a', 'write'), prefixR('-ab', 'write'), prefixR('', 'write')], scope: 'all' },
+          ],
+          [
+            { rules: [exactR('-a', 'write'), prefixR('-ab', 'write'), exactR('-b', 'deny')], scope: 'all' },
+            { rules: [exactR('-a', 'deny'), prefixR('-ab', 'deny'), prefixR('', 'write')], scope: 'all' },
+          ],
+        ],
+        [
+          // Read and write on one name and kind in two policies, both orders: write; read twice stays read.
+          [
+            { rules: [prefixR('-a', 'read'), exactR('-b', 'write'), exactR('', 'read')], scope: 'all' },
+            { rules: [prefixR('-a', 'write'), exactR('-b', 'read'), exactR('', 'read')], scope: 'all' },
+          ],
+          [
+            { rules: [prefixR('-a', 'write'), exactR('-b', 'read')], scope: 'empty' },
+            { rules: [prefixR('-a', 'read'), exactR('-b', 'write')], scope: 'here' },
+          ],
+        ],
+        [
+          // Policies scoped elsewhere grant and deny nothing here; the agent's own, none and a list
+          // naming it beside another apply.
+          [
+            { rules: [prefixR('', 'write')], scope: 'longer' },
+            { rules: [exactR('-a', 'write')], scope: 'here' },
+            { rules: [exactR('-b', 'write'), exactR('-c', 'write')], scope: 'shorter' },
+          ],
+          [
+            { rules: [exactR('-a', 'deny'), prefixR('-ab', 'deny')], scope: 'upper' },
+            { rules: [prefixR('', 'write')], scope: 'also' },
+            { rules: [exactR('-b', 'deny')], scope: 'empty' },
+          ],
         ],
       ],
     },
@@ -756,4 +828,69 @@ ruleTest('mesh.leaf.identity-neighbours', async (kit) => {
   distinct((l) => l.leaf.ServiceURI, 'ServiceURI');
   distinct((l) => l.leaf.CertPEM, 'certificate');
   distinct((l) => l.leaf.PrivateKeyPEM, 'private key');
+  await judgeJoinedNames(kit, withNs);
 });
+
+/**
+ * The characters a service or namespace name may hold between two parts, and none: a cache or
+ * identity key that joins a namespace and a service (or two parts of a name) with one of them
+ * makes (N, x<sep>S) and (N<sep>x, S) the same key. A namespace name is a DNS hostname label:
+ * letters, digits and '-' (Consul Enterprise refuses others: "is not a valid DNS hostname label");
+ * a service name also holds '_' and '.' (Consul 1.8.7 asked). Neither holds '/' (Consul 1.8.7
+ * answers the leaf of "a/b" with 500: its SPIFFE ID does not parse), so a key joined with '/'
+ * cannot collide for names a client can ask.
+ */
+const NAME_JOINS = ['-', '_', '.', ''] as const;
+const NAMESPACE_JOINS = ['-', ''] as const;
+
+/**
+ * Leaves whose names collide when joined: where the target has namespaces, (N, x<sep>S) beside
+ * (N<sep>x, S) for each separator a namespace may hold, and default/S asked with ?ns= empty beside
+ * ?ns=default (the same namespace: spec 001, Namespace selection 5); everywhere, services whose
+ * names are joins of one another (S, S<sep>x, x<sep>S). Each is asked twice, the second time in
+ * reverse order after all its neighbours, and must name the namespace and service asked, with a
+ * certificate of its own (one cell per distinct identity).
+ */
+async function judgeJoinedNames(kit: RuleKit, withNs: boolean): Promise<void> {
+  if (!withNs) kit.note('joined names asked for services only: the target declares no namespaces, so (N, x-S) beside (N-x, S) was not asked');
+  await kit.property<string>(
+    fc.stringMatching(/^[a-z0-9]{1,3}$/),
+    async (x) => {
+      const service = serviceName('jn');
+      const cells: { ns: string; service: string; query?: Record<string, string> }[] = [
+        { ns: 'default', service },
+        ...NAME_JOINS.flatMap((sep) => [`${service}${sep}${x}`, `${x}${sep}${service}`]).map((name) => ({ ns: 'default', service: name })),
+      ];
+      if (withNs) {
+        const ns = serviceName('nsj');
+        for (const name of [ns, ...NAMESPACE_JOINS.map((sep) => `${ns}${sep}${x}`)]) await kit.meshFixtures.namespace(name);
+        cells.push({ ns, service });
+        for (const sep of NAMESPACE_JOINS) cells.push({ ns, service: `${x}${sep}${service}` }, { ns: `${ns}${sep}${x}`, service });
+        cells.push({ ns: 'default', service, query: { ns: '' } });
+      }
+      const ask = async (c: (typeof cells)[number], when: string) => {
+        const what = `the leaf of ${c.ns}/${c.service}${c.query ? ' (?ns= empty)' : ''} ${when}`;
+        const leaf = leafOf(kit, await kit.mesh.leaf(c.service, { query: c.query ?? nsQuery(kit, c.ns) }), what);
+        const model = leafIdentity(c.ns, c.service, withNs);
+        const uri = parseServiceUri(leaf.ServiceURI);
+        const others = cells.filter((o) => o !== c).map((o) => `${o.ns}/${o.service}`).join(', ');
+        const named = { Service: leaf.Service, ...(model.Namespace !== undefined ? { Namespace: leaf.Namespace } : {}), uri: uri && { namespace: uri.namespace, service: uri.service } };
+        expect(named, `${what}: names the namespace and service asked (Service, Namespace, ServiceURI ${leaf.ServiceURI}), not one whose names join to the same string (${others})`).toEqual({ Service: model.Service, ...(model.Namespace !== undefined ? { Namespace: model.Namespace } : {}), uri: model.uri });
+        return leaf;
+      };
+      const first = new Map<(typeof cells)[number], LeafResponse>();
+      for (const c of cells) first.set(c, await ask(c, 'first asked'));
+      for (const c of [...cells].reverse()) {
+        const again = await ask(c, 'asked again after its neighbours');
+        expect(again.ServiceURI, `the leaf of ${c.ns}/${c.service} asked again is still its own`).toBe(first.get(c)!.ServiceURI);
+      }
+      // One certificate per identity: ?ns= empty and ?ns=default are the same one, the others all differ.
+      const byIdentity = new Map<string, Set<string>>();
+      for (const [c, leaf] of first) byIdentity.set(`${c.ns}/${c.service}`, (byIdentity.get(`${c.ns}/${c.service}`) ?? new Set()).add(leaf.CertPEM));
+      const certs = [...first.values()].map((l) => l.CertPEM);
+      expect(new Set(certs).size, `each of ${byIdentity.size} identities (${[...byIdentity.keys()].join(', ')}) has a certificate of its own`).toBeGreaterThanOrEqual(byIdentity.size);
+      for (const [identity, set] of byIdentity) for (const [other, otherSet] of byIdentity) if (identity !== other) for (const cert of set) expect(otherSet.has(cert), `the leaves of ${identity} and ${other} are different certificates`).toBe(false);
+    },
+    { numRuns: Math.min(kit.ctx.runs, 2), examples: ['x'] },
+  );
+}

@@ -48,6 +48,40 @@ export function serviceAccess(rules: readonly ServiceRule[], service: string): A
 }
 
 /**
+ * One policy a token links: its service rules and the datacenters it is scoped to. Upstream (Consul's
+ * ACL policy API, "Datacenters": "the datacenters the policy is valid within"; agent/consul/acl.go
+ * filterPoliciesByScope): a policy without datacenters applies in every one, else only in those it
+ * names; elsewhere the token holds it as if it were not linked.
+ */
+export interface PolicyModel {
+  rules: ServiceRule[];
+  datacenters?: string[];
+}
+
+/** Whether a policy applies in the agent's datacenter. */
+export function policyApplies(policy: PolicyModel, datacenter: string): boolean {
+  return !policy.datacenters || policy.datacenters.length === 0 || policy.datacenters.includes(datacenter);
+}
+
+/**
+ * The rules of a token that links several policies, merged as Consul does (acl/policy_merger.go
+ * MergePolicies, asked of Consul 1.8.7): the policies that apply in the datacenter, in any order,
+ * give one rule per kind (exact or prefix) and name, whose word is the strongest any of them gives
+ * it: deny over write over read (takesPrecedenceOver). An exact and a prefix rule of one name stay
+ * apart (serviceRules and servicePrefixRules), and which applies to a service is then serviceAccess's
+ * choice, as for a single policy. The order the policies are linked in decides nothing.
+ */
+export function mergePolicies(policies: readonly PolicyModel[], datacenter: string): ServiceRule[] {
+  const merged = new Map<string, ServiceRule>();
+  for (const rule of policies.filter((p) => policyApplies(p, datacenter)).flatMap((p) => p.rules)) {
+    const key = `${rule.prefix ? 'prefix' : 'exact'}:${rule.name}`;
+    const prior = merged.get(key);
+    merged.set(key, prior ? { ...prior, access: strongest(prior.access, rule.access) } : { ...rule });
+  }
+  return [...merged.values()];
+}
+
+/**
  * Spec 001, Endpoints table, "ACL required: service:write" for authorize (on the Target) and the
  * leaf (on the path's service); Authentication 1: "Required permissions are in the endpoint table
  * (service:write for authorize and leaf; none for roots)." Namespace selection 4: the request's

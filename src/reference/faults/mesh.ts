@@ -168,5 +168,24 @@ export const meshFaults: Fault[] = [
     breaks: ['mesh.acl.policy-change'],
     description: 'A deleted ACL token goes on being honoured by authorize and the leaf (its deletion is answered, but the agent keeps it); the rule waits out MESH_BOUNDS.aclChange before it FAILs, so this fault costs about 70 s',
   },
+  // Issue 47, held-out misses (audit47 12, 14, 15): the same classes, kept as switches.
+  {
+    id: 'mesh.acl-merge-last-policy-wins',
+    system: 'mesh',
+    breaks: ['mesh.upstream.acl-rule-precedence'],
+    description: "A token's policies are merged by letting a later policy's rule for a name replace an earlier one's, so `service \"web\" deny` then `service \"web\" write` grants web (Consul: deny over write over read, acl/policy_merger.go)",
+  },
+  {
+    id: 'mesh.acl-policy-datacenters-ignored',
+    system: 'mesh',
+    breaks: ['mesh.upstream.acl-rule-precedence'],
+    description: "A policy's Datacenters are ignored: a policy scoped to another datacenter grants (and denies) here too (Consul: agent/consul/acl.go filterPoliciesByScope)",
+  },
+  {
+    id: 'mesh.leaf-cache-key-joined',
+    system: 'mesh',
+    breaks: ['mesh.leaf.identity-neighbours'],
+    description: "The agent's leaf cache keys a leaf by its namespace and service joined with '-', which both may hold: the leaf of a/b-c is handed out for a-b/c (Enterprise namespaces)",
+  },
   { id: 'mesh.leaf-key-cert-sign', system: 'mesh', breaks: ['mesh.leaf.identity-neighbours'], description: "A leaf's key usage asserts keyCertSign beside digitalSignature, though it is no CA (RFC 5280 4.2.1.3)" },
 ];

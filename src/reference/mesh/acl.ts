@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Dialect } from '../../config/dialects.ts';
-import { decideScalar, decideSegment, mergeRules, parseRules, serviceIdentityRules, type Access, type CheckFlaws, type PolicyRules, type ScalarResource, type SegmentResource } from './acl-rules.ts';
+import { decideScalar, decideSegment, mergeRules, parseRules, serviceIdentityRules, type Access, type CheckFlaws, type MergeFlaws, type PolicyRules, type ScalarResource, type SegmentResource } from './acl-rules.ts';
 import { badRequest, ConsulError } from './consul-errors.ts';
 import { parseGoDuration } from './durations.ts';
 
@@ -223,6 +223,14 @@ export class AclTokens {
     return token.policyIds.includes(GLOBAL_MANAGEMENT_ID);
   }
 
+  /**
+   * How resolving a token's policies can be wrong (only the fault catalog sets them):
+   * mesh.acl-policy-datacenters-ignored (a policy scoped to other datacenters applies here too) and
+   * mesh.acl-merge-last-policy-wins (a later policy's rule replaces an earlier one's for a name).
+   */
+  policyFlaws: MergeFlaws & { datacentersIgnored?: boolean } = {};
+
+  /** agent/consul/acl.go filterPoliciesByScope: no Datacenters means every datacenter. */
   private appliesHere(dcs: string[] | undefined): boolean {
     return !dcs || dcs.length === 0 || dcs.includes(this.datacenter);
   }
@@ -230,7 +238,9 @@ export class AclTokens {
   private rulesOfPolicies(ids: string[]): PolicyRules[] {
     return ids.flatMap((id) => {
       const p = this.policies.get(id);
-      return p && this.appliesHere(p.datacenters) ? [p.compiled] : [];
+      if (!p) return [];
+      if (this.policyFlaws.datacentersIgnored) return [p.compiled];
+      return this.appliesHere(p.datacenters) ? [p.compiled] : [];
     });
   }
 
@@ -248,7 +258,7 @@ export class AclTokens {
       sets.push(rules);
     }
     if (token.embedded) sets.push(token.embedded);
-    return mergeRules(sets);
+    return mergeRules(sets, this.policyFlaws);
   }
 
   /**

@@ -125,6 +125,7 @@ export class MeshService {
       defaultNamespaceOpen: f.has('mesh.acl-namespaced-token-reaches-default'),
     };
     this.acl.deletedTokensKept = f.has('mesh.acl-deleted-token-kept');
+    this.acl.policyFlaws = { lastWins: f.has('mesh.acl-merge-last-policy-wins'), datacentersIgnored: f.has('mesh.acl-policy-datacenters-ignored') };
     this.intentions.flaws = { ignoreSourceNamespace: f.has('mesh.intention-source-namespace-ignored'), sourceFirstPrecedence: f.has('mesh.intention-wildcard-destination-outranks-source') };
     this.namespaces = new MeshNamespaces(options.namespaces, options.dialect, options.faults);
     this.consul = new ConsulHeaders(options.dialect);
@@ -175,6 +176,17 @@ export class MeshService {
     const policy = this.acl.setPolicy({ Name: name, Rules: rules }, namespace);
     const token = this.acl.createToken({ Description: 'reference control interface token', Policies: [{ ID: policy.id }] }, namespace);
     return { secret: token.secret, accessor: token.accessor, policyId: policy.id };
+  }
+
+  /**
+   * Reference setup: a token in a namespace linked to several policies, each made from ACL rules
+   * (HCL) and the datacenters it is scoped to (none: every datacenter), in the order given, as
+   * Consul's ACL.PolicySet and ACL.TokenSet make them.
+   */
+  createPoliciesToken(namespace: string, policies: { rules: string; datacenters?: string[] }[]): { secret: string; accessor: string; policyIds: string[] } {
+    const ids = policies.map((p) => this.acl.setPolicy({ Name: `control-${randomUUID()}`, Rules: p.rules, ...(p.datacenters ? { Datacenters: p.datacenters } : {}) }, namespace).id);
+    const token = this.acl.createToken({ Description: 'reference control interface token', Policies: ids.map((ID) => ({ ID })) }, namespace);
+    return { secret: token.secret, accessor: token.accessor, policyIds: ids };
   }
 
   /** Reference setup: replaces the rules of a policy createRulesToken made; false when there is none. */
@@ -338,6 +350,8 @@ export class MeshService {
 
   private leafKey(ns: string, service: string): string {
     if (this.options.faults.has('mesh.leaf-cache-ignores-namespace')) return service;
+    // The fault mesh.leaf-cache-key-joined: names joined with a character both may hold, so (a, b-c) and (a-b, c) share a leaf.
+    if (this.options.faults.has('mesh.leaf-cache-key-joined')) return `${ns}-${service}`;
     return `${ns}/${service}`;
   }
 

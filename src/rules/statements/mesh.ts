@@ -165,6 +165,11 @@ export const meshStatements: StatementMap = {
       neighbours: [
         { scope: 'another service of the same namespace', rule: 'mesh.leaf.identity-neighbours', example: 'the leaves of S and S2: each URI (and its one URI SAN) names its own service, each its own certificate and key' },
         { scope: 'the same service in another namespace', rule: 'mesh.leaf.identity-neighbours', example: 'the leaves of default/S, ns-a/S, ns-b/S: three leaves, each URI naming its namespace, each asked again after the others still its own; needs namespaces' },
+        { scope: 'a namespace and service whose names join to the same string', rule: 'mesh.leaf.identity-neighbours', example: "N/x-S beside N-x/S, N/xS beside Nx/S: each leaf names its own namespace and service, also asked again after the other; ?ns= empty names default; needs namespaces" },
+        { scope: 'services whose names are joins of one another', rule: 'mesh.leaf.identity-neighbours', example: 'S, S-x, x-S, S_x, x_S, S.x, x.S, Sx, xS: nine leaves, each naming the service asked, each its own certificate (runs without namespaces too)' },
+      ],
+      wrongWays: [
+        { kind: 'other-namespace', how: "The leaf cache keys a leaf by its namespace and service joined with '-', which both names may hold, so another namespace's leaf is handed out.", rule: 'mesh.leaf.identity-neighbours', example: 'the leaf of N/x-S, then of N-x/S: the second names N-x and S; needs namespaces', fault: 'mesh.leaf-cache-key-joined' },
       ],
     },
     { id: 'mesh.leaf.valid-after', section: LEAF, quote: '| ValidAfter | string timestamp | Start of validity |', rules: ['mesh.leaf.validity'] },
@@ -274,6 +279,9 @@ export const meshStatements: StatementMap = {
         { scope: 'a key rule of each word, list included, and the key just outside it (strict profile, hashicorp dialect: the key/value API)', rule: 'mesh.upstream.acl-rule-precedence', example: 'key_prefix "K" list: GET K/a answered (404), DELETE K/a refused; key "K/a" deny under it: both refused; K-other: both refused' },
         { scope: 'the acl word in another policy of the same token, and the operator word beside it (strict profile, hashicorp dialect: the ACL API)', rule: 'mesh.upstream.acl-rule-precedence', example: 'acl read + acl write: policies listed and a policy create passes the check; acl write + acl deny: both refused; operator write alone: both refused' },
         { scope: 'a service identity instead of a policy: its service, the sidecar proxy, a name extending the service (strict profile, hashicorp dialect)', rule: 'mesh.upstream.acl-rule-precedence', example: 'ServiceIdentities [S]: leaf and authorize of S and S-sidecar-proxy answered, of S-x refused; the intention check towards any service answered' },
+        { scope: 'the same name and kind with another word in another policy of the token, in both orders (strict profile)', rule: 'mesh.upstream.acl-rule-precedence', example: 'policy 1 service "P-a" deny + policy 2 service "P-a" write: P-a refused, and with the policies the other way round; service_prefix "P-a" read + write: P-ab answered, in either order; read + read: refused' },
+        { scope: 'an exact rule in one policy under a prefix rule of another (strict profile)', rule: 'mesh.upstream.acl-rule-precedence', example: 'policy 1 service "P-b" deny + policy 2 service_prefix "P" write: P-b refused, P-c answered' },
+        { scope: "a policy scoped to another datacenter than the agent's (strict profile)", rule: 'mesh.upstream.acl-rule-precedence', example: 'Datacenters ["dc1x"], ["dc"], ["DC1"] on agent dc1: the policy grants and denies nothing; Datacenters ["dc1"], [], none, ["dc1x", "dc1"]: it applies' },
         { scope: "the namespace's default policies, and another namespace's token (strict profile, hashicorp dialect)", rule: 'mesh.upstream.acl-rule-precedence', example: 'namespace N with PolicyDefaults [service "S" write]: a token of N whose own policy names only O gets the leaf of N/S, not of N/O; a token of default is refused default/S; needs namespaces' },
       ],
       wrongWays: [
@@ -285,6 +293,7 @@ export const meshStatements: StatementMap = {
         { kind: 'other-namespace', how: "A token's rules are applied in whatever namespace the request selects, not only the token's own.", rule: 'mesh.acl.leaf', example: 'a token of namespace A with service:write on S asks for S with ?ns=B: refused (and answered with ?ns=A); needs namespaces', fault: 'mesh.acl-token-rules-every-namespace' },
         { kind: 'other-namespace', how: 'The same on authorize.', rule: 'mesh.acl.authorize', example: 'a token of namespace A with service:write on T authorizes T with ?ns=B: refused; needs namespaces', fault: 'mesh.acl-token-rules-every-namespace' },
         { kind: 'route-or-verb-unchecked', how: 'A blocking query for a leaf the agent already holds is answered from its cache without the check.', rule: 'mesh.acl.leaf', example: 'a blocking query without a token for a held leaf: refused', fault: 'mesh.leaf-blocking-skips-acl' },
+        { kind: 'first-item-only', how: "Of a token's policies naming one service, only the last linked is consulted: its word replaces the earlier one's instead of the strongest winning (strict profile: the rule language is Consul's).", rule: 'mesh.upstream.acl-rule-precedence', example: 'policy 1 service "P-a" deny + policy 2 service "P-a" write: P-a refused, in both orders', fault: 'mesh.acl-merge-last-policy-wins' },
       ],
     },
     {
