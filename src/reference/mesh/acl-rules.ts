@@ -179,23 +179,13 @@ function addRule(rules: PolicyRules, resource: SegmentResource, prefix: boolean,
   map.set(name, prior ? strongest(prior, access) : access);
 }
 
-/** How a merge can be wrong (the fault catalog): mesh.acl-merge-last-policy-wins. */
-export interface MergeFlaws {
-  /** A later policy's rule for a name replaces an earlier one's, whatever its word. */
-  lastWins?: boolean;
-}
-
 /** acl.MergePolicies: one rule set out of several, the strongest word winning per name. */
-export function mergeRules(sets: PolicyRules[], flaws: MergeFlaws = {}): PolicyRules {
+export function mergeRules(sets: PolicyRules[]): PolicyRules {
   const out = emptyRules();
-  const put = (resource: SegmentResource, prefix: boolean, name: string, access: Access) => {
-    if (flaws.lastWins) (prefix ? out.segments[resource].prefix : out.segments[resource].exact).set(name, access);
-    else addRule(out, resource, prefix, name, access);
-  };
   for (const set of sets) {
     for (const [resource, seg] of Object.entries(set.segments) as [SegmentResource, SegmentRules][]) {
-      for (const [name, access] of seg.exact) put(resource, false, name, access);
-      for (const [name, access] of seg.prefix) put(resource, true, name, access);
+      for (const [name, access] of seg.exact) addRule(out, resource, false, name, access);
+      for (const [name, access] of seg.prefix) addRule(out, resource, true, name, access);
     }
     for (const [resource, access] of Object.entries(set.scalars) as [ScalarResource, Access][]) {
       const prior = out.scalars[resource];

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Dialect } from '../../config/dialects.ts';
-import { decideScalar, decideSegment, mergeRules, parseRules, serviceIdentityRules, type Access, type CheckFlaws, type MergeFlaws, type PolicyRules, type ScalarResource, type SegmentResource } from './acl-rules.ts';
+import { decideScalar, decideSegment, mergeRules, parseRules, serviceIdentityRules, type Access, type CheckFlaws, type PolicyRules, type ScalarResource, type SegmentResource } from './acl-rules.ts';
 import { badRequest, ConsulError } from './consul-errors.ts';
 import { parseGoDuration } from './durations.ts';
 
@@ -228,7 +228,7 @@ export class AclTokens {
    * mesh.acl-policy-datacenters-ignored (a policy scoped to other datacenters applies here too) and
    * mesh.acl-merge-last-policy-wins (a later policy's rule replaces an earlier one's for a name).
    */
-  policyFlaws: MergeFlaws & { datacentersIgnored?: boolean } = {};
+  policyFlaws: { lastWins?: boolean; datacentersIgnored?: boolean } = {};
 
   /** agent/consul/acl.go filterPoliciesByScope: no Datacenters means every datacenter. */
   private appliesHere(dcs: string[] | undefined): boolean {
@@ -258,7 +258,7 @@ export class AclTokens {
       sets.push(rules);
     }
     if (token.embedded) sets.push(token.embedded);
-    return mergeRules(sets, this.policyFlaws);
+    return this.policyFlaws.lastWins ? mergeLastWins(sets) : mergeRules(sets);
   }
 
   /**
@@ -543,4 +543,20 @@ export class AclTokens {
       return p ? [{ ID: id, Name: p.name }] : [];
     });
   }
+}
+
+/**
+ * The fault mesh.acl-merge-last-policy-wins: a later policy's rule for a name replaces an earlier
+ * one's, whatever its word (Consul keeps the strongest: acl/policy_merger.go). Kept apart from
+ * acl-rules.ts's merge, so that the merge itself stays as its mutation record judged it.
+ */
+function mergeLastWins(sets: PolicyRules[]): PolicyRules {
+  const out = mergeRules(sets);
+  for (const set of sets) {
+    for (const [resource, seg] of Object.entries(set.segments) as [SegmentResource, PolicyRules['segments'][SegmentResource]][]) {
+      for (const [name, access] of seg.exact) out.segments[resource].exact.set(name, access);
+      for (const [name, access] of seg.prefix) out.segments[resource].prefix.set(name, access);
+    }
+  }
+  return out;
 }
