@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TokenStore } from '../src/reference/secrets/token-store.ts';
+import { revokeNamespaceTokens } from '../src/reference/secrets/namespace-tokens.ts';
+import { FaultSet } from '../src/reference/faults/types.ts';
 
 // The reference's token store under a load test's pattern: many short-lived tokens, each presented
 // at most once. Memory must follow the live tokens, and what is live must stay usable.
@@ -25,5 +27,17 @@ describe('reference TokenStore', () => {
     const store = new TokenStore();
     const gone = store.create({ policies: ['default'], namespace: '', expiresAt: Date.now() - 1 });
     expect(store.use(gone.id)).toBeUndefined();
+  });
+});
+
+// OpenBao vault/namespace_store.go DeleteNamespace: a deleted namespace takes its own tokens and
+// those of the namespaces below it, and no other namespace's, however its path ends.
+describe('revokeNamespaceTokens', () => {
+  it("revokes the deleted namespace's tokens and those below it, not a namespace whose path ends like it or begins like it", () => {
+    const store = new TokenStore();
+    const made = Object.fromEntries(['', 'c/', 'c/d/', 'a/c/', 'cx/', 'a/'].map((ns) => [ns, store.create({ policies: ['default'], namespace: ns }).id]));
+    revokeNamespaceTokens(store, 'c/', new FaultSet());
+    const kept = Object.entries(made).filter(([, id]) => store.peek(id)).map(([ns]) => ns);
+    expect(kept).toEqual(['', 'a/c/', 'cx/', 'a/']);
   });
 });

@@ -52,6 +52,12 @@ export interface ModuleEntry {
   seed: number;
   /** How the rules were chosen (what reaches the module). */
   why: string;
+  /**
+   * Run the rules one after another (conform --one-at-a-time), as the fault matrix does: for a
+   * module whose mutants show only when a rule's requests reach it back to back, which the other
+   * rules' requests in between would hide (code-grants.ts: a grant compared with the one before it).
+   */
+  oneAtATime?: boolean;
 }
 
 function isOneOf<T extends string>(list: readonly T[], v: unknown): v is T {
@@ -65,7 +71,7 @@ export function readModuleMap(file = MAP_FILE): ModuleEntry[] {
   const entries: ModuleEntry[] = [];
   for (const [path, e] of Object.entries(raw.modules ?? {})) {
     const where = `mutation/modules.json: ${path}`;
-    const { area, system, rules, dialects, profile, seed, why, upstream } = e;
+    const { area, system, rules, dialects, profile, seed, why, upstream, oneAtATime } = e;
     if (!isOneOf(AREAS, area)) problems.push(`${where}: area must be one of ${AREAS.join(', ')}`);
     if (!isOneOf(SYSTEMS, system)) problems.push(`${where}: system must be one of ${SYSTEMS.join(', ')}`);
     if (!Array.isArray(rules) || rules.length === 0 || rules.some((r) => typeof r !== 'string' || !r.startsWith(`${String(system)}.`))) problems.push(`${where}: rules must be globs of ${String(system)} rule ids`);
@@ -77,6 +83,7 @@ export function readModuleMap(file = MAP_FILE): ModuleEntry[] {
       else if (!Array.isArray(u.expect) || u.expect.length === 0 || u.expect.some((p) => !isOneOf(PRODUCTS, p))) problems.push(`${where}: upstream.expect must be some of ${PRODUCTS.join(', ')}`);
     }
     if (seed !== undefined && !Number.isInteger(seed)) problems.push(`${where}: seed must be an integer`);
+    if (oneAtATime !== undefined && typeof oneAtATime !== 'boolean') problems.push(`${where}: oneAtATime must be true or false`);
     if (problems.length) continue;
     entries.push({
       file: path,
@@ -88,6 +95,7 @@ export function readModuleMap(file = MAP_FILE): ModuleEntry[] {
       profile: profile as ModuleEntry['profile'],
       seed: (seed as number | undefined) ?? raw.seed ?? 47,
       why: typeof why === 'string' ? why : '',
+      ...(oneAtATime ? { oneAtATime: true } : {}),
     });
   }
   if (problems.length) throw new Error(problems.join('\n'));

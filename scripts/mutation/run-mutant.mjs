@@ -59,6 +59,7 @@ async function conform(run, { rules = run.rules, bail, coverageOut, label }) {
     '--no-load-smoke',
     '--reports-dir', reportsDir,
     ...(bail ? ['--bail'] : []),
+    ...(entry.oneAtATime ? ['--one-at-a-time'] : []),
   ];
   const started = performance.now();
   const { code, signal, tail } = await new Promise((done) => {

@@ -57,6 +57,7 @@ export function buildProgram(): Command {
     .option('--baseline <results.json>', 'report the rules whose outcome changed since that run')
     .option('--rerun-failed <results.json>', 'run only the rules that were FAIL or ERROR in that run')
     .option('--bail', 'stop at the first rule that FAILs: the rules still running or not started get no verdict (listed as not run); exit 1 (the mutation tests use it)')
+    .option('--one-at-a-time', 'run the rules one after another instead of several side by side (slower; for a target that answers differently under concurrent requests)')
     .option('--no-load-smoke', 'skip the short load smoke after the suites')
     .option('--load-smoke', 'run the load smoke against configured targets too')
     .action(async (opts) => {

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJsonObjectOr4xx } from './http/body.ts';
 import { sendJsonBody, sendPlainError } from './http/plain-errors.ts';
 import { Router, type RouteContext, type RouteHandler } from './http/router.ts';
+import { revokeNamespaceTokens } from './secrets/namespace-tokens.ts';
 import { normalizeNamespace } from './secrets/namespaces.ts';
 import type { SecretsService } from './secrets/service.ts';
 import type { MeshService } from './mesh/service.ts';
@@ -188,7 +189,7 @@ export class ControlService {
     const tree = this.options.secrets.namespaces;
     if (!tree.get(path) || path === '') return sendPlainError(ctx.res, 404, `control interface: no namespace "${path}"`);
     if (!tree.remove(path)) return sendPlainError(ctx.res, 400, `control interface: namespace "${path}" has child namespaces`);
-    this.options.secrets.tokens.revokeWhere((t) => t.namespace.startsWith(path));
+    revokeNamespaceTokens(this.options.secrets.tokens, path, this.options.secrets.faults);
     ctx.res.writeHead(204).end();
   }
 

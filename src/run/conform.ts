@@ -169,6 +169,12 @@ export interface ConformOptions {
    * no verdict and are listed as not run. For the mutation tests, where one FAIL decides.
    */
   bail?: boolean;
+  /**
+   * Run the rules one after another (`--one-at-a-time`), as the fault matrix does: for a target
+   * that answers a request differently when others arrive beside it, and for mutants whose effect
+   * shows only when a rule's requests reach the target back to back.
+   */
+  oneAtATime?: boolean;
 }
 
 export interface ConformOutcome {
@@ -314,6 +320,7 @@ export async function conform(options: ConformOptions): Promise<ConformOutcome> 
     clock.start('vitest start');
     const runner = await ConformanceRunner.create({
       testTimeoutMs: Math.round(config.testTimeoutMs * config.timeScale),
+      ...(options.oneAtATime ? { sideBySide: false } : {}),
       onVerdict: (v) => {
         live.onVerdict(v);
         if (bail?.sees(v)) void runner.cancel();

@@ -79,11 +79,13 @@ async function removeNamespace(kit: RuleKit, path: string): Promise<void> {
 
 async function buildWorld(kit: RuleKit): Promise<World> {
   const a = uniqueName('nsa');
+  // The child's name is the run's own: the deletion check below makes a root namespace of that name.
+  const c = uniqueName('nsc');
   const world: World = { live: [{ path: '', generation: 0 }], secrets: [], rest: `${kit.secretsTarget.kv.v1Mount}${uniqueName('nss')}`, made: [] };
   for (const [parent, name] of [
     ['', a],
     ['', `${a}b`],
-    [`${a}/`, 'c'],
+    [`${a}/`, c],
   ] as const) {
     const path = await makeNamespace(kit, parent, name);
     world.made.unshift(path);
@@ -143,9 +145,10 @@ async function judge(kit: RuleKit, world: World, req: ReadRequest, token?: { ns:
 /** The namespace parts a request may name: each namespace of the world, and the near misses between them. */
 function namespaceParts(world: World): string[] {
   const made = world.live.map((n) => n.path);
-  const [, a, ab] = made;
+  const [, a, ab, ac] = made;
+  const c = ac!.split('/').at(-2)!;
   // 'a/b/' is 'ab/' cut in the wrong place; 'ab/c/' is 'a/c/' under the prefix-named sibling.
-  return [...made, `${a}b/`, `${ab}c/`];
+  return [...made, `${a}b/`, `${ab}${c}/`];
 }
 
 /** The namespace path with one character less at its end (a one-character last segment goes whole: the parent). */
@@ -417,6 +420,19 @@ ruleTest('secrets.upstream.ns-token-reach', async (kit) => {
     const newToken = { ns: reborn, secret: await tokenIn(kit, child.path) };
     for (const line of [await judge(kit, w, req, newToken), await judge(kit, w, req, oldToken)]) if (line) mismatches.push(`after ${child.path} was made again and written: ${line}`);
     expect(mismatches.length, `a recreated namespace holds nothing of the old one, and the old tokens reach nothing in it:\n${mismatches.join('\n')}`).toBe(0);
+
+    // A deletion takes the tokens of the namespace and those below it, not those of a namespace
+    // elsewhere whose path ends like its own: the root namespace named like the child goes, the child's token stays.
+    const twin = await makeNamespace(kit, '', name);
+    w.made.unshift(twin);
+    await tokenIn(kit, twin);
+    await removeNamespace(kit, twin);
+    w.made = w.made.filter((p) => p !== twin);
+    for (const token of [...tokens.filter((t) => t.ns.path !== child.path), newToken]) {
+      const line = await judge(kit, w, { header: token.ns.path, path: w.rest }, token);
+      if (line) mismatches.push(`after ${twin} (named like ${child.path}'s last segment) was deleted: ${line}`);
+    }
+    expect(mismatches.length, `deleting a namespace leaves the tokens of every other namespace working:\n${mismatches.join('\n')}`).toBe(0);
   } finally {
     await tearDown(kit, world);
   }

@@ -18,6 +18,7 @@ export interface ConformFlags extends CommonFlags {
   baseline?: string;
   rerunFailed?: string;
   bail?: boolean;
+  oneAtATime?: boolean;
 }
 
 export async function runConformCommand(flags: ConformFlags, argvText: string): Promise<number> {
@@ -48,6 +49,7 @@ export async function runConformCommand(flags: ConformFlags, argvText: string): 
     log,
     clock,
     bail: flags.bail,
+    oneAtATime: flags.oneAtATime,
   });
   // A stopped run's rules that did not run are no SKIPs: the share says nothing there.
   const { results, exitCode, secrets } = run.results.summary.interrupted || run.results.summary.bailed ? run : applySkipShare(run, config.maxSkipShare);

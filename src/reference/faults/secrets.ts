@@ -34,6 +34,7 @@ export const secretsFaults: Fault[] = [
   f('ns-header-joined-without-slash', ['secrets.ns.neighbour-paths'], "The namespace header is joined to the path as written: header 'a' and path 'b/kv/x' read namespace ab/"),
   f('ns-header-slashes-kept', ['secrets.upstream.ns-admin-tree'], "The namespace header is taken as written (a trailing '/' added): '//a//' and '/' name no namespace instead of a/ and the root"),
   f('ns-token-reaches-prefix-sibling', ['secrets.upstream.ns-token-reach'], "A token of namespace a/ is taken in every namespace whose path begins with 'a', ab/ among them"),
+  f('ns-delete-revokes-suffix', ['secrets.upstream.ns-token-reach'], "Deleting a namespace also revokes the tokens of every namespace whose path ends like its own: deleting c/ revokes those of a/c/"),
   f('ns-child-token-reaches-parent', ['secrets.upstream.ns-token-reach'], 'A token of a namespace is taken in its parent namespaces too'),
   f('kv-list-recursive', ['secrets.kv.list-keys-at-path'], 'LIST returns every key below the directory (full relative paths) instead of the keys at the path'),
   f('kv-write-merges', ['secrets.kv.v1-model'], 'A write to an existing secret merges the new fields into the old ones instead of replacing them'),

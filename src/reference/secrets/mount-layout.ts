@@ -100,7 +100,7 @@ export class MountLayout {
   }
 
   private sys(namespace: string): SysEngine {
-    const { tokens, flavor } = this.ctx;
-    return new SysEngine({ tree: this.ctx.tree, tokens, catalog: this.catalog, namespacesSupported: !flavor.vaultDeviations, namespace });
+    const { tokens, flavor, faults } = this.ctx;
+    return new SysEngine({ tree: this.ctx.tree, tokens, faults, catalog: this.catalog, namespacesSupported: !flavor.vaultDeviations, namespace });
   }
 }

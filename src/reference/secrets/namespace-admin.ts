@@ -2,7 +2,6 @@ import type { EngineRequest } from './engine.ts';
 import type { Namespace, NamespaceTree } from './namespaces.ts';
 import { FieldError, stringMap } from './named-collection.ts';
 import { badRequest, dataEnvelope, notFound, type EngineResult } from './respond.ts';
-import type { TokenStore } from './token-store.ts';
 
 /** What Vault CE answers for a sys/ path it does not have: its system backend knows no such path. */
 export const VAULT_UNSUPPORTED_PATH = '1 error occurred:\n\t* unsupported path\n\n';
@@ -13,7 +12,8 @@ const NAME = /^[\w.-]+$/;
 export interface NamespaceAdminContext {
   /** The namespace tree (a getter: the root namespace's system backend exists before the tree does). */
   tree: () => NamespaceTree;
-  tokens: TokenStore;
+  /** Revokes the tokens made in a deleted namespace and below it. */
+  revokeTokensOf: (path: string) => void;
   /** Vault CE (and `vault server -dev`) has no namespaces: sys/namespaces is an unsupported path there. */
   supported: boolean;
 }
@@ -76,7 +76,7 @@ export class NamespaceAdmin {
     if (!this.ctx.tree().get(path)) return { kind: 'no-content' };
     // The tree keeps a namespace that has children (Vault Enterprise and OpenBao refuse to delete one).
     if (!this.ctx.tree().remove(path)) return badRequest(`cannot delete namespace ("${path}") containing child namespaces`);
-    this.ctx.tokens.revokeWhere((t) => t.namespace.startsWith(path));
+    this.ctx.revokeTokensOf(path);
     // Vault Enterprise deletes in the background and says so; here the namespace is already gone.
     return { kind: 'raw', status: 200, body: dataEnvelope(null, { warnings: ["Namespace deletion has been queued. Progress will be reported in debug-level logs in Vault's server log."] }) };
   }

@@ -91,6 +91,11 @@ export class SecretsService {
   /** Answers ready at once are written together at the end of the loop's turn (see AnswerBatch). */
   private readonly answers = new AnswerBatch();
 
+  /** The faults this run switches on (the control interface's namespace deletion reads them too). */
+  get faults(): FaultSet {
+    return this.options.faults;
+  }
+
   constructor(private readonly options: SecretsServiceOptions) {
     const faults = options.faults;
     const flavor = secretsFlavor(options.dialect.name, options.behavior);

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EngineRequest, HelpDocument, SecretsEngine } from './engine.ts';
+import type { FaultSet } from '../faults/types.ts';
 import { helpDocument } from './help.ts';
+import { revokeNamespaceTokens } from './namespace-tokens.ts';
 import { NamespaceAdmin, VAULT_UNSUPPORTED_PATH } from './namespace-admin.ts';
 import type { NamespaceTree } from './namespaces.ts';
 import { PolicyStore } from './policy-store.ts';
@@ -14,6 +16,7 @@ export interface SysEngineContext {
   /** The namespace tree (a getter: the root namespace's system backend exists before the tree does). */
   tree: () => NamespaceTree;
   tokens: TokenStore;
+  faults: FaultSet;
   catalog: EngineCatalog;
   /** Whether sys/namespaces exists (not on Vault CE, which the upstream behaviour stands in for). */
   namespacesSupported: boolean;
@@ -33,7 +36,7 @@ export class SysEngine implements SecretsEngine {
 
   constructor(private readonly ctx: SysEngineContext) {
     this.mounts = new SysMounts(ctx);
-    this.namespaces = new NamespaceAdmin({ tree: ctx.tree, tokens: ctx.tokens, supported: ctx.namespacesSupported });
+    this.namespaces = new NamespaceAdmin({ tree: ctx.tree, revokeTokensOf: (path) => revokeNamespaceTokens(ctx.tokens, path, ctx.faults), supported: ctx.namespacesSupported });
     this.policies = new PolicyStore(ctx.namespace === '');
   }
 
