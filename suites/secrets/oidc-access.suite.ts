@@ -684,13 +684,17 @@ concurrently('side by side: each rule builds its own world of providers, clients
     if (onBoth) {
       const [sa, sb] = [{ ...onBoth, provider: w.providers.length - 1, scopes: [0] }, { ...onBoth, provider: w.providers.length - 1, scopes: [1] }];
       pairs.push({ a: baseRequest(w, sa), b: baseRequest(w, sb), attr: `the scope (${describeBase(w, sa)} / [openid sB])` });
+      // The same two lists with the first written the other way round: they differ at every position,
+      // so a store that compares them element by element cannot take one for the other by a slip.
+      const ra = baseRequest(w, sa);
+      pairs.push({ a: { ...ra, scope: ra.scope.split(' ').reverse().join(' ') }, b: baseRequest(w, sb), attr: 'the scope at every position of the list ([sA openid] / [openid sB])' });
     }
     const pub = granted.find((b) => w.clients[b.client]!.type === 'public');
     if (pub) {
       const s = baseRequest(w, pub);
       pairs.push({ a: s, b: { ...s, codeChallenge: VERIFIER, codeChallengeMethod: 'plain' }, attr: `the PKCE method (${describeBase(w, pub)}, S256 / plain)` });
     }
-    expect(pairs.length, `pairs found in the world (granted bases: ${granted.map(key).join(' ')})`).toBe(5);
+    expect(pairs.length, `pairs found in the world (granted bases: ${granted.map(key).join(' ')})`).toBe(6);
     for (const { a, b, attr } of pairs) {
       // a, b, then a and b again: the second a follows a code that differs from it in one attribute.
       // Then pairs sent at once, so that they still arrive back to back while other rules use the
