@@ -304,7 +304,8 @@ concurrently('side by side: rules with running allocations (GC leaves them alone
         expect(list.map((e) => e.Name).sort(), 'ls lists the directory').toEqual(['conf', 'data.txt']);
         for (const entry of list) {
           const stat = expectShape(await kit.scheduler.fs('stat', fx.id, { path: `app/local/${entry.Name}` }), fileInfoSchema, 'stat');
-          expect({ Name: stat.Name, IsDir: stat.IsDir, Size: stat.Size }, `stat of ${entry.Name} agrees with ls`).toEqual({ Name: entry.Name, IsDir: entry.IsDir, Size: entry.Size });
+          expect({ Name: stat.Name, IsDir: stat.IsDir, Size: stat.Size, FileMode: stat.FileMode }, `stat of ${entry.Name} agrees with ls`).toEqual({ Name: entry.Name, IsDir: entry.IsDir, Size: entry.Size, FileMode: entry.FileMode });
+          expect(permissionKind(entry.FileMode), `the FileMode of ${entry.Name} (${JSON.stringify(entry.FileMode)}) is a permission string of a ${entry.IsDir ? 'directory' : 'file'}`).toBe(entry.IsDir ? 'directory' : 'file');
           if (!entry.IsDir) expect(entry.Size, `the size of ${entry.Name} is its byte length`).toBe(fx.files[`app/local/${entry.Name}`]!.length);
         }
       });
@@ -711,3 +712,14 @@ concurrently('side by side: rules with running allocations (GC leaves them alone
     expectShapeOf((await kit.scheduler.stats()).json(), clientStatsDevicesSchema, 'client stats DeviceStats');
   });
 });
+
+/**
+ * What a permission string names: nine rwx places after the type letters, as ls prints it and
+ * Nomad's Go FileMode.String() writes it ("drwxr-xr-x", "-rw-r--r--"; type letters such as d, L,
+ * u, g, t before them, '-' for a regular file). undefined when the string is none.
+ */
+function permissionKind(mode: string): 'directory' | 'file' | 'other' | undefined {
+  const m = /^([dalTLDpSugct?]+|-)((?:[r-][w-][x-]){3})$/.exec(mode);
+  if (!m) return undefined;
+  return m[1] === '-' ? 'file' : m[1]!.includes('d') ? 'directory' : 'other';
+}

@@ -277,11 +277,15 @@ export const schedulerClientRules: Rule[] = [
   }),
   rule({
     id: 'scheduler.fs.ls-stat',
-    title: 'ls lists the files of a directory as file info; stat of each agrees with its ls entry and with its bytes',
+    title: 'ls lists the files of a directory as file info; stat of each agrees with its ls entry and with its bytes, and its FileMode is a permission string of a directory or a file as IsDir says',
     capability: FIX,
     sources: [
       { file, section: EP, quote: 'List files (ls). Parameters: alloc_id; path (default \'/\'). Response: array of file info.' },
       { file, section: 'Resources and their fields > File info', quote: 'Size | integer' },
+      { file, section: 'Resources and their fields > File info', quote: 'FileMode | string (permission string)' },
+    ],
+    notes: [
+      "A permission string is read as ls prints it and Go's FileMode.String() writes it (Nomad's client/allocdir/alloc_dir.go fileInfo): type letters or '-' for a regular file, then nine places of r, w, x or '-'. A directory's carries 'd'. The permissions themselves are not compared: they follow the task's umask.",
     ],
   }),
   rule({
