@@ -7,6 +7,5 @@ import type { TokenStore } from './token-store.ts';
  * Enterprise documents the same). A namespace elsewhere whose path ends like this one keeps its own.
  */
 export function revokeNamespaceTokens(tokens: TokenStore, path: string, faults: FaultSet): void {
-  const suffix = faults.has('secrets.ns-delete-revokes-suffix');
-  tokens.revokeWhere((t) => t.namespace.startsWith(path) || (suffix && t.namespace.endsWith(path)));
+  tokens.revokeWhere((t) => t.namespace.startsWith(path) || (faults.has('secrets.ns-delete-revokes-suffix') && t.namespace.endsWith(path)));
 }
