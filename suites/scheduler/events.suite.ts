@@ -533,27 +533,32 @@ ruleTest('scheduler.events.namespace', async (kit) => {
   const fx = kit.schedulerFixtures;
   kit.requireScheduler('namespaces');
   const other = uniqueName('ns');
-  await fx.namespace(other);
+  // Its neighbours by name: one it is a prefix of, and one that ends like it.
+  const [longer, ending] = [`${other}-x`, `${uniqueName('nx')}-${other}`];
+  for (const ns of [other, longer, ending]) await fx.namespace(ns);
   await inWindow(kit, async () => {
     const job = uniqueName('ns');
     const { index: a } = await fx.registerJob(job, 'default');
     const { index: b } = await fx.registerJob(job, other);
+    const { index: c } = await fx.registerJob(job, longer);
+    const { index: d } = await fx.registerJob(job, ending);
     // A fence in each namespace, so that every case reads past the window.
-    await fx.registerJob(job, 'default', again());
-    await fx.registerJob(job, other, again());
-    const window: Window = { from: a, through: b, first: jobAction(a, job) };
+    for (const ns of ['default', other, longer, ending]) await fx.registerJob(job, ns, again());
+    const window: Window = { from: a, through: d, first: jobAction(a, job) };
     const cases: [string | undefined, [number, string][]][] = [
       [undefined, [[a, 'default']]],
       [other, [[b, other]]],
-      ['*', [[a, 'default'], [b, other]]],
+      [longer, [[c, longer]]],
+      [ending, [[d, ending]]],
+      ['*', [[a, 'default'], [b, other], [c, longer], [d, ending]]],
     ];
     for (const [namespace, mine] of cases) {
       const what = `topic=Job:${job}${namespace === undefined ? ' without namespace' : ` namespace=${namespace}`}`;
       const { witness: w, res } = await withWitness(kit, { index: String(a), topic: `Job:${job}`, namespace }, window);
       const got = await expectSelected(kit, res, w, selects(topicMap([`Job:${job}`]), namespace), window, what);
       expect(
-        got.filter((e) => e.Topic === 'Job' && e.Key === job && (e.Index === a || e.Index === b)).map((e) => [e.Index, e.Namespace]),
-        `${what}: the registrations in ${mine.map(([, ns]) => ns).join(' and ')} arrive, and only they`,
+        got.filter((e) => e.Topic === 'Job' && e.Key === job && [a, b, c, d].includes(e.Index)).map((e) => [e.Index, e.Namespace]),
+        `${what}: the registrations in ${mine.map(([, ns]) => ns).join(' and ')} arrive, and only they (not those of the namespaces named like it)`,
       ).toEqual(mine);
     }
   });

@@ -83,9 +83,9 @@ export const schedulerEventRules: Rule[] = [
   }),
   rule({
     id: 'scheduler.events.namespace',
-    title: "Namespaced events are filtered to 'default' unless namespace is given; '*' carries every namespace",
+    title: "Namespaced events are filtered to 'default' unless namespace is given, and to exactly the namespace given, not one named like it; '*' carries every namespace",
     capability: FIX,
-    notes: [WITNESS, WINDOW, 'The same job ID is registered in default and in a namespace the run makes (Nomad Enterprise, or the reference); SKIP where the target has no namespaces.'],
+    notes: [WITNESS, WINDOW, 'The same job ID is registered in default and in three namespaces the run makes (Nomad Enterprise, or the reference): one, one it is a prefix of (<ns>-x) and one that ends like it (<another run name>-<ns>); each is asked alone. SKIP where the target has no namespaces.'],
     sources: [{ file, section: ESP, quote: "namespace | string | 'default' | Namespace filter; '*' means all namespaces for event types that support them" }],
   }),
   rule({
