@@ -573,6 +573,41 @@ concurrently('side by side: each rule makes its own provider, client, scopes and
     expect(expectShape(res, oauthErrorSchema, 'userinfo error').error).toBe('invalid_token');
   });
 
+  ruleTest('secrets.upstream.oidc-access-token-reach', async (kit) => {
+    const setup = await setupOidc(kit);
+    const { token } = await codeFlow(setup);
+    kit.secret(token.access_token);
+    const d = kit.secrets.dialect.secrets;
+    const as = { bare: true, headers: { [d.tokenHeader]: token.access_token, [d.requestHeader]: 'true' } };
+    // A secret the run's own token wrote, beside its directory: each verb of the access token is asked where something is.
+    const dir = `${kit.secretsTarget.kv.v1Mount}${uniqueName('oat')}`;
+    const path = `${dir}/x`;
+    expect((await kit.secrets.write(path, { v: '1' })).status, 'the run writes a secret to ask about').toBeLessThan(300);
+    try {
+      const asked: [string, () => Promise<{ status: number; text: string }>][] = [
+        [`read ${path}`, () => kit.secrets.read(path, as)],
+        [`list ${dir}/ (LIST)`, () => kit.secrets.list(`${dir}/`, 'verb', as)],
+        [`list ${dir}/ (GET ?list=true)`, () => kit.secrets.list(`${dir}/`, 'query', as)],
+        [`write ${path}`, () => kit.secrets.write(path, { v: '2' }, 'POST', as)],
+        [`delete ${path}`, () => kit.secrets.delete(path, as)],
+        [`read the provider ${setup.provider}`, () => kit.secrets.read(`identity/oidc/provider/${setup.provider}`, as)],
+        [`list the OIDC clients`, () => kit.secrets.list('identity/oidc/client/', 'verb', as)],
+        [`read auth/token/lookup-self`, () => kit.secrets.read('auth/token/lookup-self', as)],
+      ];
+      const wrong: string[] = [];
+      for (const [what, call] of asked) {
+        const res = await call();
+        if (res.status !== 403) wrong.push(`${what} with the access token: got ${res.status} ${res.text.slice(0, 160)}`);
+      }
+      expect(wrong, `the access token reaches its provider's userinfo and nothing else (each refused 403):\n${wrong.join('\n')}`).toEqual([]);
+      const kept = await kit.secrets.read(path);
+      expect(kept.status === 200 && (kept.json() as { data?: { v?: string } }).data?.v, 'the secret is as the run wrote it').toBe('1');
+      expect((await setup.api.userinfo(setup.provider, token.access_token)).status, 'the access token still reaches userinfo').toBe(200);
+    } finally {
+      await kit.secrets.delete(path);
+    }
+  });
+
   ruleTest('secrets.oidc.token-client-auth-required', async (kit) => {
     const setup = await setupOidc(kit);
     expect((await exchange(setup, codeOf(await authorize(setup)))).status, 'the client with its own secret exchanges a code').toBe(200);

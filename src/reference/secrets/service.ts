@@ -187,7 +187,9 @@ export class SecretsService {
     if (needsToken) {
       token = this.authenticate(req, mount?.type === 'kv');
       const outside = token?.boundCidrs && !inCidrs(req.socket.remoteAddress, token.boundCidrs);
-      if (!token || outside || !tokenReaches(token.namespace, namespace.path, faults) || (token.allowedPath && !token.allowedPath.test(rest))) {
+      // The fault confines an OIDC access token for reads and writes only, so it lists and deletes anywhere.
+      const confinedOp = !faults.has('secrets.oidc-access-token-lists-and-deletes') || operation === 'read' || operation === 'create-or-update';
+      if (!token || outside || !tokenReaches(token.namespace, namespace.path, faults) || (token.allowedPath && confinedOp && !token.allowedPath.test(rest))) {
         req.resume();
         return this.sendErrors(res, 403, ['permission denied']);
       }

@@ -559,6 +559,21 @@ export const secretsOidcUpstreamRules: Rule[] = [
     upstream: upstream('vault/identity_store_oidc_provider.go', 'token not sent via Authorization: Bearer → 401 invalid_token'),
   }),
   rule({
+    id: 'secrets.upstream.oidc-access-token-reach',
+    level: 'UPSTREAM',
+    capability: FIXTURES,
+    title: "An access token reaches its provider's userinfo and nothing else: as a client token it is refused (403) a read, a list (either way), a write and a delete of a secret, the OIDC configuration routes and its own lookup-self, and the secret is left as it was",
+    sources: [{ file, section: AUTH, quote: 'The userinfo endpoint requires the access token issued by the token endpoint as a Bearer token.' }],
+    upstream: {
+      product: 'Vault, OpenBao',
+      source: 'hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCToken; openbao/openbao internal/vault/identity/store_oidc_provider.go pathOIDCToken',
+      note: 'the access token is a batch token with no identity policies and one inline policy, read and update on identity/oidc/provider/<name>/userinfo; every other path is permission denied (403). Asked of OpenBao 2.6.2',
+    },
+    notes: [
+      'The spec names the access token only as userinfo\'s bearer token; what else it may reach is not shown, hence UPSTREAM. Held-out audit 47b, miss 07: an access token refused only for reads and writes still listed and deleted secrets.',
+    ],
+  }),
+  rule({
     id: 'secrets.upstream.oidc-userinfo-rechecks-access',
     level: 'UPSTREAM',
     capability: FIXTURES,
