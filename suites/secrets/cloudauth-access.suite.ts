@@ -133,6 +133,10 @@ ruleTest('secrets.cloudauth.login-bound-neighbours', async (kit) => {
         const value = nearMiss(valueOf(base, field), nearForField(field, near));
         machines.push({ m: await sim.machine(neighbourSpec(base, field, value)), differs: `${field}: ${JSON.stringify(value)} for ${JSON.stringify(valueOf(base, field))}` });
       }
+      // A machine like the base one whose token carries no group: a group bound must refuse it, as
+      // it refuses a group near miss, and a role bound by the principal alone must not care.
+      const groupless = machines.length;
+      machines.push({ m: await sim.machine({ ...base, name: uniqueName('vmss'), groups: [] }), differs: 'groups: none (its token names no group)' });
       // A VM like the base machine: it has no scale set.
       if (vm) machines.push({ m: await sim.machine({ ...base, kind: 'vm', name: uniqueName('vm') }), differs: 'kind: a VM, not a scale set' });
       // One role per field, bound to the base machine's value among others; the identity bound is the shared group.
@@ -150,7 +154,7 @@ ruleTest('secrets.cloudauth.login-bound-neighbours', async (kit) => {
       // Each role against the base machine, the neighbour in its own field, the neighbour in the next
       // field (which the role leaves empty) and the VM: the pairs that differ in one attribute.
       for (const [r, { name, role }] of roles.entries()) {
-        const asked = [0, r + 1, ((r + 1) % FIELDS.length) + 1, ...(vm ? [machines.length - 1] : [])];
+        const asked = [0, r + 1, ((r + 1) % FIELDS.length) + 1, groupless, ...(vm ? [machines.length - 1] : [])];
         for (const i of asked) {
           const { m, differs } = machines[i]!;
           const allowed = loginOutcomes(role, { machine: m, source: 'any', audience: resource, resource });

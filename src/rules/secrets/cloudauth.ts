@@ -325,7 +325,7 @@ export const secretsCloudAuthRules: Rule[] = [
   rule({
     id: 'secrets.cloudauth.login-bound-neighbours',
     title:
-      "For generated worlds of machines that each differ from one base machine in one bound's value (one character more, less or changed, or only its case) and roles that each bound one field to a list holding the base machine's value, every login is judged against the model; so is the base machine's token for an audience one character away from the resource, and the base machine's (and a VM's) own token with one login field (subscription_id, resource_group_name, vmss_name, vm_name) a near miss of the machine's value (a prefix, a suffix, one character more at either end, one changed, another case), for a role whose bound lists the claimed values and one bound to the machine's location",
+      "For generated worlds of machines that each differ from one base machine in one bound's value (one character more, less or changed, or only its case) and roles that each bound one field to a list holding the base machine's value, every login is judged against the model, with a machine whose token names no group among them; so is the base machine's token for an audience one character away from the resource, and the base machine's (and a VM's) own token with one login field (subscription_id, resource_group_name, vmss_name, vm_name) a near miss of the machine's value (a prefix, a suffix, one character more at either end, one changed, another case), for a role whose bound lists the claimed values and one bound to the machine's location",
     sources: [
       verifies,
       { file, section: ROLE, quote: 'bound_service_principal_ids | array | [] | Login restricted to these service principal IDs' },
