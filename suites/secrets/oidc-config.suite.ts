@@ -280,9 +280,12 @@ ruleTest('secrets.oidc.allowed-client-ids', async (kit) => {
   const setup = await setupOidc(kit, { allowedClientIds: ['someone-else'] });
   const id = setup.client.id;
   await kit.property(
-    fc.record({ others: fc.array(fc.stringMatching(/^[a-z0-9]{4,16}$/), { maxLength: 3 }), position: fc.nat(), form: fc.constantFrom('itself', 'prefix', 'extended'), cut: fc.integer({ min: 1, max: 8 }) }),
-    async ({ others, position, form, cut }) => {
-      const entry = form === 'itself' ? id : form === 'prefix' ? id.slice(0, Math.max(1, id.length - cut)) : `${id}${'x'.repeat(cut)}`;
+    fc.record({ others: fc.array(fc.stringMatching(/^[a-z0-9]{4,16}$/), { maxLength: 3 }), position: fc.nat(), form: fc.constantFrom(...ID_FORMS), cut: fc.integer({ min: 1, max: 8 }) }),
+    async ({ others, position, form: asked, cut }) => {
+      const near = idNearMiss(id, asked, cut);
+      // A client_id with no letter has no other case: it is then asked as itself.
+      const form: IdForm = near === id ? 'itself' : asked;
+      const entry = near;
       const list = [...others];
       list.splice(position % (list.length + 1), 0, entry);
       const provider = uniqueName('provider');
@@ -290,11 +293,41 @@ ruleTest('secrets.oidc.allowed-client-ids', async (kit) => {
       const res = await setup.api.authorize(provider, authorizeParams(setup), setup.entity.token);
       const what = `allowed_client_ids ${JSON.stringify(list)} for client_id ${id}`;
       if (form === 'itself') expect(res.status, `${what} admits it: ${res.text.slice(0, 200)}`).toBe(200);
-      else expectNotSuccess(res, `${what} (the ${form === 'prefix' ? 'client_id shortened' : 'client_id extended'}, not itself) refuses it`);
+      else expectNotSuccess(res, `${what} (the client_id ${ID_FORM_WORDS[form]}, not itself) refuses it`);
     },
-    { numRuns: Math.min(kit.ctx.runs, 10), examples: [{ others: ['a1b2c3d4'], position: 1, form: 'itself', cut: 1 }] },
+    { numRuns: Math.min(kit.ctx.runs, 10), examples: [{ others: ['a1b2c3d4'], position: 1, form: 'itself' as IdForm, cut: 1 }, ...ID_FORMS.filter((f) => f !== 'itself').map((form) => ({ others: [] as string[], position: 0, form, cut: 1 }))] },
   );
 });
+
+const ID_FORMS = ['itself', 'prefix', 'extended', 'suffix', 'changed', 'case'] as const;
+type IdForm = (typeof ID_FORMS)[number];
+const ID_FORM_WORDS: Record<IdForm, string> = {
+  itself: 'itself',
+  prefix: 'shortened at its end',
+  extended: 'extended',
+  suffix: 'shortened at its start',
+  changed: 'with one character changed',
+  case: 'with its letters in the other case',
+};
+
+/** An allowed_client_ids entry near the client_id: the allowlist names a client, so only the client_id itself, exactly, may admit it. */
+function idNearMiss(id: string, form: IdForm, cut: number): string {
+  const at = Math.min(cut, id.length) - 1;
+  switch (form) {
+    case 'itself':
+      return id;
+    case 'prefix':
+      return id.slice(0, Math.max(1, id.length - cut));
+    case 'extended':
+      return `${id}${'x'.repeat(cut)}`;
+    case 'suffix':
+      return id.slice(Math.min(cut, id.length - 1));
+    case 'changed':
+      return `${id.slice(0, at)}${id[at] === 'z' ? 'y' : 'z'}${id.slice(at + 1)}`;
+    case 'case':
+      return [...id].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
+  }
+}
 
 /** Whether the entity is one the assignments admit: named in entity_ids, or in one of group_ids. */
 function admitted(entity: EntityFixture, assignments: { entity_ids: string[]; group_ids: string[] }[]): boolean {

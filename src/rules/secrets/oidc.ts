@@ -144,7 +144,7 @@ export const secretsOidcConfigRules: Rule[] = [
   }),
   rule({
     id: 'secrets.oidc.allowed-client-ids',
-    title: "A provider's allowed_client_ids decides which clients may use it: empty allows none, '*' allows all, otherwise exactly the listed ones",
+    title: "A provider's allowed_client_ids decides which clients may use it: empty allows none, '*' allows all, otherwise exactly the listed ones (an entry that is the client_id shortened at either end, extended, with one character changed or in the other letter case admits nothing)",
     capability: FIXTURES,
     sources: [{ file, section: PROVIDER, quote: "Empty list: no client allowed. Value '*': all clients allowed" }],
   }),

@@ -246,6 +246,7 @@ export class OidcFlows {
     if (ids.includes('*')) return provider.starSnapshot ? provider.starSnapshot.includes(clientId) : true;
     if (f.has('secrets.oidc-allowed-ids-first-only')) return ids[0] === clientId;
     if (f.has('secrets.oidc-allowed-ids-prefix')) return ids.some((id) => clientId.startsWith(id));
+    if (f.has('secrets.oidc-allowed-ids-case-folded')) return ids.some((id) => id.toLowerCase() === clientId.toLowerCase());
     return ids.includes(clientId);
   }
 
