@@ -299,6 +299,43 @@ ruleTest('secrets.cloudauth.login-cidr-bits', async (kit) => {
   kit.note(`${asked} logins and token uses from ${sources.join(' and ')} judged against the model`);
 });
 
+ruleTest('secrets.upstream.cloudauth-cidr-forwarded', async (kit) => {
+  const [inside, outside] = addresses(kit);
+  const resource = await configure(kit);
+  const { sim, auth, mount } = kit.cloudIdentity;
+  const { path, policies } = await probe(kit);
+  const m = await sim.machine({ kind: 'vm', name: uniqueName('vm'), resource_group: uniqueName('rg'), location: 'westeurope', groups: [] });
+  const bits = inside.includes(':') ? 128 : 32;
+  const cidrs = [blockAround(inside, bits)!];
+  const name = uniqueName('role');
+  expectWritten(await auth.writeRole(name, { bound_service_principal_ids: [m.principal_id], token_bound_cidrs: cidrs, token_policies: policies }), `write role ${name}`);
+  const headersNaming = (address: string): [string, Record<string, string>][] => [
+    ['X-Forwarded-For', { 'X-Forwarded-For': address }],
+    ['X-Forwarded-For with two hops', { 'X-Forwarded-For': `${address}, ${address}` }],
+    ['Forwarded', { Forwarded: `for=${address.includes(':') ? `"[${address}]"` : address}` }],
+    ['X-Real-IP', { 'X-Real-IP': address }],
+  ];
+  const wrong: string[] = [];
+  const login = async (from: string, headers: Record<string, string>) => kit.secretsFrom(from).write(`auth/${mount}/login`, loginBody(m, name, await sim.token(m.name, resource)), 'POST', { bare: true, headers });
+  const own = await login(inside, {});
+  expect(outcomeOf(own), `a login from ${inside}, inside ${JSON.stringify(cidrs)}, is admitted: ${own.status} ${own.text.slice(0, 160)}`).toBe('admitted');
+  const token = (own.json() as { auth: { client_token: string } }).auth.client_token;
+  const as = withToken(kit, token);
+  for (const [what, headers] of headersNaming(inside)) {
+    const res = await login(outside, headers);
+    if (outcomeOf(res) !== 'refused') wrong.push(`a login from ${outside} with ${what} naming ${inside}: got ${res.status} ${res.text.slice(0, 160)}`);
+    const read = await kit.secretsFrom(outside).read(path, { ...as, headers: { ...as.headers, ...headers } });
+    if (read.status !== 403) wrong.push(`the bound token used from ${outside} with ${what} naming ${inside}: got ${read.status} ${read.text.slice(0, 120)}`);
+  }
+  for (const [what, headers] of headersNaming(outside)) {
+    const res = await login(inside, headers);
+    if (outcomeOf(res) !== 'admitted') wrong.push(`a login from ${inside} with ${what} naming ${outside}: got ${res.status} ${res.text.slice(0, 160)}`);
+    const read = await kit.secretsFrom(inside).read(path, { ...as, headers: { ...as.headers, ...headers } });
+    if (read.status !== 200) wrong.push(`the bound token used from ${inside} with ${what} naming ${outside}: got ${read.status} ${read.text.slice(0, 120)}`);
+  }
+  expect(wrong, `token_bound_cidrs ${JSON.stringify(cidrs)} follow the request's own address, not a header:\n${wrong.join('\n')}`).toEqual([]);
+});
+
 /** How a neighbour of a block entry differs from it: in one place of its text. */
 type CidrMiss = 'letter-before' | 'letter-after' | 'space' | 'one-past-bits' | 'group-out-of-range' | 'dot-before';
 const CIDR_MISSES: readonly CidrMiss[] = ['letter-before', 'letter-after', 'space', 'one-past-bits', 'group-out-of-range', 'dot-before'];

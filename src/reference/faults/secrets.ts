@@ -30,6 +30,7 @@ export const secretsFaults: Fault[] = [
   f('malformed-json-500', ['secrets.errors.malformed-json-400'], 'A body that is not valid JSON makes the service answer 500'),
   f('json-trailing-data-ignored', ['secrets.errors.trailing-json-400'], 'A write body is decoded as its first JSON value and the rest ignored, so a JSON object followed by more text is accepted (as Vault before 1.20.3 does)'),
   f('oidc-access-token-lists-and-deletes', ['secrets.upstream.oidc-access-token-reach'], "An OIDC access token is confined to userinfo for reads and writes only: used as a client token it lists and deletes any secret"),
+  f('token-cidr-trusts-forwarded-for', ['secrets.upstream.cloudauth-cidr-forwarded'], "A token's token_bound_cidrs are checked against the first X-Forwarded-For address when the request carries one"),
   f('ns-header-ignored', ['secrets.ns.header-path-equivalence'], 'The namespace header is ignored: the path is taken as relative to the root namespace'),
   f('ns-shared-storage', ['secrets.ns.isolation'], 'All namespaces share one set of engines, so a secret is visible from every namespace'),
   f('ns-header-joined-without-slash', ['secrets.ns.neighbour-paths'], "The namespace header is joined to the path as written: header 'a' and path 'b/kv/x' read namespace ab/"),

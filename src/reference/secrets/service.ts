@@ -186,7 +186,9 @@ export class SecretsService {
     let token: TokenEntry | undefined;
     if (needsToken) {
       token = this.authenticate(req, mount?.type === 'kv');
-      const outside = token?.boundCidrs && !inCidrs(req.socket.remoteAddress, token.boundCidrs);
+      // The fault takes the client's address from X-Forwarded-For when the request has one.
+      const forwarded = faults.has('secrets.token-cidr-trusts-forwarded-for') ? String(req.headers['x-forwarded-for'] ?? '').split(',')[0]!.trim() : '';
+      const outside = token?.boundCidrs && !inCidrs(forwarded || req.socket.remoteAddress, token.boundCidrs);
       // The fault confines an OIDC access token for reads and writes only, so it lists and deletes anywhere.
       const confinedOp = !faults.has('secrets.oidc-access-token-lists-and-deletes') || operation === 'read' || operation === 'create-or-update';
       if (!token || outside || !tokenReaches(token.namespace, namespace.path, faults) || (token.allowedPath && confinedOp && !token.allowedPath.test(rest))) {

@@ -405,6 +405,21 @@ export const secretsCloudAuthUpstreamRules: Rule[] = [
     notes: [ENVIRONMENT_NAMES, `pathLogin checks jwt first, before the role (${PLUGIN} path_login.go pathLogin): logical.ErrorResponse, 400.`],
   }),
   rule({
+    id: 'secrets.upstream.cloudauth-cidr-forwarded',
+    level: 'UPSTREAM',
+    title: "token_bound_cidrs are judged by the address the request comes from, not by a forwarding header: a login from outside the blocks and the use of a bound token from outside them stay refused when X-Forwarded-For, Forwarded or X-Real-IP names an address inside, and the same headers do not refuse a request from inside",
+    sources: [{ file, section: ROLE, quote: 'If set, only addresses in these CIDR blocks may authenticate and the token is tied to them' }],
+    upstream: {
+      product: 'Vault, OpenBao',
+      source: 'hashicorp/vault http/handler.go (X-Forwarded-For is honoured only from x_forwarded_for_authorized_addrs, a listener setting with no default), sdk/helper/cidrutil RemoteAddrIsOk (the connection\'s address)',
+      note: 'a listener with no x_forwarded_for_authorized_addrs, as in dev mode, takes the connection\'s address; asked of OpenBao 2.6.2 with its Azure plugin',
+    },
+    notes: [
+      IDENTITY_BOUND,
+      'Needs the profile\'s two client addresses (cloudIdentity.clientAddresses): the blocks hold the first, the requests come from the second with a header naming the first, and from the first with a header naming the second. A target whose listener trusts forwarding headers from the addresses the run comes from (Vault\'s x_forwarded_for_authorized_addrs) FAILs here by its configuration: run from an address it does not trust. Held-out audit 47b, miss 08.',
+    ],
+  }),
+  rule({
     id: 'secrets.upstream.cloudauth-cidr-403',
     level: 'UPSTREAM',
     title: 'Login from outside token_bound_cidrs answers 403',
