@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { assignmentReadSchema, clientReadSchema, discoverySchema, providerReadSchema, scopeReadSchema, userinfoSchema } from '../../src/client/schemas/oidc.ts';
 import { listResultSchema } from '../../src/client/schemas/secrets.ts';
 import { expectShape } from '../kit/expect-shape.ts';
-import { authorize, authorizeParams, codeFlow, expectWritten, setupOidc, uniqueName, verifyIdToken, type OidcSetupOptions } from '../kit/oidc-fixture.ts';
+import { authorize, authorizeParams, codeFlow, codeOf, exchange, expectWritten, setupOidc, uniqueName, verifyIdToken, type OidcSetupOptions } from '../kit/oidc-fixture.ts';
 import { batchShaped } from '../kit/generators/secrets.ts';
 import { SkipRule, type RuleKit } from '../kit/rule-kit.ts';
 import type { EntityFixture } from '../../src/client/identity-fixtures.ts';
@@ -297,6 +297,33 @@ ruleTest('secrets.oidc.allowed-client-ids', async (kit) => {
     },
     { numRuns: Math.min(kit.ctx.runs, 10), examples: [{ others: ['a1b2c3d4'], position: 1, form: 'itself' as IdForm, cut: 1 }, ...ID_FORMS.filter((f) => f !== 'itself').map((form) => ({ others: [] as string[], position: 0, form, cut: 1 }))] },
   );
+});
+
+ruleTest('secrets.upstream.oidc-key-allowed-client-ids', async (kit) => {
+  const key = uniqueName('key');
+  const writeKey = (allowed: string[]) => kit.secrets.write(`identity/oidc/key/${key}`, { algorithm: 'RS256', allowed_client_ids: allowed });
+  const made = await writeKey(['*']);
+  if (made.status === 404 || made.status === 405) throw new SkipRule(`identity/oidc/key answered ${made.status}: the target makes no signing keys through the API (the spec does not show how keys are made)`);
+  expectWritten(made, `create the signing key ${key}`);
+  const setup = await setupOidc(kit, { key });
+  const id = setup.client.id;
+  const wrong: string[] = [];
+  const ask = async (allowed: string[], admits: boolean, what: string) => {
+    expectWritten(await writeKey(allowed), `set the key's allowed_client_ids to ${JSON.stringify(allowed)}`);
+    const res = await exchange(setup, codeOf(await authorize(setup)));
+    if (admits ? res.status !== 200 : res.status < 400 || res.status >= 500) wrong.push(`${what} (allowed_client_ids ${JSON.stringify(allowed)}): the token call answered ${res.status} ${res.text.slice(0, 160)}, ${admits ? 'where the key admits the client' : 'where the key refuses the client (4xx)'}`);
+  };
+  await ask([id], true, 'the client_id itself');
+  await ask(['someone-else', id], true, 'the client_id second in the list');
+  for (const form of ID_FORMS.filter((f) => f !== 'itself')) {
+    for (const cut of [1, 3]) {
+      const near = idNearMiss(id, form, cut);
+      if (near !== id) await ask([near], false, `the client_id ${ID_FORM_WORDS[form]}`);
+    }
+  }
+  await ask([], false, 'an empty list');
+  await ask(['*'], true, "'*'");
+  expect(wrong, `a signing key's allowed_client_ids admit exactly the listed clients:\n${wrong.join('\n')}`).toEqual([]);
 });
 
 const ID_FORMS = ['itself', 'prefix', 'extended', 'suffix', 'changed', 'case'] as const;

@@ -574,6 +574,21 @@ export const secretsOidcUpstreamRules: Rule[] = [
     ],
   }),
   rule({
+    id: 'secrets.upstream.oidc-key-allowed-client-ids',
+    level: 'UPSTREAM',
+    capability: FIXTURES,
+    title: "A signing key's allowed_client_ids decide which clients it signs for: the token call of a client whose key lists it (first or second), or '*', succeeds; one whose key lists nothing, or only an entry near its client_id (shortened at either end, extended, one character changed, the other letter case), is refused with a 4xx",
+    sources: [{ file, section: CLIENT, quote: "Names the key that signs the client's ID tokens. Cannot be changed after creation" }],
+    upstream: {
+      product: 'Vault, OpenBao',
+      source: 'hashicorp/vault vault/identity_store_oidc_provider.go pathOIDCToken ("client is not authorized to use the key"); openbao/openbao internal/vault/identity/store_oidc_provider.go pathOIDCToken',
+      note: 'the key named by the client must list the client_id or "*" (strutil.StrListContains: exact), else 401 invalid_client. Asked of OpenBao 2.6.2',
+    },
+    notes: [
+      'The spec does not show how keys are made, nor their allowed_client_ids: the rule makes one through identity/oidc/key and SKIPs where that route is not served (the spec dialect). Held-out audit 47b, miss 04: a key that matched client_ids by prefix.',
+    ],
+  }),
+  rule({
     id: 'secrets.upstream.oidc-userinfo-rechecks-access',
     level: 'UPSTREAM',
     capability: FIXTURES,
