@@ -3,6 +3,7 @@ import { readJsonObjectOr4xx } from './http/body.ts';
 import { sendJsonBody, sendPlainError } from './http/plain-errors.ts';
 import { Router, type RouteContext, type RouteHandler } from './http/router.ts';
 import { revokeNamespaceTokens } from './secrets/namespace-tokens.ts';
+import { SigningKey } from './secrets/oidc/signing-key.ts';
 import { normalizeNamespace } from './secrets/namespaces.ts';
 import type { SecretsService } from './secrets/service.ts';
 import type { MeshService } from './mesh/service.ts';
@@ -29,6 +30,8 @@ export class ControlService {
   constructor(private readonly options: ControlOptions) {
     this.router.add('POST', '/v1/control/secrets/entities', (ctx) => this.createEntity(ctx));
     this.router.add('POST', '/v1/control/secrets/groups', (ctx) => this.createGroup(ctx));
+    this.router.add('PUT', '/v1/control/secrets/oidc-keys/:name', (ctx) => this.putOidcKey(ctx));
+    this.router.add('DELETE', '/v1/control/secrets/oidc-keys/:name', (ctx) => this.deleteOidcKey(ctx));
     this.router.add('POST', '/v1/control/secrets/namespaces', (ctx) => this.createSecretsNamespace(ctx));
     this.router.add('DELETE', '/v1/control/secrets/namespaces/*path', (ctx) => this.deleteSecretsNamespace(ctx));
     this.router.add('POST', '/v1/control/mesh/rotate', async (ctx) => sendJsonBody(ctx.res, 200, { root_id: await options.mesh.rotate() }));
@@ -181,6 +184,35 @@ export class ControlService {
     const path = typeof body.path === 'string' ? normalizeNamespace(body.path) : '';
     if (path === '' || !/^([\w.-]+\/)+$/.test(path)) return sendPlainError(ctx.res, 400, 'control interface: path must be a namespace path such as "team-a/app/"');
     sendJsonBody(ctx.res, 200, { path: this.options.secrets.namespaces.create(path).path });
+  }
+
+  /**
+   * A named signing key and the clients it signs for, where the dialect has no identity/oidc/key
+   * (the spec does not show how keys are made): an RS256 key, kept when it exists, with Vault's
+   * default periods; {allowed_client_ids, namespace}.
+   */
+  private async putOidcKey(ctx: RouteContext): Promise<void> {
+    const body = await this.body(ctx);
+    if (!body) return;
+    const { engine } = this.identityOf(ctx, body);
+    if (!engine) return;
+    const name = ctx.params.name!;
+    const allowed = body.allowed_client_ids;
+    if (!Array.isArray(allowed) || allowed.some((v) => typeof v !== 'string')) return sendPlainError(ctx.res, 400, 'control interface: allowed_client_ids must be a list of strings');
+    if (name === 'default') return sendPlainError(ctx.res, 400, 'control interface: the default key is not changed here');
+    const existing = engine.keys.get(name);
+    const signing = existing?.signing ?? (await SigningKey.create(name, 'RS256'));
+    engine.keys.set({ name, signing, algorithm: 'RS256', rotationPeriod: 24 * 3600, verificationTtl: 24 * 3600, allowedClientIds: allowed as string[] });
+    sendJsonBody(ctx.res, 200, { name, allowed_client_ids: allowed });
+  }
+
+  private deleteOidcKey(ctx: RouteContext): void {
+    const ns = ctx.url.searchParams.get('namespace') ?? '';
+    const engine = this.options.secrets.identityEngine(ns);
+    const name = ctx.params.name!;
+    if (!engine || name === 'default' || !engine.keys.has(name)) return sendPlainError(ctx.res, 404, `control interface: no key "${name}"`);
+    engine.keys.delete(name);
+    ctx.res.writeHead(204).end();
   }
 
   /** Removes a namespace that has no children, with what is in it and the tokens made in it. */

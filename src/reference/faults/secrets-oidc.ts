@@ -7,6 +7,7 @@ export const secretsOidcFaults: Fault[] = [
   // The hard sides of allowed_client_ids (issue 37).
   f('oidc-allowed-star-snapshot', ['secrets.oidc.allowed-client-ids'], "'*' in allowed_client_ids stands for the clients that existed when the provider was written; a client created later is refused"),
   f('oidc-allowed-ids-first-only', ['secrets.oidc.allowed-client-ids'], 'Only the first entry of allowed_client_ids is compared with the client_id'),
+  f('oidc-key-allowed-ids-prefix', ['secrets.upstream.oidc-key-allowed-client-ids'], "A signing key's allowed_client_ids entry admits every client_id it is a prefix of"),
   f('oidc-allowed-ids-case-folded', ['secrets.oidc.allowed-client-ids'], 'allowed_client_ids entries are compared with the client_id ignoring letter case'),
   f('oidc-allowed-ids-prefix', ['secrets.oidc.allowed-client-ids'], 'An allowed_client_ids entry admits every client_id it is a prefix of'),
   f('oidc-config-open', ['secrets.oidc.config-requires-token'], 'The OIDC configuration routes (providers, scopes, clients with their secrets, assignments) answer without a client token'),

@@ -585,7 +585,7 @@ export const secretsOidcUpstreamRules: Rule[] = [
       note: 'the key named by the client must list the client_id or "*" (strutil.StrListContains: exact), else 401 invalid_client. Asked of OpenBao 2.6.2',
     },
     notes: [
-      'The spec does not show how keys are made, nor their allowed_client_ids: the rule makes one through identity/oidc/key and SKIPs where that route is not served (the spec dialect). Held-out audit 47b, miss 04: a key that matched client_ids by prefix.',
+      'The spec does not show how keys are made, nor their allowed_client_ids: the rule makes one through identity/oidc/key, or where that route is not served through the profile\'s control interface (the embedded reference\'s spec dialect: PUT /v1/control/secrets/oidc-keys/<name>), and SKIPs where it has neither. Held-out audit 47b, miss 04: a key that matched client_ids by prefix.',
     ],
   }),
   rule({

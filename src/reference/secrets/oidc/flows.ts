@@ -295,7 +295,9 @@ export class OidcFlows {
     if (!this.providerAllows(provider, clientId)) throw invalidClient('client is not authorized to use the provider');
     // A key made through identity/oidc/key signs only for the clients it lists (identity_store_oidc_provider.go pathOIDCToken).
     const key = this.ctx.keys.get(client.key);
-    if (key && !keyAllowsClient(key, clientId)) throw invalidClient('client is not authorized to use the key');
+    // The fault lets a key's allowed_client_ids entry admit every client_id it is a prefix of.
+    const prefixAdmits = this.ctx.faults.has('secrets.oidc-key-allowed-ids-prefix') && key?.allowedClientIds.some((id) => clientId.startsWith(id));
+    if (key && !keyAllowsClient(key, clientId) && !prefixAdmits) throw invalidClient('client is not authorized to use the key');
     const grantType = str(p.grant_type);
     if (!grantType) throw new OAuthError(400, 'invalid_request', 'grant_type parameter is required');
     if (grantType !== 'authorization_code' && !f.has('secrets.oidc-grant-type-unchecked')) throw new OAuthError(400, 'unsupported_grant_type', 'unsupported grant_type value');
